@@ -1,0 +1,122 @@
+# sysemu: one non-recursive Makefile for the emulator, the guest kernel,
+# the guest programs and the tests.
+#   make / make all   build everything
+#   make run          reproduce the article's table (the main job)
+#   make test         unit and end-to-end tests
+#   make test-asan    the tests under AddressSanitizer + UBSan
+#   make bench        emulator speed with and without cycle accounting
+#   make plot         the comparison as an SVG bar chart
+
+BUILD ?= build
+SAN ?=
+CC ?= cc
+DEPS_OK := $(BUILD)/.deps-ok
+
+# pkg-config runs when a recipe needs it, after the dependency check.
+UC_CFLAGS = $(shell pkg-config --cflags unicorn capstone)
+UC_LIBS = $(shell pkg-config --libs unicorn capstone)
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS = $(shell pkg-config --libs check)
+
+WARN := -Wall -Wextra -Werror
+HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP
+HOST_LDFLAGS = $(SAN)
+
+GUEST_CC := gcc
+GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP
+KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only
+GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
+
+# ---- dependency check (installs Debian packages as root) ----
+$(DEPS_OK): scripts/ensure-deps.sh
+	@mkdir -p $(@D)
+	@sh scripts/ensure-deps.sh
+	@touch $@
+
+# ---- guest kernel ----
+KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
+	$(wildcard guest/vsyscall/*.S)
+KERNEL_OBJS := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRCS))
+KERNEL := $(BUILD)/guest/kernel.elf
+
+$(BUILD)/guest/kernel/%.c.o $(BUILD)/guest/vsyscall/%.S.o $(BUILD)/guest/kernel/%.S.o: | $(DEPS_OK)
+$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
+$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
+$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
+$(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld
+	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_OBJS) -lgcc
+
+# ---- guest programs (static i386, no libc) ----
+MINI_SRCS := $(wildcard guest/programs/mini/*.c) $(wildcard guest/programs/mini/*.S)
+MINI_OBJS := $(patsubst %,$(BUILD)/%.o,$(MINI_SRCS))
+PROGRAM_SRCS := $(wildcard guest/programs/*.c)
+PROGRAMS := $(patsubst guest/programs/%.c,$(BUILD)/guest/programs/%,$(PROGRAM_SRCS))
+
+$(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+$(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+$(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS)
+	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $^ -lgcc
+
+# ---- the emulator ----
+EMU_SRCS := $(wildcard emu/*.c)
+EMU_OBJS := $(patsubst %,$(BUILD)/%.o,$(EMU_SRCS)) $(BUILD)/emu/kernel_image.S.o
+EMU_LIB_OBJS := $(filter-out $(BUILD)/emu/main.c.o,$(EMU_OBJS))
+EMU := $(BUILD)/emu/emu
+
+$(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL)
+	@mkdir -p $(@D)
+	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' $< -o $@
+$(EMU): $(EMU_OBJS)
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(UC_LIBS) -lm
+
+# ---- tests ----
+TEST_SRCS := $(wildcard tests/test_*.c)
+TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_SUPPORT := $(BUILD)/tests/support.c.o
+
+$(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -DEMU_PATH='"$(EMU)"' -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(UC_LIBS) -lm
+
+.PHONY: all run test test-asan bench plot clean traces
+all: $(EMU) $(PROGRAMS) $(TESTS)
+
+run: all
+	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop gettimeofday 10000
+	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop getppid 10000
+
+test: all
+	@sh tests/run-tests.sh $(BUILD)
+
+test-asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
+
+bench: all
+	@sh tests/bench.sh $(BUILD)
+
+plot: all
+	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \
+		$(BUILD)/guest/programs/syscall_loop gettimeofday 10000
+	@echo "wrote $(BUILD)/compare-gettimeofday.svg"
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,73 @@
+/*
+ * Cycle accounting. Each translated block is decoded once with Capstone,
+ * its instructions classified and costed for the CPU model, and cached by
+ * address (re-decoded if the guest rewrote the bytes). The block hook then
+ * charges the whole block; events that cut a block short refund the rest.
+ */
+#ifndef EMU_COST_H
+#define EMU_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+#include "cost_classes.h"
+
+/* Instructions the model must see before they execute (code hooks). */
+#define SPECIAL_RDTSC  0x01
+#define SPECIAL_RDMSR  0x02
+#define SPECIAL_WRMSR  0x04
+#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR)
+#define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
+
+struct insn {
+    uint32_t addr;
+    uint8_t len;
+    uint8_t cls;         /* enum insn_class */
+    uint8_t flags;
+    uint8_t int_vector;  /* for INSN_SOFTINT */
+    uint32_t cost;       /* centicycles charged at block entry */
+};
+
+struct block {
+    uint32_t addr, size;
+    uint32_t ninsns;
+    uint64_t cost;       /* centicycles, sum of insn costs */
+    uint8_t specials;    /* OR of the insns' SPECIAL_* flags */
+    uint8_t *bytes;      /* copy of the code, to notice rewrites */
+    struct insn *insns;
+};
+
+struct block_cache {
+    struct block **slots;
+    uint32_t capacity, count;
+    csh capstone;
+    const uint32_t *cost_table;
+};
+
+struct machine;
+
+int block_cache_init(struct block_cache *bc, const uint32_t *cost_table);
+void block_cache_free(struct block_cache *bc);
+/* The decoded block at addr for the given code bytes (NULL if undecodable). */
+const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
+                                 const uint8_t *code, uint32_t size);
+/* Decode and cost a byte sequence without caching (tests, tools). */
+struct block *block_decode(struct block_cache *bc, uint32_t addr,
+                           const uint8_t *code, uint32_t size);
+void block_free(struct block *b);
+int classify_insn(const cs_insn *insn, uint8_t *flags);
+const char *class_name(int cls);
+const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_t *index);
+/* Centicycles of insns [0, index) of b. */
+uint64_t block_prefix_cost(const struct block *b, uint32_t index);
+
+/* The UC_HOOK_BLOCK callback. */
+void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user);
+/* Stop charging the current block at insns[index]: refund it and the rest. */
+void truncate_current_block(struct machine *m, uint32_t index);
+/* Centicycles at the start of the instruction at addr in the current block. */
+uint64_t cycles_before(struct machine *m, uint32_t addr);
+void charge(struct machine *m, int cls, uint64_t count);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * The CPU models. Identity (CPUID) and SEP behaviour are facts about the
+ * parts; the cost tables are the cycle model, one number per instruction
+ * class, each with its source in docs/cost-model.md.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "../guest/abi.h"
+#include "cpu_model.h"
+
+#define P6_FEATURES (CPUID_FEATURE_FPU | (1u << 1) | (1u << 2) | (1u << 3) | \
+                     CPUID_FEATURE_TSC | CPUID_FEATURE_MSR | (1u << 6) | (1u << 7) | \
+                     CPUID_FEATURE_CX8 | (1u << 9) | CPUID_FEATURE_SEP | (1u << 12) | \
+                     (1u << 13) | (1u << 14) | (1u << 15))
+#define P3_FEATURES (P6_FEATURES | (1u << 16) | (1u << 17) | (1u << 23) | (1u << 24) | \
+                     (1u << 25))
+#define P4_FEATURES (P3_FEATURES | (1u << 19) | (1u << 21) | (1u << 22) | (1u << 26) | \
+                     (1u << 27) | (1u << 28) | (1u << 29) | (1u << 31))
+
+#include "cost_tables.h"
+
+const struct cpu_model cpu_models[] = {
+    {
+        .name = "pentium4",
+        .description = "Pentium 4 (Northwood), 2.4 GHz",
+        .family = 15, .model = 2, .stepping = 7,
+        .features_edx = P4_FEATURES,
+        .sysenter_works = true,
+        .clock_mhz = 2400,
+        .brand = "Intel(R) Pentium(R) 4 CPU 2.40GHz",
+        .cost = cost_pentium4,
+    },
+    {
+        .name = "pentium3",
+        .description = "Pentium III (Coppermine), 850 MHz",
+        .family = 6, .model = 8, .stepping = 6,
+        .features_edx = P3_FEATURES,
+        .sysenter_works = true,
+        .clock_mhz = 850,
+        .brand = NULL,
+        .cost = cost_pentium3,
+    },
+    {
+        .name = "pentiumpro",
+        .description = "Pentium Pro, 200 MHz: reports SEP, sysenter is #UD",
+        .family = 6, .model = 1, .stepping = 1,
+        .features_edx = P6_FEATURES,
+        .sysenter_works = false,
+        .clock_mhz = 200,
+        .brand = NULL,
+        .cost = cost_pentiumpro,
+    },
+};
+const int cpu_model_count = sizeof cpu_models / sizeof cpu_models[0];
+
+uint32_t cpu_signature(const struct cpu_model *m)
+{
+    return (m->family << 8) | (m->model << 4) | m->stepping;
+}
+
+uint32_t cpu_features(const struct cpu_config *c)
+{
+    uint32_t f = c->model->features_edx;
+    return c->sep_reported ? f : f & ~CPUID_FEATURE_SEP;
+}
+
+int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
+                     char *err, int errlen)
+{
+    char name[64];
+    const char *comma = strchr(spec, ',');
+    size_t len = comma ? (size_t)(comma - spec) : strlen(spec);
+    if (len >= sizeof name)
+        len = sizeof name - 1;
+    memcpy(name, spec, len);
+    name[len] = 0;
+
+    for (const char *flag = comma; flag; flag = strchr(flag + 1, ',')) {
+        const char *end = strchr(flag + 1, ',');
+        size_t flen = end ? (size_t)(end - flag - 1) : strlen(flag + 1);
+        if (flen == 4 && !strncmp(flag + 1, "-sep", 4)) {
+            no_sep = true;
+        } else {
+            snprintf(err, (size_t)errlen, "unknown CPU feature flag '%.*s' in '%s' "
+                     "(only -sep is known)", (int)flen, flag + 1, spec);
+            return -1;
+        }
+    }
+    for (int i = 0; i < cpu_model_count; i++) {
+        if (strcmp(cpu_models[i].name, name))
+            continue;
+        out->model = &cpu_models[i];
+        out->sep_reported = (cpu_models[i].features_edx & CPUID_FEATURE_SEP) && !no_sep;
+        out->sep_works = out->sep_reported && cpu_models[i].sysenter_works;
+        return 0;
+    }
+    snprintf(err, (size_t)errlen, "unknown CPU model '%s' (emu --list-cpus lists them)", name);
+    return -1;
+}
+
+void cpu_models_list(FILE *out)
+{
+    fprintf(out, "%-11s %-10s %-6s %-5s %-9s %s\n", "name", "signature", "family",
+            "model", "sysenter", "description");
+    for (int i = 0; i < cpu_model_count; i++) {
+        const struct cpu_model *m = &cpu_models[i];
+        const char *sep = !(m->features_edx & CPUID_FEATURE_SEP) ? "no"
+                        : m->sysenter_works ? "yes" : "#UD";
+        fprintf(out, "%-11s 0x%05x    %-6u %-5u %-9s %s\n", m->name, cpu_signature(m),
+                m->family, m->model, sep, m->description);
+        fprintf(out, "%-11s features EDX 0x%08x (SEP %s); add ',-sep' to switch it off\n",
+                "", m->features_edx,
+                (m->features_edx & CPUID_FEATURE_SEP) ? "reported" : "absent");
+    }
+}

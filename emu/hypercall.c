@@ -1,0 +1,144 @@
+/*
+ * The guest kernel's requests to the host: "outl %eax, $port" with EAX the
+ * address of an argument block in kernel memory (abi.h). Ring 3 cannot get
+ * here: the TSS has no I/O bitmap, so its "out" is a #GP.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "machine.h"
+#include "syscalls.h"
+
+static const char *signal_name(uint32_t sig)
+{
+    switch (sig) {
+    case 4: return "SIGILL";
+    case 5: return "SIGTRAP";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 11: return "SIGSEGV";
+    default: return "signal";
+    }
+}
+
+const char *vector_name(uint32_t vector)
+{
+    static const char *const names[20] = {
+        "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
+        "#BR bound range", "#UD invalid opcode", "#NM device not available",
+        "#DF double fault", "coprocessor overrun", "#TS invalid TSS",
+        "#NP segment not present", "#SS stack fault", "#GP general protection",
+        "#PF page fault", "reserved", "#MF x87 error", "#AC alignment check",
+        "#MC machine check", "#XM SIMD error",
+    };
+    return vector < 20 ? names[vector] : "exception";
+}
+
+/* Copy guest text into a bounded C string. */
+static void guest_text(struct machine *m, uint32_t addr, uint32_t len, char *out, size_t cap)
+{
+    if (len >= cap)
+        len = (uint32_t)cap - 1;
+    const uint8_t *p = guest_ptr(&m->mem, addr, len);
+    if (!p)
+        len = 0;
+    for (uint32_t i = 0; i < len; i++)
+        out[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+    out[len] = 0;
+}
+
+static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
+{
+    uint8_t *buf = guest_ptr(&m->mem, io->buf, io->len);
+    if (!buf || !machine_in_kernel(io->buf)) {
+        io->result = -EFAULT;
+        return;
+    }
+    if (is_write) {
+        if (io->fd != 1 && io->fd != 2) {
+            io->result = -EBADF;
+            return;
+        }
+        if (m->opts->quiet) {
+            io->result = (int32_t)io->len;
+            return;
+        }
+        FILE *f = io->fd == 1 ? stdout : stderr;
+        size_t n = fwrite(buf, 1, io->len, f);
+        fflush(f);
+        io->result = (int32_t)n;
+        return;
+    }
+    if (io->fd != 0) {
+        io->result = -EBADF;
+        return;
+    }
+    ssize_t n = m->opts->quiet ? 0 : read(STDIN_FILENO, buf, io->len);
+    io->result = n < 0 ? -errno : (int32_t)n;
+}
+
+void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user)
+{
+    struct machine *m = user;
+    char text[256];
+    (void)uc;
+    (void)size;
+    /* A ring-3 "out" never gets here (#GP first); check anyway. */
+    if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
+        return;
+    void *block = guest_ptr(&m->mem, value, 20);
+    if (!block || !machine_in_kernel(value)) {
+        machine_stop(m, STOP_MACHINE, "hypercall %#x with a bad block address %08x", port, value);
+        return;
+    }
+    switch (port) {
+    case HC_PORT_WRITE:
+    case HC_PORT_READ:
+        hc_io(m, block, port == HC_PORT_WRITE);
+        break;
+    case HC_PORT_EXIT: {
+        const struct hc_exit *e = block;
+        m->exit_status = (int)(e->status & 0xff);
+        syscalls_on_exit(m);
+        machine_stop(m, STOP_EXIT, "exited with status %d", m->exit_status);
+        break;
+    }
+    case HC_PORT_KILL: {
+        const struct hc_fault *f = block;
+        m->exit_status = 128 + (int)(f->signal & 0x7f);
+        syscalls_on_exit(m);
+        if (f->vector == 14)
+            machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
+                         signal_name(f->signal), vector_name(f->vector), f->eip, f->cr2,
+                         f->error_code);
+        else
+            machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, error %#x",
+                         signal_name(f->signal), vector_name(f->vector), f->eip,
+                         f->error_code);
+        break;
+    }
+    case HC_PORT_PANIC: {
+        const struct hc_text *t = block;
+        guest_text(m, t->text, t->len, text, sizeof text);
+        machine_stop(m, STOP_PANIC, "guest kernel panic: %s", text);
+        break;
+    }
+    case HC_PORT_EXECERR: {
+        const struct hc_text *t = block;
+        guest_text(m, t->text, t->len, text, sizeof text);
+        m->exit_status = 126;
+        machine_stop(m, STOP_EXEC_ERROR, "cannot run program: %s", text);
+        break;
+    }
+    case HC_PORT_LOG: {
+        const struct hc_text *t = block;
+        guest_text(m, t->text, t->len, text, sizeof text);
+        if (m->opts->verbose)
+            fprintf(stderr, "[kernel] %s\n", text);
+        break;
+    }
+    default:
+        machine_stop(m, STOP_MACHINE, "unknown hypercall port %#x", port);
+    }
+}

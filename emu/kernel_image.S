@@ -1,0 +1,8 @@
+/* The guest kernel, built into the emulator so that emu is one file. */
+	.section .rodata
+	.balign 16
+	.globl kernel_image_start, kernel_image_end
+kernel_image_start:
+	.incbin KERNEL_IMAGE
+kernel_image_end:
+	.section .note.GNU-stack, "", @progbits

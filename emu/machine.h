@@ -1,0 +1,112 @@
+/* The machine model: one struct, passed explicitly, holds all emulator state. */
+#ifndef EMU_MACHINE_H
+#define EMU_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unicorn/unicorn.h>
+#include "../guest/abi.h"
+#include "cpu_model.h"
+#include "cost.h"
+#include "engine.h"
+#include "ksyms.h"
+#include "memory.h"
+#include "syscalls.h"
+
+enum stop_reason {
+    STOP_NONE,
+    STOP_EXIT,        /* the program exited: exit_status */
+    STOP_KILLED,      /* the program was killed by a fault */
+    STOP_EXEC_ERROR,  /* the kernel could not load the program */
+    STOP_PANIC,       /* the guest kernel panicked */
+    STOP_BUDGET,      /* instruction budget exhausted */
+    STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
+};
+
+struct trace;
+
+#define MAX_SPECIAL_HOOKS 1024
+
+struct run_options {
+    const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
+    bool no_sep;
+    uint64_t max_insns;
+    const char *program;       /* host path of the ELF file */
+    int argc;                  /* guest argv */
+    char **argv;
+    char **envp;
+    bool strace;               /* print each system call to stderr */
+    bool verbose;              /* print kernel boot messages */
+    bool quiet;                /* swallow guest stdout (compare) */
+    const char *trace_path;
+    const char *trace_format;  /* text, json, csv */
+    bool trace_insns;
+    uint32_t epoch_sec;
+};
+
+struct machine {
+    uc_engine *uc;
+    struct cpu_config cpu;
+    const struct run_options *opts;
+    struct guest_memory mem;
+    struct engine_layout layout;
+    uc_context *scratch_ctx;
+    struct ksyms ksyms;
+
+    /* cycle and instruction accounting (cost.c) */
+    struct block_cache blocks;
+    const struct block *cur_block;
+    uint64_t block_start_cycles;   /* in centicycles, before cur_block */
+    uint64_t cycles;               /* centicycles charged so far */
+    uint64_t insns;
+    uint64_t exceptions;
+    uint32_t cur_limit;            /* insns of cur_block still charged */
+    uint32_t special_addrs[MAX_SPECIAL_HOOKS];
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
+    int nspecial;
+
+    /* system calls and traps in flight and done (syscalls.c) */
+    struct syscall_tracker sys;
+    struct trace *trace;
+
+    /* why the run ended */
+    enum stop_reason stop;
+    int exit_status;
+    char message[512];
+    int delivery_depth;
+};
+
+/* machine.c */
+int machine_init(struct machine *m, const struct run_options *opts);
+void machine_destroy(struct machine *m);
+int machine_run(struct machine *m);   /* returns the emu exit status */
+void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+uint32_t reg_read(struct machine *m, int reg);
+void reg_write(struct machine *m, int reg, uint32_t value);
+static inline bool machine_in_kernel(uint32_t addr)
+{
+    return addr >= KERNEL_BASE && addr - KERNEL_BASE < KERNEL_RAM_SIZE;
+}
+
+/* trap.c: IDT delivery and exceptions, which Unicorn leaves to us */
+enum event_kind { EVENT_SOFTWARE, EVENT_FAULT };
+void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
+                       bool has_error, uint32_t error_code, uint32_t return_eip,
+                       uint32_t origin_eip);
+void raise_fault(struct machine *m, int vector, bool has_error,
+                 uint32_t error_code, uint32_t eip);
+bool enter_ring0(struct machine *m, uint16_t cs, uint16_t ss, uint32_t esp);
+void on_interrupt(uc_engine *uc, uint32_t intno, void *user);
+bool vector_has_error_code(int vector);
+
+/* sysenter.c: SEP, MSRs, CPUID, the TSC */
+void on_sysenter(uc_engine *uc, void *user);
+int on_cpuid(uc_engine *uc, void *user);
+void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user);
+
+/* hypercall.c */
+void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user);
+
+#endif

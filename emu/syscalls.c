@@ -1,0 +1,172 @@
+#include "syscalls.h"
+#include <string.h>
+#include "machine.h"
+#include "trace.h"
+
+#define ENOSYS_RESULT (-38)
+
+void syscalls_init(struct machine *m)
+{
+    struct syscall_tracker *t = &m->sys;
+    memset(t, 0, sizeof *t);
+    t->syscall_call = ksym_addr(&m->ksyms, "syscall_call");
+    t->syscall_return = ksym_addr(&m->ksyms, "syscall_return");
+    t->sysenter_call = ksym_addr(&m->ksyms, "sysenter_call");
+    t->sysenter_return = ksym_addr(&m->ksyms, "sysenter_return");
+    t->sysenter_exit = ksym_addr(&m->ksyms, "sysenter_exit");
+}
+
+static void begin(struct machine *m, enum sys_path path, uint32_t nr, uint64_t start,
+                  uint32_t user_eip)
+{
+    struct syscall_tracker *t = &m->sys;
+    static const int arg_regs[6] = { UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
+                                     UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP };
+    if (m->trace && t->user_since < start)
+        trace_user_span(m->trace, t->user_since, start);
+    memset(&t->cur, 0, sizeof t->cur);
+    t->cur.seq = ++t->seq;
+    t->cur.nr = nr;
+    t->cur.path = (uint8_t)path;
+    t->cur.start = start;
+    t->cur.insns_start = m->insns;
+    t->cur.user_eip = user_eip;
+    for (int i = 0; i < 6; i++)
+        t->cur.args[i] = reg_read(m, arg_regs[i]);
+    t->active = true;
+    t->phase = PHASE_ENTRY;
+    t->by_path[path]++;
+}
+
+void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from_cpl,
+                          uint32_t error_code, uint32_t return_eip)
+{
+    struct syscall_tracker *t = &m->sys;
+    if (from_cpl == 0) {
+        if (t->active)
+            t->cur.kernel_faults++;
+        return;
+    }
+    if (kind == EVENT_SOFTWARE && vector == 0x80) {
+        begin(m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, return_eip);
+        return;
+    }
+    begin(m, PATH_TRAP, (uint32_t)vector, m->cycles, return_eip);
+    t->cur.error_code = error_code;
+}
+
+void syscalls_on_sysenter(struct machine *m, uint32_t insn_addr)
+{
+    struct syscall_tracker *t = &m->sys;
+    begin(m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX), cycles_before(m, insn_addr),
+          insn_addr);
+    /* The sixth argument is on the user stack, where EBP points. */
+    const uint8_t *p = guest_ptr(&m->mem, t->cur.args[5], 4);
+    if (p && t->cur.args[5] < USER_SPACE_TOP - 3)
+        memcpy(&t->cur.args[5], p, 4);
+}
+
+static void account(struct syscall_tracker *t)
+{
+    struct syscall_record *r = &t->cur;
+    if (r->path == PATH_TRAP || r->nr >= SYSCALL_STATS_MAX)
+        return;
+    struct syscall_stat *s = &t->stats[r->path][r->nr];
+    uint64_t body = r->body_start ? r->body_start : r->end;
+    uint64_t exit = r->exit_start ? r->exit_start : r->end;
+    s->calls++;
+    s->entry += body - r->start;
+    s->body += exit - body;
+    s->exit += r->end - exit;
+    s->total += r->end - r->start;
+}
+
+static void finish(struct machine *m, uint64_t end, enum sys_return how)
+{
+    struct syscall_tracker *t = &m->sys;
+    struct syscall_record *r = &t->cur;
+    r->end = end;
+    r->insns_end = m->insns;
+    if (how != RET_EXITED) {
+        r->ret = (uint8_t)how;
+        r->result = (int32_t)reg_read(m, UC_X86_REG_EAX);
+    } else {
+        r->ret = RET_EXITED;
+    }
+    if (how == RET_SYSEXIT)
+        t->returns_sysexit++;
+    else if (how == RET_IRET)
+        t->returns_iret++;
+    if (r->path != PATH_TRAP && how != RET_EXITED && r->result == ENOSYS_RESULT)
+        t->enosys++;
+    account(t);
+    t->active = false;
+    t->phase = PHASE_NONE;
+    t->user_since = end;
+    if (m->trace)
+        trace_syscall(m->trace, r);
+    if (m->opts->strace)
+        strace_print(m, r);
+}
+
+static bool block_contains(const struct block *b, uint32_t addr)
+{
+    return addr && addr >= b->addr && addr - b->addr < b->size;
+}
+
+static bool in_vsyscall_page(uint32_t addr)
+{
+    return addr >= VSYSCALL_BASE;
+}
+
+/* Calls through the vsyscall page, timed from the call to the return. */
+static void track_vsyscall(struct machine *m, const struct block *b)
+{
+    struct syscall_tracker *t = &m->sys;
+    if (b->addr == VSYSCALL_BASE && !t->in_vsyscall) {
+        t->in_vsyscall = true;
+        t->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
+    } else if (t->in_vsyscall && !machine_in_kernel(b->addr) && !in_vsyscall_page(b->addr)) {
+        uint64_t span = m->block_start_cycles - t->vsyscall_start;
+        t->in_vsyscall = false;
+        t->vsyscall_calls++;
+        t->vsyscall_cycles += span;
+        /* the call made inside the span is the last one recorded */
+        if (t->cur.path != PATH_TRAP && t->cur.nr < SYSCALL_STATS_MAX) {
+            t->vsyscall_by_nr[t->cur.nr].calls++;
+            t->vsyscall_by_nr[t->cur.nr].cycles += span;
+        }
+    }
+}
+
+void syscalls_on_block(struct machine *m, const struct block *b)
+{
+    struct syscall_tracker *t = &m->sys;
+    bool kernel = machine_in_kernel(b->addr);
+
+    if (!kernel)
+        track_vsyscall(m, b);
+    if (t->active) {
+        if (!kernel) {
+            finish(m, m->block_start_cycles,
+                   t->cur.ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+        } else if (t->phase == PHASE_ENTRY &&
+                   (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
+            t->cur.body_start = m->cycles;
+            t->phase = PHASE_BODY;
+        } else if (t->phase == PHASE_BODY &&
+                   (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
+            t->cur.exit_start = m->block_start_cycles;
+            t->phase = PHASE_EXIT;
+        }
+        if (kernel && block_contains(b, t->sysenter_exit))
+            t->cur.ret = RET_SYSEXIT;
+    }
+    t->prev_last_cost = b->insns[b->ninsns - 1].cost;
+}
+
+void syscalls_on_exit(struct machine *m)
+{
+    if (m->sys.active)
+        finish(m, m->cycles, RET_EXITED);
+}

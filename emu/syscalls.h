@@ -1,0 +1,66 @@
+/*
+ * System calls and traps as the machine sees them: where each one entered
+ * (int $0x80 or sysenter), where it left (iret or sysexit), and the cycles
+ * of its entry, body and exit, split at the kernel's dispatch call.
+ */
+#ifndef EMU_SYSCALLS_H
+#define EMU_SYSCALLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SYSCALL_STATS_MAX 1024
+
+enum sys_path { PATH_INT80, PATH_SYSENTER, PATH_TRAP, NPATHS };
+enum sys_phase { PHASE_NONE, PHASE_ENTRY, PHASE_BODY, PHASE_EXIT };
+enum sys_return { RET_NONE, RET_IRET, RET_SYSEXIT, RET_EXITED };
+
+struct syscall_record {
+    uint64_t seq;
+    uint32_t nr;          /* syscall number, or vector for a trap */
+    uint32_t args[6];
+    int32_t result;
+    uint8_t path, ret;
+    uint32_t error_code;  /* traps */
+    uint32_t user_eip;    /* where user space entered the kernel */
+    uint64_t start, body_start, exit_start, end; /* centicycles */
+    uint64_t insns_start, insns_end;
+    uint32_t kernel_faults; /* faults taken (and fixed up) in the kernel */
+};
+
+struct syscall_stat {
+    uint64_t calls, entry, body, exit, total; /* sums, centicycles */
+};
+
+struct syscall_tracker {
+    struct syscall_record cur;
+    enum sys_phase phase;
+    bool active;
+    uint64_t seq;
+    uint64_t by_path[NPATHS];
+    uint64_t returns_sysexit, returns_iret;
+    uint64_t enosys;
+    struct syscall_stat stats[NPATHS][SYSCALL_STATS_MAX];
+    /* calls through the vsyscall page: call .. return, centicycles */
+    bool in_vsyscall;
+    uint64_t vsyscall_start, vsyscall_calls, vsyscall_cycles;
+    struct { uint64_t calls, cycles; } vsyscall_by_nr[SYSCALL_STATS_MAX];
+    uint64_t user_since;     /* start of the current user-mode span */
+    uint32_t prev_last_cost; /* cost of the last insn of the previous block */
+    /* kernel code addresses that split the phases */
+    uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;
+};
+
+struct machine;
+struct block;
+
+void syscalls_init(struct machine *m);
+void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from_cpl,
+                          uint32_t error_code, uint32_t return_eip);
+void syscalls_on_sysenter(struct machine *m, uint32_t insn_addr);
+void syscalls_on_block(struct machine *m, const struct block *b);
+void syscalls_on_exit(struct machine *m);
+const char *syscall_name(uint32_t nr);
+const char *vector_name(uint32_t vector);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * Interrupt and exception delivery through the guest's IDT. Unicorn 2.0.1
+ * only reports the vector (UC_HOOK_INTR); everything the CPU does between
+ * "int n" or a fault and the first instruction of the handler is here.
+ */
+#include <string.h>
+#include "machine.h"
+#include "syscalls.h"
+
+#define GATE_TYPE_INTR32 0xe
+#define GATE_TYPE_TRAP32 0xf
+#define EFLAGS_TF 0x00000100u
+#define EFLAGS_IF 0x00000200u
+#define EFLAGS_NT 0x00004000u
+#define EFLAGS_RF 0x00010000u
+#define EFLAGS_VM 0x00020000u
+#define CR0_PE 0x1u
+
+/* An error code naming an IDT entry: bit 1 = IDT, bit 0 = external event. */
+#define IDT_ERROR(vector, ext) ((uint32_t)(vector) * 8 + 2 + ((ext) ? 1 : 0))
+
+bool vector_has_error_code(int vector)
+{
+    return vector == 8 || (vector >= 10 && vector <= 14) || vector == 17;
+}
+
+static bool read_descriptor(struct machine *m, uint32_t table_base, uint32_t table_limit,
+                            uint16_t index8, uint64_t *desc)
+{
+    if ((uint32_t)index8 + 7 > table_limit)
+        return false;
+    const uint8_t *p = guest_ptr(&m->mem, table_base + index8, 8);
+    if (!p)
+        return false;
+    memcpy(desc, p, 8);
+    return true;
+}
+
+/*
+ * Raise the CPL to 0 and load the kernel's CS and SS. The engine checks a
+ * segment load from the host against the current CPL, so at CPL 3 it
+ * refuses ring-0 selectors. A real-mode load of SS (PE briefly clear,
+ * which this write does without side effects) makes the CPL 0; with PE
+ * back on, CS and SS then load from the GDT with full checks.
+ */
+bool enter_ring0(struct machine *m, uint16_t cs, uint16_t ss, uint32_t esp)
+{
+    uint32_t cr0 = reg_read(m, UC_X86_REG_CR0), zero = 0;
+    reg_write(m, UC_X86_REG_CR0, cr0 & ~CR0_PE);
+    uc_err e1 = uc_reg_write(m->uc, UC_X86_REG_SS, &zero);
+    reg_write(m, UC_X86_REG_CR0, cr0);
+    uint32_t cs32 = cs, ss32 = ss;
+    uc_err e2 = uc_reg_write(m->uc, UC_X86_REG_CS, &cs32);
+    uc_err e3 = uc_reg_write(m->uc, UC_X86_REG_SS, &ss32);
+    reg_write(m, UC_X86_REG_ESP, esp);
+    return e1 == UC_ERR_OK && e2 == UC_ERR_OK && e3 == UC_ERR_OK;
+}
+
+static bool push_frame(struct machine *m, uint32_t esp, const uint32_t *words, int n)
+{
+    uint8_t *p = guest_ptr(&m->mem, esp - 4u * (uint32_t)n, 4u * (uint32_t)n);
+    if (!p || !machine_in_kernel(esp - 4u * (uint32_t)n))
+        return false;
+    /* words[0] is pushed first, so it ends up at the highest address */
+    for (int i = 0; i < n; i++)
+        memcpy(p + 4 * (n - 1 - i), &words[i], 4);
+    return true;
+}
+
+/* A fault raised while delivering: the architectural double/triple fault
+ * chain is not modeled; the machine stops with what went wrong. */
+static void delivery_failed(struct machine *m, int vector, const char *why)
+{
+    machine_stop(m, STOP_MACHINE,
+                 "cannot deliver vector %d: %s (the CPU would double-fault)", vector, why);
+}
+
+void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
+                       bool has_error, uint32_t error_code, uint32_t return_eip,
+                       uint32_t origin_eip)
+{
+    bool ext = kind != EVENT_SOFTWARE;
+    uint32_t cs = reg_read(m, UC_X86_REG_CS);
+    uint32_t cpl = cs & 3;
+    uc_x86_mmr idtr = { 0 }, gdtr = { 0 }, tr = { 0 };
+    uc_reg_read(m->uc, UC_X86_REG_IDTR, &idtr);
+    uc_reg_read(m->uc, UC_X86_REG_GDTR, &gdtr);
+    uint64_t gate;
+
+    if (m->delivery_depth > 2) {
+        delivery_failed(m, vector, "nested faults during delivery");
+        return;
+    }
+    if (!read_descriptor(m, (uint32_t)idtr.base, idtr.limit, (uint16_t)(vector * 8), &gate)) {
+        raise_fault(m, 13, true, IDT_ERROR(vector, ext), origin_eip);
+        return;
+    }
+    uint32_t type = (uint32_t)(gate >> 40) & 0x1f;
+    uint32_t dpl = (uint32_t)(gate >> 45) & 3;
+    bool present = (gate >> 47) & 1;
+    uint16_t sel = (uint16_t)(gate >> 16);
+    uint32_t offset = (uint32_t)(gate & 0xffff) | (uint32_t)((gate >> 32) & 0xffff0000);
+
+    if (type != GATE_TYPE_INTR32 && type != GATE_TYPE_TRAP32) {
+        raise_fault(m, 13, true, IDT_ERROR(vector, ext), origin_eip);
+        return;
+    }
+    /* A fault in delivering a software int points at the int itself. */
+    if (kind == EVENT_SOFTWARE && dpl < cpl) {
+        raise_fault(m, 13, true, IDT_ERROR(vector, 0), origin_eip);
+        return;
+    }
+    if (!present) {
+        raise_fault(m, 11, true, IDT_ERROR(vector, ext), origin_eip);
+        return;
+    }
+    uint64_t code_desc;
+    if ((sel & 0xfffc) == 0 || (sel & 4) ||
+        !read_descriptor(m, (uint32_t)gdtr.base, gdtr.limit, sel & 0xfff8, &code_desc) ||
+        ((code_desc >> 43) & 3) != 3 /* S=1, code */ || !((code_desc >> 47) & 1)) {
+        delivery_failed(m, vector, "the gate's code segment is not a present code segment");
+        return;
+    }
+    uint32_t new_cpl = (uint32_t)(code_desc >> 45) & 3;
+    if (new_cpl > cpl) {
+        delivery_failed(m, vector, "the gate's code segment is less privileged");
+        return;
+    }
+
+    uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
+    uint32_t esp = reg_read(m, UC_X86_REG_ESP);
+    uint32_t frame[6];
+    int n = 0;
+    uint32_t new_esp = esp;
+    uint16_t new_ss = 0;
+    if (new_cpl < cpl) {
+        uc_reg_read(m->uc, UC_X86_REG_TR, &tr);
+        const uint8_t *tss = guest_ptr(&m->mem, (uint32_t)tr.base, 104);
+        if (!tss || tr.limit < 103) {
+            delivery_failed(m, vector, "no valid TSS for the stack switch");
+            return;
+        }
+        uint16_t ss0;
+        memcpy(&new_esp, tss + 4, 4);
+        memcpy(&ss0, tss + 8, 2);
+        new_ss = ss0;
+        frame[n++] = reg_read(m, UC_X86_REG_SS);
+        frame[n++] = esp;
+    }
+    frame[n++] = eflags;
+    frame[n++] = cs;
+    frame[n++] = return_eip;
+    if (has_error)
+        frame[n++] = error_code;
+    if (!push_frame(m, new_esp, frame, n)) {
+        delivery_failed(m, vector, "the kernel stack is not in kernel memory");
+        return;
+    }
+    new_esp -= 4u * (uint32_t)n;
+
+    if (new_cpl < cpl) {
+        if (!enter_ring0(m, sel, new_ss, new_esp)) {
+            delivery_failed(m, vector, "the TSS ring-0 stack segment is unusable");
+            return;
+        }
+    } else {
+        if ((cs & 0xfffc) != (sel & 0xfffc)) {
+            uint32_t sel32 = sel;
+            if (uc_reg_write(m->uc, UC_X86_REG_CS, &sel32) != UC_ERR_OK) {
+                delivery_failed(m, vector, "cannot load the gate's code segment");
+                return;
+            }
+        }
+        reg_write(m, UC_X86_REG_ESP, new_esp);
+    }
+    eflags &= ~(EFLAGS_TF | EFLAGS_NT | EFLAGS_RF | EFLAGS_VM);
+    if (type == GATE_TYPE_INTR32)
+        eflags &= ~EFLAGS_IF;
+    reg_write(m, UC_X86_REG_EFLAGS, eflags);
+    reg_write(m, UC_X86_REG_EIP, offset);
+    charge(m, new_cpl < cpl ? (kind == EVENT_SOFTWARE ? CLASS_INT : CLASS_EXCEPTION)
+                            : CLASS_INT_SAME, 1);
+    syscalls_on_delivery(m, vector, kind, cpl, error_code, return_eip);
+}
+
+void raise_fault(struct machine *m, int vector, bool has_error, uint32_t error_code,
+                 uint32_t eip)
+{
+    m->exceptions++;
+    m->delivery_depth++;
+    deliver_interrupt(m, vector, EVENT_FAULT, has_error, error_code, eip, eip);
+    m->delivery_depth--;
+}
+
+/* The software interrupt that ends the current block, if it raised intno. */
+static const struct insn *software_int(struct machine *m, uint32_t intno, uint32_t eip)
+{
+    const struct block *b = m->cur_block;
+    if (!b || b->ninsns == 0)
+        return NULL;
+    const struct insn *last = &b->insns[m->cur_limit ? m->cur_limit - 1 : 0];
+    if ((last->flags & INSN_SOFTINT) && last->int_vector == intno &&
+        last->addr + last->len == eip)
+        return last;
+    return NULL;
+}
+
+void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
+{
+    struct machine *m = user;
+    (void)uc;
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    const struct insn *soft = software_int(m, intno, eip);
+
+    if (soft) {
+        /* The gate decides what an int costs; a fault in delivery comes
+         * back to the int instruction itself. */
+        m->delivery_depth = 0;
+        deliver_interrupt(m, (int)intno, EVENT_SOFTWARE, false, 0, eip, soft->addr);
+        return;
+    }
+    uint32_t error_code = engine_take_exception(m->uc, m->scratch_ctx, &m->layout);
+    if (intno == 8) {
+        machine_stop(m, STOP_MACHINE, "double fault at eip %08x", eip);
+        return;
+    }
+    uint32_t index;
+    if (block_find_insn(m->cur_block, eip, &index))
+        truncate_current_block(m, index);
+    m->delivery_depth = 0;
+    bool has_error = vector_has_error_code((int)intno);
+    raise_fault(m, (int)intno, has_error, has_error ? error_code : 0, eip);
+}

@@ -1,0 +1,166 @@
+/*
+ * Guest-visible constants shared by the emulator (emu/) and the guest kernel
+ * (guest/). Everything both sides must agree on lives here and nowhere else:
+ * segment selectors, MSR numbers, the memory map, the fixmap/vsyscall page,
+ * the hypercall ports and the boot record the emulator hands the kernel.
+ *
+ * This header is included from C (host and guest) and from guest assembly,
+ * so everything outside the __ASSEMBLER__ block is a plain #define.
+ */
+#ifndef SYSEMU_GUEST_ABI_H
+#define SYSEMU_GUEST_ABI_H
+
+/* ---- GDT layout of the Linux 2.5.53 sysenter patch (segment.h) ---- */
+#define GDT_ENTRY_TLS_ENTRIES     3
+#define GDT_ENTRY_TLS_MIN         6
+#define GDT_ENTRY_TLS_MAX         (GDT_ENTRY_TLS_MIN + GDT_ENTRY_TLS_ENTRIES - 1)
+#define GDT_ENTRY_KERNEL_BASE     12
+#define GDT_ENTRY_KERNEL_CS       (GDT_ENTRY_KERNEL_BASE + 0)
+#define GDT_ENTRY_KERNEL_DS       (GDT_ENTRY_KERNEL_BASE + 1)
+#define GDT_ENTRY_DEFAULT_USER_CS 14
+#define GDT_ENTRY_DEFAULT_USER_DS 15
+#define GDT_ENTRY_TSS             (GDT_ENTRY_KERNEL_BASE + 4)
+#define GDT_ENTRY_LDT             (GDT_ENTRY_KERNEL_BASE + 5)
+#define GDT_ENTRY_PNPBIOS_BASE    (GDT_ENTRY_KERNEL_BASE + 6)
+#define GDT_ENTRY_APMBIOS_BASE    (GDT_ENTRY_KERNEL_BASE + 11)
+/* 26 descriptors are used (0..25); like Linux we pad to a cache-line multiple. */
+#define GDT_ENTRIES               32
+
+#define __KERNEL_CS  (GDT_ENTRY_KERNEL_CS * 8)          /* 0x60 */
+#define __KERNEL_DS  (GDT_ENTRY_KERNEL_DS * 8)          /* 0x68 */
+#define __USER_CS    (GDT_ENTRY_DEFAULT_USER_CS * 8 + 3) /* 0x73 */
+#define __USER_DS    (GDT_ENTRY_DEFAULT_USER_DS * 8 + 3) /* 0x7b */
+#define __TSS_SEL    (GDT_ENTRY_TSS * 8)                /* 0x80 */
+#define __LDT_SEL    (GDT_ENTRY_LDT * 8)                /* 0x88 */
+
+/* ---- Model-specific registers ---- */
+#define MSR_IA32_TSC          0x010
+#define MSR_IA32_SYSENTER_CS  0x174
+#define MSR_IA32_SYSENTER_ESP 0x175
+#define MSR_IA32_SYSENTER_EIP 0x176
+
+/* ---- CPUID leaf 1 EDX feature bits the kernel looks at ---- */
+#define CPUID_FEATURE_FPU (1u << 0)
+#define CPUID_FEATURE_TSC (1u << 4)
+#define CPUID_FEATURE_MSR (1u << 5)
+#define CPUID_FEATURE_CX8 (1u << 8)
+#define CPUID_FEATURE_SEP (1u << 11)
+
+/*
+ * ---- Memory map ----
+ * Unicorn 2.0.1 walks the guest page tables for protection checks but then
+ * uses the virtual address as the physical one. So every page the guest can
+ * map lives in host-backed memory at the same address as its virtual
+ * address: the kernel's page tables decide what is present, user-accessible
+ * and writable; they cannot move a page.
+ */
+#define PAGE_SIZE          0x1000u
+#define PAGE_SHIFT         12
+#define USER_SPACE_BASE    0x00010000u /* lowest user page (NULL guard below) */
+#define USER_SPACE_TOP     0xc0000000u /* = PAGE_OFFSET: user space ends here */
+#define USER_STACK_TOP     USER_SPACE_TOP
+#define USER_STACK_MAX     0x00800000u /* 8 MiB, like RLIMIT_STACK */
+#define USER_MMAP_TOP      (USER_STACK_TOP - USER_STACK_MAX - 0x01000000u)
+#define KERNEL_BASE        0xc0000000u /* PAGE_OFFSET */
+#define KERNEL_RAM_SIZE    0x04000000u /* 64 MiB of kernel memory */
+#define KERNEL_LOAD_ADDR   0xc0100000u /* kernel image, like Linux's 1 MiB */
+#define BOOT_RECORD_ADDR   0xc0001000u
+#define BOOT_ARGS_ADDR     0xc0002000u /* argv/envp strings, 256 KiB at most */
+#define BOOT_ARGS_MAX      0x00040000u
+#define FILE_AREA_ADDR     0xc1000000u /* the user program's ELF file image */
+#define FILE_AREA_MAX      (KERNEL_BASE + KERNEL_RAM_SIZE - FILE_AREA_ADDR)
+
+/* ---- Fixmap: the vsyscall page (fixmap.h, FIXADDR_TOP = 0xfffff000) ---- */
+#define FIXADDR_TOP           0xfffff000u
+#define VSYSCALL_BASE         FIXADDR_TOP
+/* sysenter stub: the kernel returns to the instruction after "sysenter". */
+#define SYSENTER_RETURN_OFFSET 7
+#define SYSENTER_RETURN       (VSYSCALL_BASE + SYSENTER_RETURN_OFFSET)
+
+/* ---- Auxiliary vector entries the kernel passes ---- */
+#define AT_NULL    0
+#define AT_PHDR    3
+#define AT_PHENT   4
+#define AT_PHNUM   5
+#define AT_PAGESZ  6
+#define AT_BASE    7
+#define AT_ENTRY   9
+#define AT_UID     11
+#define AT_EUID    12
+#define AT_GID     13
+#define AT_EGID    14
+#define AT_PLATFORM 15
+#define AT_HWCAP   16
+#define AT_CLKTCK  17
+#define AT_SECURE  23
+#define AT_RANDOM  25
+#define AT_EXECFN  31
+#define AT_SYSINFO 32
+
+/*
+ * ---- Hypercalls: guest kernel -> emulator ----
+ * The kernel executes "outl %eax, $port" with EAX = the guest address of an
+ * argument block (struct hc_*). The TSS has no I/O bitmap and user IOPL is 0,
+ * so the same instruction from ring 3 is a #GP, never a hypercall.
+ */
+#define HC_PORT_WRITE   0xe0 /* struct hc_io: write to a host stream */
+#define HC_PORT_READ    0xe1 /* struct hc_io: read host stdin */
+#define HC_PORT_EXIT    0xe2 /* struct hc_exit: program exited */
+#define HC_PORT_KILL    0xe3 /* struct hc_fault: program killed by a fault */
+#define HC_PORT_PANIC   0xe4 /* struct hc_text: guest kernel panic */
+#define HC_PORT_EXECERR 0xe5 /* struct hc_text: program could not be loaded */
+#define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
+
+#define BOOT_MAGIC   0x53595345u /* "ESYS" */
+#define BOOT_VERSION 1
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+struct hc_io {
+    uint32_t fd;
+    uint32_t buf;    /* guest address */
+    uint32_t len;
+    int32_t result;  /* written by the emulator: bytes or -errno */
+};
+
+struct hc_exit {
+    uint32_t status;
+};
+
+struct hc_fault {
+    uint32_t vector;
+    uint32_t error_code;
+    uint32_t eip;
+    uint32_t cr2;
+    uint32_t signal;
+};
+
+struct hc_text {
+    uint32_t text;   /* guest address */
+    uint32_t len;
+    uint32_t code;   /* reason code, for HC_PORT_EXECERR (an errno) */
+};
+
+/* Written by the emulator at BOOT_RECORD_ADDR before the kernel starts. */
+struct boot_record {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t image_addr;   /* ELF file image of the user program */
+    uint32_t image_size;
+    uint32_t args_addr;    /* argc strings then envc strings, each NUL-ended */
+    uint32_t args_size;
+    uint32_t argc;
+    uint32_t envc;
+    uint32_t cpu_khz;      /* what TSC calibration would have found */
+    uint32_t epoch_sec;    /* wall-clock time at TSC = 0 */
+    uint32_t epoch_usec;
+    uint32_t flags;        /* BOOT_FLAG_* */
+    uint8_t  random[16];   /* AT_RANDOM bytes (fixed, for determinism) */
+};
+
+_Static_assert(sizeof(struct boot_record) == 64, "boot record layout");
+_Static_assert(sizeof(struct hc_io) == 16, "hc_io layout");
+#endif
+
+#endif

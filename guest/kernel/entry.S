@@ -1,0 +1,243 @@
+/*
+ * Kernel entry and exit: the int $0x80 system call, the sysenter system
+ * call of the 2.5.53 patch, and the exception stubs. Every entry builds a
+ * struct pt_regs (ptrace.h) on the kernel stack; slot offsets are the PT_*
+ * names from ptrace.h.
+ */
+#include "../abi.h"
+#include "ptrace.h"
+#include "errno.h"
+#include "syscall_nr.h"
+
+#define ENTRY(name) .globl name; .type name, @function; .align 16; name:
+
+/* Save the registers a C handler may clobber, plus DS/ES; load flat data
+ * segments (Linux 2.5 used __USER_DS in the kernel too: base 0, 4 GiB). */
+#define SAVE_ALL \
+	cld; \
+	pushl %es; \
+	pushl %ds; \
+	pushl %eax; \
+	pushl %ebp; \
+	pushl %edi; \
+	pushl %esi; \
+	pushl %edx; \
+	pushl %ecx; \
+	pushl %ebx; \
+	movl $(__USER_DS), %edx; \
+	movl %edx, %ds; \
+	movl %edx, %es;
+
+/*
+ * Pop what SAVE_ALL pushed. A user can leave a selector in DS/ES whose
+ * descriptor is gone by the time we return (a TLS entry it cleared); the
+ * pop then faults in the kernel, and the fixup loads a null selector.
+ */
+#define RESTORE_REGS \
+	popl %ebx; \
+	popl %ecx; \
+	popl %edx; \
+	popl %esi; \
+	popl %edi; \
+	popl %ebp; \
+	popl %eax; \
+1:	popl %ds; \
+2:	popl %es; \
+.section .fixup, "ax"; \
+3:	movl $0, (%esp); \
+	jmp 1b; \
+4:	movl $0, (%esp); \
+	jmp 2b; \
+.previous; \
+.section __ex_table, "a"; \
+	.align 4; \
+	.long 1b, 3b; \
+	.long 2b, 4b; \
+.previous
+
+/* Drop ORIG_EAX and return with iret; an iret that faults kills the task. */
+#define RESTORE_ALL \
+	RESTORE_REGS \
+	addl $4, %esp; \
+1:	iret; \
+.section __ex_table, "a"; \
+	.align 4; \
+	.long 1b, iret_fault; \
+.previous
+
+#define GET_THREAD_INFO(reg) \
+	movl $-THREAD_SIZE, reg; \
+	andl %esp, reg;
+
+	.text
+
+/* int $0x80: the CPU pushed SS, ESP, EFLAGS, CS, EIP through the DPL-3 gate. */
+ENTRY(system_call)
+	pushl %eax
+	SAVE_ALL
+	GET_THREAD_INFO(%ebx)
+	cmpl $(NR_syscalls), %eax
+	jae syscall_badsys
+	.globl syscall_call
+syscall_call:
+	call *sys_call_table(, %eax, 4)
+	.globl syscall_return
+syscall_return:
+	movl %eax, PT_EAX(%esp)
+syscall_exit:
+	cli
+	movl TI_FLAGS(%ebx), %ecx
+	testw $_TIF_ALLWORK_MASK, %cx
+	jne syscall_exit_work
+	.globl restore_all
+restore_all:
+	RESTORE_ALL
+
+/* Pending work: run it, then always leave through iret, which restores
+ * every register sysexit would not. */
+syscall_exit_work:
+	sti
+	movl %esp, %eax
+	pushl %eax
+	call do_exit_work
+	addl $4, %esp
+	cli
+	jmp restore_all
+
+syscall_badsys:
+	call sys_ni_syscall
+	movl %eax, PT_EAX(%esp)
+	jmp syscall_exit
+
+/*
+ * sysenter: the CPU loaded CS/SS from SYSENTER_CS and ESP/EIP from the MSRs
+ * and cleared IF; it saved nothing. The per-CPU trampoline has switched to
+ * the task's esp0. The vsyscall stub left ESP in EBP, with the caller's
+ * EBP (the sixth argument) on top of that stack; it will return to
+ * SYSENTER_RETURN. Build the same frame as int $0x80 would.
+ */
+ENTRY(sysenter_entry)
+	sti
+	pushl $(__USER_DS)
+	pushl %ebp
+	pushfl
+	pushl $(__USER_CS)
+	pushl $(SYSENTER_RETURN)
+	/* The sixth argument: a user pointer read in the kernel, so range
+	 * check it and let a fault land on the fixup. */
+	cmpl $(USER_SPACE_TOP - 3), %ebp
+	jae sysenter_badstack
+1:	movl (%ebp), %ebp
+.section __ex_table, "a"
+	.align 4
+	.long 1b, sysenter_badstack
+.previous
+	pushl %eax
+	SAVE_ALL
+	GET_THREAD_INFO(%ebx)
+	cmpl $(NR_syscalls), %eax
+	jae syscall_badsys
+	.globl sysenter_call
+sysenter_call:
+	call *sys_call_table(, %eax, 4)
+	.globl sysenter_return
+sysenter_return:
+	movl %eax, PT_EAX(%esp)
+	cli
+	movl TI_FLAGS(%ebx), %ecx
+	testw $_TIF_ALLWORK_MASK, %cx
+	jne syscall_exit_work
+	RESTORE_REGS
+	/* sysexit takes EIP from EDX and ESP from ECX; the stub restores
+	 * the caller's EDX and ECX from the user stack. */
+	movl (PT_EIP - PT_ORIG_EAX)(%esp), %edx
+	movl (PT_OLDESP - PT_ORIG_EAX)(%esp), %ecx
+	sti
+	.globl sysenter_exit
+sysenter_exit:
+	sysexit
+
+sysenter_badstack:
+	pushl %eax
+	SAVE_ALL
+	GET_THREAD_INFO(%ebx)
+	movl $(-EFAULT), PT_EAX(%esp)
+	jmp syscall_exit
+
+/* Start the boot program: an iret to ring 3 with a clean register file. */
+ENTRY(enter_user)
+	movl 4(%esp), %eax
+	movl 8(%esp), %ecx
+	pushl $(__USER_DS)
+	pushl %ecx
+	pushl $(EFLAGS_IF | 0x2)
+	pushl $(__USER_CS)
+	pushl %eax
+	movl $(__USER_DS), %eax
+	movl %eax, %ds
+	movl %eax, %es
+	xorl %eax, %eax
+	movl %eax, %fs
+	movl %eax, %gs
+	xorl %ebx, %ebx
+	xorl %ecx, %ecx
+	xorl %edx, %edx
+	xorl %esi, %esi
+	xorl %edi, %edi
+	xorl %ebp, %ebp
+	iret
+
+/* Exceptions: the stub pushes an error code where the CPU does not, then the
+ * vector, so every trap frame has the same layout (struct trap_frame). */
+#define TRAP_NOERR(name, vector) \
+ENTRY(name) \
+	pushl $0; \
+	pushl $(vector); \
+	jmp trap_common
+
+#define TRAP_ERR(name, vector) \
+ENTRY(name) \
+	pushl $(vector); \
+	jmp trap_common
+
+TRAP_NOERR(divide_error, 0)
+TRAP_NOERR(debug, 1)
+TRAP_NOERR(nmi, 2)
+TRAP_NOERR(int3, 3)
+TRAP_NOERR(overflow, 4)
+TRAP_NOERR(bounds, 5)
+TRAP_NOERR(invalid_op, 6)
+TRAP_NOERR(device_not_available, 7)
+TRAP_ERR(double_fault, 8)
+TRAP_NOERR(coprocessor_segment_overrun, 9)
+TRAP_ERR(invalid_TSS, 10)
+TRAP_ERR(segment_not_present, 11)
+TRAP_ERR(stack_segment, 12)
+TRAP_ERR(general_protection, 13)
+TRAP_ERR(page_fault, 14)
+TRAP_NOERR(spurious_interrupt_bug, 15)
+TRAP_NOERR(coprocessor_error, 16)
+TRAP_ERR(alignment_check, 17)
+TRAP_NOERR(machine_check, 18)
+TRAP_NOERR(simd_coprocessor_error, 19)
+
+trap_common:
+	SAVE_ALL
+	movl %esp, %eax
+	pushl %eax
+	call do_trap
+	addl $4, %esp
+	RESTORE_REGS
+	addl $8, %esp
+1:	iret
+.section __ex_table, "a"
+	.align 4
+	.long 1b, iret_fault
+.previous
+
+/* An iret back to user space faulted: the frame is bad. Kill the task. */
+iret_fault:
+	movl $(__USER_DS), %eax
+	movl %eax, %ds
+	movl %eax, %es
+	call do_iret_fault

@@ -1,0 +1,87 @@
+/*
+ * Requests to the emulator. Each one is an "outl" of the address of an
+ * argument block (abi.h); the block lives in kernel memory, here always on
+ * the kernel stack.
+ */
+#include <stdarg.h>
+#include "kernel.h"
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+
+#define TEXT_MAX 512
+
+const struct boot_record *boot;
+
+void hypercall(unsigned port, void *block)
+{
+    outl_hypercall(port, (uint32_t)block);
+}
+
+/* The emulator ends the run on the terminal hypercalls; never come back. */
+static __attribute__((noreturn)) void halt_forever(void)
+{
+    for (;;)
+        __asm__ volatile("hlt");
+}
+
+static void send_text(unsigned port, uint32_t code, const char *fmt, va_list ap)
+{
+    char buf[TEXT_MAX];
+    struct hc_text t;
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+    t.text = (uint32_t)buf;
+    t.len = n < (int)sizeof(buf) ? (uint32_t)n : sizeof(buf) - 1;
+    t.code = code;
+    hypercall(port, &t);
+}
+
+void printk(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    send_text(HC_PORT_LOG, 0, fmt, ap);
+    va_end(ap);
+}
+
+void panic(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    send_text(HC_PORT_PANIC, 0, fmt, ap);
+    va_end(ap);
+    halt_forever();
+}
+
+void exec_failed(int err, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    send_text(HC_PORT_EXECERR, (uint32_t)err, fmt, ap);
+    va_end(ap);
+    halt_forever();
+}
+
+void do_exit(int status)
+{
+    struct hc_exit e = { (uint32_t)status };
+
+    hypercall(HC_PORT_EXIT, &e);
+    halt_forever();
+}
+
+void kill_user(const struct trap_frame *tf, uint32_t cr2, int signal)
+{
+    struct hc_fault f = { 0, 0, 0, cr2, (uint32_t)signal };
+
+    if (tf) {
+        f.vector = tf->vector;
+        f.error_code = tf->error_code;
+        f.eip = tf->eip;
+    }
+    hypercall(HC_PORT_KILL, &f);
+    halt_forever();
+}

@@ -1,0 +1,140 @@
+/* Internal interfaces of the guest kernel. */
+#ifndef KERNEL_KERNEL_H
+#define KERNEL_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../abi.h"
+#include "ptrace.h"
+#include "errno.h"
+#include "syscall_nr.h"
+
+#define NULL_PTR ((void *)0)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+#define PAGE_DOWN(x)  ((x) & ~(PAGE_SIZE - 1))
+
+/* lib.c */
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int snprintf(char *buf, size_t size, const char *fmt, ...);
+
+/* hypercall.c: requests to the emulator */
+void hypercall(unsigned port, void *block);
+void printk(const char *fmt, ...);
+__attribute__((noreturn)) void panic(const char *fmt, ...);
+__attribute__((noreturn)) void exec_failed(int err, const char *fmt, ...);
+__attribute__((noreturn)) void do_exit(int status);
+__attribute__((noreturn)) void kill_user(const struct trap_frame *tf,
+                                         uint32_t cr2, int signal);
+extern const struct boot_record *boot;
+
+/* cpu.c: what CPUID told us at boot */
+struct cpuinfo {
+    uint32_t max_leaf;
+    uint32_t signature; /* leaf 1 EAX */
+    uint32_t family, model, stepping;
+    uint32_t features;  /* leaf 1 EDX, after errata fix-ups */
+    char vendor[13];
+};
+extern struct cpuinfo boot_cpu;
+void identify_cpu(void);
+static inline int cpu_has(uint32_t bit) { return (boot_cpu.features & bit) != 0; }
+
+/* mm.c: paging. Virtual == physical for every page (see abi.h). */
+#define PTE_PRESENT 0x001
+#define PTE_RW      0x002
+#define PTE_USER    0x004
+#define PTE_ACCESSED 0x020
+#define PTE_DIRTY   0x040
+#define _PAGE_TABLE    (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED | PTE_DIRTY)
+#define _KERNPG_TABLE  (PTE_PRESENT | PTE_RW | PTE_ACCESSED | PTE_DIRTY)
+#define PAGE_READONLY  (PTE_PRESENT | PTE_USER | PTE_ACCESSED)
+#define PAGE_SHARED    (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED)
+void paging_init(void);
+void *alloc_kernel_page(void);  /* zeroed, never freed */
+/* Map [start, start+len) for user access (zero-filled, identity mapped);
+ * writable selects PAGE_SHARED or PAGE_READONLY. 0 or -ENOMEM/-EINVAL. */
+int map_user_range(uint32_t start, uint32_t len, int writable);
+int protect_user_range(uint32_t start, uint32_t len, int writable);
+void unmap_user_range(uint32_t start, uint32_t len);
+int user_range_mapped(uint32_t start, uint32_t len);
+void set_fixmap(uint32_t vaddr, uint32_t flags);
+
+/* uaccess.S: copies that turn a fault into -EFAULT (exception table). */
+int access_ok(uint32_t addr, uint32_t len);
+long copy_to_user(uint32_t to, const void *from, uint32_t n);   /* 0 or -EFAULT */
+long copy_from_user(void *to, uint32_t from, uint32_t n);       /* 0 or -EFAULT */
+long strncpy_from_user(char *to, uint32_t from, long max);      /* len or -EFAULT */
+unsigned long __copy_user(void *to, const void *from, unsigned long n); /* left */
+int get_user_u32(uint32_t *val, uint32_t addr);
+int put_user_u32(uint32_t val, uint32_t addr);
+uint32_t search_exception_table(uint32_t eip);
+
+/* trap.c */
+void trap_init(void);
+void tss_init(uint32_t esp0);
+uint32_t *tss_esp0_slot(void);
+uint32_t read_cr2(void);
+
+/* sysenter.c */
+void sysenter_setup(void);
+extern uint32_t vsyscall_entry; /* what AT_SYSINFO says */
+
+/* time.c */
+void time_init(void);
+void do_gettimeofday(uint32_t *sec, uint32_t *usec);
+
+/* exec.c: load the boot program and build its initial stack. */
+struct exec_result {
+    uint32_t entry;
+    uint32_t stack;   /* initial user ESP */
+    uint32_t brk;     /* end of the highest segment, page aligned */
+};
+void exec_boot_program(struct exec_result *res);
+
+/* thread_info, at the bottom of the one kernel stack. */
+struct thread_info {
+    uint32_t flags;
+    uint32_t pid;
+    uint32_t tid_address;
+    uint32_t brk_start, brk;
+    uint32_t mmap_top;
+};
+extern struct thread_info *current;
+
+/* syscall.c */
+typedef long (*syscall_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
+extern syscall_fn sys_call_table[NR_syscalls];
+void syscall_init(void);
+
+/* entry.S */
+__attribute__((noreturn)) void enter_user(uint32_t eip, uint32_t esp);
+void sysenter_entry(void);
+
+static inline void outl_hypercall(unsigned port, uint32_t addr)
+{
+    __asm__ volatile("outl %0, %w1" : : "a"(addr), "Nd"((uint16_t)port) : "memory");
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+    __asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
+}
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint32_t lo, uint32_t hi)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"(lo), "d"(hi) : "memory");
+}
+#endif

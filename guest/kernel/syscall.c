@@ -1,0 +1,978 @@
+/*
+ * System calls. entry.S calls sys_call_table[eax] with the six saved
+ * argument registers (ebx, ecx, edx, esi, edi, ebp) as cdecl arguments, so
+ * every handler takes six words and ignores the ones it does not need.
+ * User pointers are only ever touched through the uaccess helpers.
+ */
+#include "kernel.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+/* i386 system call numbers */
+enum {
+    SYS_exit = 1,
+    SYS_read = 3,
+    SYS_write = 4,
+    SYS_time = 13,
+    SYS_getpid = 20,
+    SYS_getuid = 24,
+    SYS_kill = 37,
+    SYS_brk = 45,
+    SYS_getgid = 47,
+    SYS_geteuid = 49,
+    SYS_getegid = 50,
+    SYS_ioctl = 54,
+    SYS_getppid = 64,
+    SYS_gettimeofday = 78,
+    SYS_mmap = 90,
+    SYS_munmap = 91,
+    SYS_fstat = 108,
+    SYS_uname = 122,
+    SYS_mprotect = 125,
+    SYS_writev = 146,
+    SYS_sched_yield = 158,
+    SYS_rt_sigaction = 174,
+    SYS_rt_sigprocmask = 175,
+    SYS_sigaltstack = 186,
+    SYS_ugetrlimit = 191,
+    SYS_mmap2 = 192,
+    SYS_fstat64 = 197,
+    SYS_getuid32 = 199,
+    SYS_getgid32 = 200,
+    SYS_geteuid32 = 201,
+    SYS_getegid32 = 202,
+    SYS_madvise = 219,
+    SYS_gettid = 224,
+    SYS_tkill = 238,
+    SYS_exit_group = 252,
+    SYS_set_tid_address = 258,
+    SYS_clock_gettime = 265,
+    SYS_tgkill = 270,
+    SYS_prlimit64 = 340,
+    SYS_getrandom = 355,
+    SYS_rseq = 386,
+    SYS_clock_gettime64 = 403,
+    SYS_sysemu_args6 = 999,    /* sysemu only: checks argument passing */
+};
+
+_Static_assert(SYS_sysemu_args6 < NR_syscalls, "NR_syscalls too small");
+
+#define MAX_RW_COUNT 0x7ffff000u
+#define CHUNK        4096
+#define IOV_MAX      1024
+
+/* One bounce buffer: there is one task and system calls do not nest. */
+static uint8_t bounce[CHUNK];
+
+uint32_t unknown_syscalls;
+
+long sys_ni_syscall(uint32_t a1, uint32_t a2, uint32_t a3,
+                    uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    unknown_syscalls++;
+    return -ENOSYS;
+}
+
+static long sys_sysemu_args6(uint32_t a, uint32_t b, uint32_t c,
+                             uint32_t d, uint32_t e, uint32_t f)
+{
+    return (long)(a * 1 + b * 3 + c * 5 + d * 7 + e * 11 + f * 13);
+}
+
+/* ---- process ---- */
+
+static long sys_exit(uint32_t status, uint32_t a2, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    do_exit(status & 0xff);
+}
+
+static long sys_getpid(uint32_t a1, uint32_t a2, uint32_t a3,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return current->pid;
+}
+
+static long sys_return_zero(uint32_t a1, uint32_t a2, uint32_t a3,
+                            uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return 0;
+}
+
+/* Known calls we choose not to support; unlike sys_ni_syscall, these are
+ * not counted as unknown. */
+static long sys_enosys(uint32_t a1, uint32_t a2, uint32_t a3,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return -ENOSYS;
+}
+
+static long sys_set_tid_address(uint32_t tidptr, uint32_t a2, uint32_t a3,
+                                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    current->tid_address = tidptr;
+    return current->pid;
+}
+
+static long sys_sched_yield(uint32_t a1, uint32_t a2, uint32_t a3,
+                            uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    current->flags |= _TIF_NEED_RESCHED;
+    return 0;
+}
+
+/* ---- file descriptors 0, 1, 2 ---- */
+
+static long host_io(unsigned port, uint32_t fd, uint32_t len)
+{
+    struct hc_io io = { fd, (uint32_t)bounce, len, 0 };
+
+    hypercall(port, &io);
+    return io.result;
+}
+
+static long sys_read(uint32_t fd, uint32_t buf, uint32_t count,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t done = 0;
+
+    if (fd != 0)
+        return -EBADF;
+    if (count > MAX_RW_COUNT)
+        count = MAX_RW_COUNT;
+    if (!access_ok(buf, count))
+        return -EFAULT;
+    /* A short chunk means the host had no more for now (a pipe or a
+     * terminal): return what we have rather than block for more. */
+    while (done < count) {
+        uint32_t chunk = count - done < CHUNK ? count - done : CHUNK;
+        long n = host_io(HC_PORT_READ, fd, chunk);
+
+        if (n < 0)
+            return done ? (long)done : n;
+        if (n > (long)chunk)
+            panic("read: host returned %ld for %u bytes", n, chunk);
+        if (copy_to_user(buf + done, bounce, n) != 0)
+            return done ? (long)done : -EFAULT;
+        done += n;
+        if ((uint32_t)n < chunk)
+            break;
+    }
+    return done;
+}
+
+static long do_write(uint32_t fd, uint32_t buf, uint32_t count)
+{
+    uint32_t done = 0;
+
+    if (fd != 1 && fd != 2)
+        return -EBADF;
+    if (count > MAX_RW_COUNT)
+        count = MAX_RW_COUNT;
+    if (!access_ok(buf, count))
+        return -EFAULT;
+    while (done < count) {
+        uint32_t chunk = count - done < CHUNK ? count - done : CHUNK;
+        long n;
+
+        if (copy_from_user(bounce, buf + done, chunk) != 0)
+            return done ? (long)done : -EFAULT;
+        n = host_io(HC_PORT_WRITE, fd, chunk);
+        if (n < 0)
+            return done ? (long)done : n;
+        if (n > (long)chunk)
+            panic("write: host returned %ld for %u bytes", n, chunk);
+        done += n;
+        if ((uint32_t)n < chunk)
+            break;
+    }
+    return done;
+}
+
+static long sys_write(uint32_t fd, uint32_t buf, uint32_t count,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return do_write(fd, buf, count);
+}
+
+struct iovec32 {
+    uint32_t base, len;
+};
+
+static long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct iovec32 iov;
+    uint32_t total = 0, i;
+    long n;
+
+    if (fd != 1 && fd != 2)
+        return -EBADF;
+    if (iovcnt > IOV_MAX)
+        return -EINVAL;
+    if (!access_ok(uiov, iovcnt * sizeof(iov)))
+        return -EFAULT;
+
+    /* Check every vector before writing anything, as Linux does. */
+    for (i = 0; i < iovcnt; i++) {
+        if (copy_from_user(&iov, uiov + i * sizeof(iov), sizeof(iov)) != 0)
+            return -EFAULT;
+        if (iov.len > MAX_RW_COUNT - total)
+            return -EINVAL;
+        if (!access_ok(iov.base, iov.len))
+            return -EFAULT;
+        total += iov.len;
+    }
+
+    total = 0;
+    for (i = 0; i < iovcnt; i++) {
+        if (copy_from_user(&iov, uiov + i * sizeof(iov), sizeof(iov)) != 0)
+            return total ? (long)total : -EFAULT;
+        n = do_write(fd, iov.base, iov.len);
+        if (n < 0)
+            return total ? (long)total : n;
+        total += n;
+        if ((uint32_t)n < iov.len)
+            break;
+    }
+    return total;
+}
+
+static long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    if (fd > 2)
+        return -EBADF;
+    /* TCGETS and the rest: the standard streams are host pipes or files,
+     * never a terminal of ours. */
+    return -ENOTTY;
+}
+
+#define S_IFCHR   0020000
+#define TTY_MODE  (S_IFCHR | 0620)
+#define TTY_RDEV  ((136 << 8) | 0)   /* like /dev/pts/0 */
+#define TTY_DEV   0x16
+
+struct stat32 {
+    uint32_t st_dev, st_ino;
+    uint16_t st_mode, st_nlink, st_uid, st_gid;
+    uint32_t st_rdev, st_size, st_blksize, st_blocks;
+    uint32_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec;
+    uint32_t st_ctime, st_ctime_nsec;
+    uint32_t unused[2];
+};
+
+/* i386 aligns 64-bit members to 4 bytes, which is what the ABI wants. */
+struct stat64 {
+    uint64_t st_dev;
+    uint32_t pad0;
+    uint32_t st_ino32;
+    uint32_t st_mode, st_nlink, st_uid, st_gid;
+    uint64_t st_rdev;
+    uint32_t pad3;
+    int64_t st_size;
+    uint32_t st_blksize;
+    uint64_t st_blocks;
+    uint32_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec;
+    uint32_t st_ctime, st_ctime_nsec;
+    uint64_t st_ino;
+};
+
+_Static_assert(sizeof(struct stat32) == 64, "struct stat layout");
+_Static_assert(sizeof(struct stat64) == 96, "struct stat64 layout");
+_Static_assert(__builtin_offsetof(struct stat64, st_size) == 44, "stat64 st_size");
+_Static_assert(__builtin_offsetof(struct stat64, st_ino) == 88, "stat64 st_ino");
+
+static long sys_fstat(uint32_t fd, uint32_t ubuf, uint32_t a3,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct stat32 st;
+    uint32_t sec, usec;
+
+    if (fd > 2)
+        return -EBADF;
+    do_gettimeofday(&sec, &usec);
+    memset(&st, 0, sizeof(st));
+    st.st_dev = TTY_DEV;
+    st.st_ino = fd + 3;
+    st.st_mode = TTY_MODE;
+    st.st_nlink = 1;
+    st.st_rdev = TTY_RDEV;
+    st.st_blksize = 1024;
+    st.st_atime = st.st_mtime = st.st_ctime = sec;
+    return copy_to_user(ubuf, &st, sizeof(st));
+}
+
+static long sys_fstat64(uint32_t fd, uint32_t ubuf, uint32_t a3,
+                        uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct stat64 st;
+    uint32_t sec, usec;
+
+    if (fd > 2)
+        return -EBADF;
+    do_gettimeofday(&sec, &usec);
+    memset(&st, 0, sizeof(st));
+    st.st_dev = TTY_DEV;
+    st.st_ino32 = fd + 3;
+    st.st_ino = fd + 3;
+    st.st_mode = TTY_MODE;
+    st.st_nlink = 1;
+    st.st_rdev = TTY_RDEV;
+    st.st_blksize = 1024;
+    st.st_atime = st.st_mtime = st.st_ctime = sec;
+    return copy_to_user(ubuf, &st, sizeof(st));
+}
+
+/* ---- time ---- */
+
+static long sys_gettimeofday(uint32_t utv, uint32_t utz, uint32_t a3,
+                             uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t tv[2], tz[2] = { 0, 0 };
+
+    if (utv) {
+        do_gettimeofday(&tv[0], &tv[1]);
+        if (copy_to_user(utv, tv, sizeof(tv)) != 0)
+            return -EFAULT;
+    }
+    if (utz && copy_to_user(utz, tz, sizeof(tz)) != 0)
+        return -EFAULT;
+    return 0;
+}
+
+static long sys_time(uint32_t ut, uint32_t a2, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t sec, usec;
+
+    do_gettimeofday(&sec, &usec);
+    if (ut && put_user_u32(sec, ut) != 0)
+        return -EFAULT;
+    return sec;
+}
+
+#define CLOCK_REALTIME          0
+#define CLOCK_REALTIME_COARSE   5
+#define CLOCK_REALTIME_ALARM    8
+#define CLOCK_SGI_CYCLE         10
+#define CLOCK_TAI               11
+
+/* Every clock is derived from gettimeofday; the non-wall clocks count from
+ * TSC zero, i.e. from the start of the machine. */
+static int read_clock(uint32_t id, uint32_t *sec, uint32_t *nsec)
+{
+    uint32_t usec;
+
+    if (id > CLOCK_TAI || id == CLOCK_SGI_CYCLE)
+        return -EINVAL;
+    do_gettimeofday(sec, &usec);
+    if (id != CLOCK_REALTIME && id != CLOCK_REALTIME_COARSE &&
+        id != CLOCK_REALTIME_ALARM && id != CLOCK_TAI) {
+        if (usec < boot->epoch_usec) {
+            usec += 1000000;
+            *sec -= 1;
+        }
+        usec -= boot->epoch_usec;
+        *sec -= boot->epoch_sec;
+    }
+    *nsec = usec * 1000;
+    return 0;
+}
+
+static long sys_clock_gettime(uint32_t id, uint32_t uts, uint32_t a3,
+                              uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t ts[2];
+    int err = read_clock(id, &ts[0], &ts[1]);
+
+    if (err)
+        return err;
+    return copy_to_user(uts, ts, sizeof(ts));
+}
+
+static long sys_clock_gettime64(uint32_t id, uint32_t uts, uint32_t a3,
+                                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t sec, nsec;
+    int64_t ts[2];
+    int err = read_clock(id, &sec, &nsec);
+
+    if (err)
+        return err;
+    ts[0] = sec;
+    ts[1] = nsec;
+    return copy_to_user(uts, ts, sizeof(ts));
+}
+
+/* ---- identity and limits ---- */
+
+struct utsname {
+    char field[6][65];
+};
+
+static long sys_uname(uint32_t ubuf, uint32_t a2, uint32_t a3,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    static const char *const values[6] = {
+        "Linux", "sysemu", "2.5.53", "#1 sysemu", "i686", "(none)",
+    };
+    struct utsname u;
+
+    memset(&u, 0, sizeof(u));
+    for (int i = 0; i < 6; i++)
+        memcpy(u.field[i], values[i], strlen(values[i]));
+    return copy_to_user(ubuf, &u, sizeof(u));
+}
+
+#define RLIM_NLIMITS     16
+#define RLIMIT_STACK     3
+#define RLIMIT_NOFILE    7
+#define RLIM64_INFINITY  (~(uint64_t)0)
+
+struct rlimit64 {
+    uint64_t cur, max;
+};
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+static struct rlimit64 rlimits[RLIM_NLIMITS] = {
+    [0 ... RLIM_NLIMITS - 1] = { RLIM64_INFINITY, RLIM64_INFINITY },
+    [RLIMIT_STACK] = { USER_STACK_MAX, USER_STACK_MAX },
+    /* Not infinite: some programs close every descriptor up to this. */
+    [RLIMIT_NOFILE] = { 1024, 1024 },
+};
+#pragma GCC diagnostic pop
+
+static long sys_prlimit64(uint32_t pid, uint32_t resource, uint32_t unew,
+                          uint32_t uold, uint32_t a5, uint32_t a6)
+{
+    struct rlimit64 new, old;
+
+    if (pid != 0 && pid != current->pid)
+        return -ESRCH;
+    if (resource >= RLIM_NLIMITS)
+        return -EINVAL;
+    if (unew) {
+        if (copy_from_user(&new, unew, sizeof(new)) != 0)
+            return -EFAULT;
+        if (new.cur > new.max)
+            return -EINVAL;
+    }
+    old = rlimits[resource];
+    if (uold && copy_to_user(uold, &old, sizeof(old)) != 0)
+        return -EFAULT;
+    if (unew)
+        rlimits[resource] = new;
+    return 0;
+}
+
+static long sys_ugetrlimit(uint32_t resource, uint32_t ulim, uint32_t a3,
+                           uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t lim[2];
+
+    if (resource >= RLIM_NLIMITS)
+        return -EINVAL;
+    lim[0] = rlimits[resource].cur > 0xffffffffu ? 0xffffffffu
+                                                 : (uint32_t)rlimits[resource].cur;
+    lim[1] = rlimits[resource].max > 0xffffffffu ? 0xffffffffu
+                                                 : (uint32_t)rlimits[resource].max;
+    return copy_to_user(ulim, lim, sizeof(lim));
+}
+
+/* ---- memory ---- */
+
+#define PROT_READ      0x1
+#define PROT_WRITE     0x2
+#define PROT_EXEC      0x4
+#define PROT_SEM       0x8
+#define PROT_GROWSDOWN 0x01000000
+#define PROT_GROWSUP   0x02000000
+#define MAP_SHARED     0x01
+#define MAP_PRIVATE    0x02
+#define MAP_SHARED_VALIDATE 0x03
+#define MAP_TYPE       0x0f
+#define MAP_FIXED      0x10
+#define MAP_ANONYMOUS  0x20
+#define MAP_FIXED_NOREPLACE 0x100000
+
+/* Is no page of [start, start+len) mapped? */
+static int range_free(uint32_t start, uint32_t len)
+{
+    for (uint32_t a = start; a - start < len; a += PAGE_SIZE)
+        if (user_range_mapped(a, PAGE_SIZE))
+            return 0;
+    return 1;
+}
+
+/* The highest free range of len bytes below current->mmap_top and above the
+ * heap; 0 if there is none. Usually the first try fits: only MAP_FIXED can
+ * put pages in the way. */
+static uint32_t find_area(uint32_t len)
+{
+    uint32_t top = current->mmap_top;
+    uint32_t floor = PAGE_ALIGN(current->brk);
+
+    if (floor < USER_SPACE_BASE)
+        floor = USER_SPACE_BASE;
+    while (top >= floor && top - floor >= len) {
+        uint32_t start = top - len, a;
+
+        for (a = top; a > start; a -= PAGE_SIZE)
+            if (user_range_mapped(a - PAGE_SIZE, PAGE_SIZE))
+                break;
+        if (a == start)
+            return start;
+        top = a - PAGE_SIZE;
+    }
+    return 0;
+}
+
+static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags)
+{
+    uint32_t type = flags & MAP_TYPE;
+    int writable = (prot & PROT_WRITE) != 0;
+
+    if (len == 0)
+        return -EINVAL;
+    if (len > USER_SPACE_TOP)
+        return -ENOMEM;
+    len = PAGE_ALIGN(len);
+    if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE)
+        return -EINVAL;
+    if (!(flags & MAP_ANONYMOUS))
+        return -ENODEV;
+
+    if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+        if (addr & (PAGE_SIZE - 1))
+            return -EINVAL;
+        if (addr < USER_SPACE_BASE)
+            return -EPERM;
+        if (addr > USER_SPACE_TOP - len)
+            return -ENOMEM;
+        if (!range_free(addr, len)) {
+            if (!(flags & MAP_FIXED))
+                return -EEXIST;
+            unmap_user_range(addr, len);
+        }
+    } else {
+        addr = find_area(len);
+        if (addr == 0)
+            return -ENOMEM;
+    }
+    if (map_user_range(addr, len, writable) != 0)
+        return -ENOMEM;
+    if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+        current->mmap_top = addr;
+    return addr;
+}
+
+static long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot,
+                      uint32_t flags, uint32_t fd, uint32_t pgoff)
+{
+    return do_mmap(addr, len, prot, flags);
+}
+
+/* The old mmap takes one pointer to its six arguments. */
+static long sys_old_mmap(uint32_t uargs, uint32_t a2, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t arg[6];
+
+    if (copy_from_user(arg, uargs, sizeof(arg)) != 0)
+        return -EFAULT;
+    if (arg[5] & (PAGE_SIZE - 1))
+        return -EINVAL;
+    return do_mmap(arg[0], arg[1], arg[2], arg[3]);
+}
+
+static long sys_munmap(uint32_t addr, uint32_t len, uint32_t a3,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t top;
+
+    if ((addr & (PAGE_SIZE - 1)) || len == 0 || len > USER_SPACE_TOP)
+        return -EINVAL;
+    len = PAGE_ALIGN(len);
+    if (addr > USER_SPACE_TOP - len)
+        return -EINVAL;
+    unmap_user_range(addr, len);
+
+    /* Give the space back to find_area if it was at the bottom of the
+     * mmap region. */
+    top = current->mmap_top;
+    if (addr <= top && top < addr + len) {
+        top = addr + len;
+        while (top < USER_MMAP_TOP && !user_range_mapped(top, PAGE_SIZE))
+            top += PAGE_SIZE;
+        if (top > USER_MMAP_TOP)
+            top = USER_MMAP_TOP;
+        current->mmap_top = top;
+    }
+    return 0;
+}
+
+static long sys_mprotect(uint32_t addr, uint32_t len, uint32_t prot,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    const uint32_t known = PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM |
+                           PROT_GROWSDOWN | PROT_GROWSUP;
+
+    if (addr & (PAGE_SIZE - 1))
+        return -EINVAL;
+    if (prot & ~known)
+        return -EINVAL;
+    if (len == 0)
+        return 0;
+    if (len > USER_SPACE_TOP)
+        return -ENOMEM;
+    len = PAGE_ALIGN(len);
+    if (addr < USER_SPACE_BASE || addr > USER_SPACE_TOP - len)
+        return -ENOMEM;
+    if (!user_range_mapped(addr, len))
+        return -ENOMEM;
+    if (protect_user_range(addr, len, (prot & PROT_WRITE) != 0) != 0)
+        return -ENOMEM;
+    return 0;
+}
+
+/* brk: Linux semantics, return the new break or, on failure, the old one. */
+static long sys_brk(uint32_t newbrk, uint32_t a2, uint32_t a3,
+                    uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t old = current->brk;
+    uint32_t oldend = PAGE_ALIGN(old), newend;
+
+    if (newbrk < current->brk_start || newbrk > current->mmap_top)
+        return old;
+    newend = PAGE_ALIGN(newbrk);
+    if (newend > oldend) {
+        if (!range_free(oldend, newend - oldend))
+            return old;
+        if (map_user_range(oldend, newend - oldend, 1) != 0)
+            return old;
+    } else if (newend < oldend) {
+        unmap_user_range(newend, oldend - newend);
+    }
+    current->brk = newbrk;
+    return newbrk;
+}
+
+/* ---- signals: accepted and remembered, never delivered ---- */
+
+#define NSIG       64
+#define SIG_DFL    0
+#define SIG_IGN    1
+#define SIGKILL    9
+#define SIGCHLD    17
+#define SIGCONT    18
+#define SIGSTOP    19
+#define SIGTTOU    22
+#define SIGURG     23
+#define SIGWINCH   28
+#define SIG_BLOCK   0
+#define SIG_UNBLOCK 1
+#define SIG_SETMASK 2
+#define SS_ONSTACK  1
+#define SS_DISABLE  2
+#define SS_AUTODISARM (1u << 31)
+#define MINSIGSTKSZ 2048
+
+struct k_sigaction {
+    uint32_t handler, flags, restorer;
+    uint32_t mask[2];
+};
+
+struct stack32 {
+    uint32_t sp, flags, size;
+};
+
+static struct k_sigaction sigactions[NSIG + 1];
+static uint64_t sig_blocked, sig_pending;
+static struct stack32 altstack = { 0, SS_DISABLE, 0 };
+
+static uint64_t sigbit(uint32_t sig)
+{
+    return (uint64_t)1 << (sig - 1);
+}
+
+/* Signals whose default action is to ignore them, or to stop: there is no
+ * job control here, so stopping is ignoring too. */
+static int default_ignored(uint32_t sig)
+{
+    return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH ||
+           (sig >= SIGCONT && sig <= SIGTTOU);
+}
+
+static int ignored(uint32_t sig)
+{
+    uint32_t h = sigactions[sig].handler;
+
+    if (sig == SIGKILL)
+        return 0;
+    return h == SIG_IGN || (h == SIG_DFL && default_ignored(sig));
+}
+
+/*
+ * A signal to ourselves. With no delivery, a handler cannot run: a signal
+ * that is not ignored kills the program, reported like kill_user does, as
+ * exit status 128 + signal. A blocked one waits until it is unblocked.
+ */
+static void signal_self(uint32_t sig)
+{
+    if (sig == 0 || ignored(sig))
+        return;
+    if (sig != SIGKILL && sig != SIGSTOP && (sig_blocked & sigbit(sig))) {
+        sig_pending |= sigbit(sig);
+        return;
+    }
+    do_exit(128 + sig);
+}
+
+static void deliver_unblocked(void)
+{
+    uint64_t ready = sig_pending & ~sig_blocked;
+
+    for (uint32_t sig = 1; sig <= NSIG; sig++) {
+        if (ready & sigbit(sig)) {
+            sig_pending &= ~sigbit(sig);
+            signal_self(sig);
+        }
+    }
+}
+
+static long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
+                             uint32_t sigsetsize, uint32_t a5, uint32_t a6)
+{
+    struct k_sigaction act;
+
+    if (sigsetsize != 8 || sig < 1 || sig > NSIG)
+        return -EINVAL;
+    if (uact) {
+        if (sig == SIGKILL || sig == SIGSTOP)
+            return -EINVAL;
+        if (copy_from_user(&act, uact, sizeof(act)) != 0)
+            return -EFAULT;
+    }
+    if (uoact && copy_to_user(uoact, &sigactions[sig], sizeof(act)) != 0)
+        return -EFAULT;
+    if (uact) {
+        sigactions[sig] = act;
+        if (ignored(sig))
+            sig_pending &= ~sigbit(sig);
+    }
+    return 0;
+}
+
+static long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
+                               uint32_t sigsetsize, uint32_t a5, uint32_t a6)
+{
+    const uint64_t unblockable = sigbit(SIGKILL) | sigbit(SIGSTOP);
+    uint64_t set, old = sig_blocked;
+
+    if (sigsetsize != 8)
+        return -EINVAL;
+    if (uset) {
+        if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+            return -EINVAL;
+        if (copy_from_user(&set, uset, sizeof(set)) != 0)
+            return -EFAULT;
+    }
+    if (uoset && copy_to_user(uoset, &old, sizeof(old)) != 0)
+        return -EFAULT;
+    if (uset) {
+        if (how == SIG_BLOCK)
+            sig_blocked |= set;
+        else if (how == SIG_UNBLOCK)
+            sig_blocked &= ~set;
+        else
+            sig_blocked = set;
+        sig_blocked &= ~unblockable;
+        deliver_unblocked();
+    }
+    return 0;
+}
+
+static long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
+                            uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct stack32 ss, old = altstack;
+
+    if (uss) {
+        uint32_t mode;
+
+        if (copy_from_user(&ss, uss, sizeof(ss)) != 0)
+            return -EFAULT;
+        mode = ss.flags & ~SS_AUTODISARM;
+        if (mode != 0 && mode != SS_ONSTACK && mode != SS_DISABLE)
+            return -EINVAL;
+        if (mode == SS_DISABLE) {
+            ss.sp = ss.size = 0;
+        } else if (ss.size < MINSIGSTKSZ) {
+            return -ENOMEM;
+        }
+    }
+    if (uoss && copy_to_user(uoss, &old, sizeof(old)) != 0)
+        return -EFAULT;
+    if (uss)
+        altstack = ss;
+    return 0;
+}
+
+
+static long sys_kill(uint32_t pid, uint32_t sig, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    /* 0: our process group, -1: everyone we may signal; both are just us. */
+    if (pid != 0 && pid != current->pid && pid != 0xffffffffu)
+        return -ESRCH;
+    if (sig > NSIG)
+        return -EINVAL;
+    signal_self(sig);
+    return 0;
+}
+
+static long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    if ((int32_t)tid <= 0)
+        return -EINVAL;
+    if (tid != current->pid)
+        return -ESRCH;
+    if (sig > NSIG)
+        return -EINVAL;
+    signal_self(sig);
+    return 0;
+}
+
+static long sys_tgkill(uint32_t tgid, uint32_t tid, uint32_t sig,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    if ((int32_t)tgid <= 0 || (int32_t)tid <= 0)
+        return -EINVAL;
+    if (tgid != current->pid || tid != current->pid)
+        return -ESRCH;
+    if (sig > NSIG)
+        return -EINVAL;
+    signal_self(sig);
+    return 0;
+}
+
+/* ---- randomness: deterministic, seeded from the boot record ---- */
+
+#define GRND_NONBLOCK 0x1
+#define GRND_RANDOM   0x2
+#define GRND_INSECURE 0x4
+
+static uint32_t rng[4];
+static int rng_seeded;
+
+static void rng_seed(void)
+{
+    memcpy(rng, boot->random, sizeof(rng));
+    if ((rng[0] | rng[1] | rng[2] | rng[3]) == 0)
+        rng[0] = 0x9e3779b9;
+    rng_seeded = 1;
+}
+
+/* Marsaglia's xorshift128. */
+static uint32_t rng_next(void)
+{
+    uint32_t t = rng[3], s = rng[0];
+
+    rng[3] = rng[2];
+    rng[2] = rng[1];
+    rng[1] = s;
+    t ^= t << 11;
+    t ^= t >> 8;
+    rng[0] = t ^ s ^ (s >> 19);
+    return rng[0];
+}
+
+static long sys_getrandom(uint32_t ubuf, uint32_t count, uint32_t flags,
+                          uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t done = 0;
+
+    if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
+        return -EINVAL;
+    if ((flags & GRND_INSECURE) && (flags & GRND_RANDOM))
+        return -EINVAL;
+    if (count > MAX_RW_COUNT)
+        count = MAX_RW_COUNT;
+    if (!access_ok(ubuf, count))
+        return -EFAULT;
+    if (!rng_seeded)
+        rng_seed();
+    while (done < count) {
+        uint32_t chunk = count - done < CHUNK ? count - done : CHUNK;
+
+        for (uint32_t i = 0; i < chunk; i += 4) {
+            uint32_t r = rng_next();
+            memcpy(bounce + i, &r, 4);
+        }
+        if (copy_to_user(ubuf + done, bounce, chunk) != 0)
+            return done ? (long)done : -EFAULT;
+        done += chunk;
+    }
+    return done;
+}
+
+/* ---- the table ---- */
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+syscall_fn sys_call_table[NR_syscalls] = {
+    [0 ... NR_syscalls - 1] = sys_ni_syscall,
+    [SYS_exit] = sys_exit,
+    [SYS_exit_group] = sys_exit,
+    [SYS_read] = sys_read,
+    [SYS_write] = sys_write,
+    [SYS_writev] = sys_writev,
+    [SYS_ioctl] = sys_ioctl,
+    [SYS_fstat] = sys_fstat,
+    [SYS_fstat64] = sys_fstat64,
+    [SYS_getpid] = sys_getpid,
+    [SYS_gettid] = sys_getpid,
+    [SYS_getppid] = sys_return_zero,
+    [SYS_getuid] = sys_return_zero,
+    [SYS_geteuid] = sys_return_zero,
+    [SYS_getgid] = sys_return_zero,
+    [SYS_getegid] = sys_return_zero,
+    [SYS_getuid32] = sys_return_zero,
+    [SYS_geteuid32] = sys_return_zero,
+    [SYS_getgid32] = sys_return_zero,
+    [SYS_getegid32] = sys_return_zero,
+    [SYS_set_tid_address] = sys_set_tid_address,
+    [SYS_sched_yield] = sys_sched_yield,
+    [SYS_time] = sys_time,
+    [SYS_gettimeofday] = sys_gettimeofday,
+    [SYS_clock_gettime] = sys_clock_gettime,
+    [SYS_clock_gettime64] = sys_clock_gettime64,
+    [SYS_uname] = sys_uname,
+    [SYS_prlimit64] = sys_prlimit64,
+    [SYS_ugetrlimit] = sys_ugetrlimit,
+    [SYS_brk] = sys_brk,
+    [SYS_mmap] = sys_old_mmap,
+    [SYS_mmap2] = sys_mmap2,
+    [SYS_munmap] = sys_munmap,
+    [SYS_mprotect] = sys_mprotect,
+    [SYS_madvise] = sys_return_zero,
+    [SYS_rt_sigaction] = sys_rt_sigaction,
+    [SYS_rt_sigprocmask] = sys_rt_sigprocmask,
+    [SYS_sigaltstack] = sys_sigaltstack,
+    [SYS_kill] = sys_kill,
+    [SYS_tkill] = sys_tkill,
+    [SYS_tgkill] = sys_tgkill,
+    [SYS_getrandom] = sys_getrandom,
+    [SYS_rseq] = sys_enosys,
+    [SYS_sysemu_args6] = sys_sysemu_args6,
+};
+#pragma GCC diagnostic pop
+
+/* The table is static; only the random generator wants the boot record. */
+void syscall_init(void)
+{
+    rng_seed();
+}

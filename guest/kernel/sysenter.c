@@ -1,0 +1,54 @@
+/*
+ * The vsyscall page and SEP set-up of the 2.5.53 patch (sysenter.c there).
+ */
+#include "kernel.h"
+
+extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
+extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
+
+uint32_t vsyscall_entry;
+
+/*
+ * sysenter loads ESP from an MSR, not from the TSS, so each CPU gets a tiny
+ * trampoline page: SYSENTER_EIP points at its start, which loads the real
+ * kernel stack (the TSS's esp0, which follows the running task) and jumps
+ * to sysenter_entry; SYSENTER_ESP is the page's top, used by nothing.
+ */
+static void enable_sep_cpu(void)
+{
+    uint8_t *page = alloc_kernel_page();
+    uint32_t esp0_slot = (uint32_t)tss_esp0_slot();
+    uint32_t rel32 = (uint32_t)sysenter_entry - ((uint32_t)page + 11);
+
+    page[0] = 0x8b;                 /* movl esp0_slot, %esp */
+    page[1] = 0x25;
+    memcpy(page + 2, &esp0_slot, 4);
+    page[6] = 0xe9;                 /* jmp sysenter_entry */
+    memcpy(page + 7, &rel32, 4);
+
+    wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
+    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)page + PAGE_SIZE, 0);
+    wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)page, 0);
+    printk("Enabling SEP on CPU 0");
+}
+
+void sysenter_setup(void)
+{
+    const uint8_t *stub = vsyscall_int80_start;
+    uint32_t len = vsyscall_int80_end - vsyscall_int80_start;
+
+    if (cpu_has(CPUID_FEATURE_SEP)) {
+        stub = vsyscall_sysenter_start;
+        len = vsyscall_sysenter_end - vsyscall_sysenter_start;
+    }
+    /* Fill the page through a kernel-writable mapping, then make it what
+     * user space sees: present, user, read-only. */
+    set_fixmap(VSYSCALL_BASE, PTE_PRESENT | PTE_RW);
+    memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
+    memcpy((void *)VSYSCALL_BASE, stub, len);
+    set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
+    vsyscall_entry = VSYSCALL_BASE;
+
+    if (cpu_has(CPUID_FEATURE_SEP))
+        enable_sep_cpu();
+}

@@ -1,0 +1,165 @@
+/* IDT, TSS and the C side of exception handling. */
+#include "kernel.h"
+
+struct gate {
+    uint16_t offset_low, selector;
+    uint8_t zero, type_attr;
+    uint16_t offset_high;
+} __attribute__((packed));
+
+struct tss_struct {
+    uint16_t back_link, __blh;
+    uint32_t esp0;
+    uint16_t ss0, __ss0h;
+    uint32_t esp1;
+    uint16_t ss1, __ss1h;
+    uint32_t esp2;
+    uint16_t ss2, __ss2h;
+    uint32_t cr3, eip, eflags, eax, ecx, edx, ebx, esp, ebp, esi, edi;
+    uint16_t es, __esh, cs, __csh, ss, __ssh, ds, __dsh, fs, __fsh, gs, __gsh;
+    uint16_t ldt, __ldth;
+    uint16_t trace, io_bitmap_base;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct tss_struct) == 104, "TSS layout");
+_Static_assert(__builtin_offsetof(struct pt_regs, orig_eax) == PT_ORIG_EAX, "pt_regs");
+_Static_assert(__builtin_offsetof(struct pt_regs, xss) == PT_OLDSS, "pt_regs");
+_Static_assert(sizeof(struct pt_regs) == PT_SIZE, "pt_regs size");
+_Static_assert(__builtin_offsetof(struct trap_frame, error_code) == TF_ERROR, "trap frame");
+_Static_assert(__builtin_offsetof(struct trap_frame, xss) == TF_OLDSS, "trap frame");
+
+#define GATE_INTERRUPT 0x8e /* present, DPL 0, 32-bit interrupt gate */
+#define GATE_TRAP      0x8f /* present, DPL 0, 32-bit trap gate */
+#define GATE_DPL3      0x60
+
+static struct gate idt_table[256] __attribute__((aligned(8)));
+struct tss_struct init_tss __attribute__((aligned(128)));
+static uint64_t default_ldt[5];
+extern uint64_t gdt_table[GDT_ENTRIES];
+
+extern void divide_error(void), debug(void), nmi(void), int3(void), overflow(void),
+    bounds(void), invalid_op(void), device_not_available(void), double_fault(void),
+    coprocessor_segment_overrun(void), invalid_TSS(void), segment_not_present(void),
+    stack_segment(void), general_protection(void), page_fault(void),
+    spurious_interrupt_bug(void), coprocessor_error(void), alignment_check(void),
+    machine_check(void), simd_coprocessor_error(void), system_call(void);
+
+static void set_gate(int n, uint8_t type_attr, void (*handler)(void))
+{
+    uint32_t addr = (uint32_t)handler;
+    idt_table[n] = (struct gate){
+        .offset_low = addr & 0xffff, .selector = __KERNEL_CS,
+        .zero = 0, .type_attr = type_attr, .offset_high = addr >> 16,
+    };
+}
+
+static uint64_t system_descriptor(uint32_t base, uint32_t limit, uint8_t type)
+{
+    uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
+    d |= (uint64_t)type << 40;
+    d |= (uint64_t)((limit >> 16) & 0xf) << 48;
+    d |= (uint64_t)(base >> 24) << 56;
+    return d;
+}
+
+void trap_init(void)
+{
+    static void (*const handlers[20])(void) = {
+        divide_error, debug, nmi, int3, overflow, bounds, invalid_op,
+        device_not_available, double_fault, coprocessor_segment_overrun,
+        invalid_TSS, segment_not_present, stack_segment, general_protection,
+        page_fault, spurious_interrupt_bug, coprocessor_error, alignment_check,
+        machine_check, simd_coprocessor_error,
+    };
+    for (int i = 0; i < 20; i++)
+        set_gate(i, GATE_TRAP, handlers[i]);
+    /* As in Linux 2.5: the page fault is an interrupt gate, and int3,
+     * into and bound may be used from user mode. */
+    set_gate(14, GATE_INTERRUPT, page_fault);
+    set_gate(2, GATE_INTERRUPT, nmi);
+    set_gate(3, GATE_TRAP | GATE_DPL3, int3);
+    set_gate(4, GATE_TRAP | GATE_DPL3, overflow);
+    set_gate(5, GATE_TRAP | GATE_DPL3, bounds);
+    set_gate(0x80, GATE_TRAP | GATE_DPL3, system_call);
+
+    struct { uint16_t limit; uint32_t base; } __attribute__((packed)) idtr = {
+        sizeof(idt_table) - 1, (uint32_t)idt_table,
+    };
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+/* The TSS has no I/O bitmap (its base lies past the limit), so "out" from
+ * ring 3 is always #GP: user code can never reach a hypercall port. */
+void tss_init(uint32_t esp0)
+{
+    init_tss.esp0 = esp0;
+    init_tss.ss0 = __KERNEL_DS;
+    init_tss.io_bitmap_base = sizeof(init_tss) + 0x1000;
+    gdt_table[GDT_ENTRY_TSS] =
+        system_descriptor((uint32_t)&init_tss, sizeof(init_tss) - 1, 0x89);
+    gdt_table[GDT_ENTRY_LDT] =
+        system_descriptor((uint32_t)default_ldt, sizeof(default_ldt) - 1, 0x82);
+    __asm__ volatile("ltr %w0" : : "r"(__TSS_SEL));
+    __asm__ volatile("lldt %w0" : : "r"(__LDT_SEL));
+}
+
+uint32_t read_cr2(void)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%cr2, %0" : "=r"(v));
+    return v;
+}
+
+static int signal_for(uint32_t vector)
+{
+    switch (vector) {
+    case 0: case 4: case 16: case 19: return 8;  /* SIGFPE */
+    case 1: case 3: return 5;                     /* SIGTRAP */
+    case 6: return 4;                             /* SIGILL */
+    case 7: return 8;
+    case 17: return 7;                            /* SIGBUS */
+    default: return 11;                           /* SIGSEGV */
+    }
+}
+
+void do_trap(struct trap_frame *tf)
+{
+    uint32_t cr2 = tf->vector == 14 ? read_cr2() : 0;
+
+    if (user_mode(tf->xcs))
+        kill_user(tf, cr2, signal_for(tf->vector));
+    uint32_t fixup = search_exception_table(tf->eip);
+    if (fixup) {
+        tf->eip = fixup;
+        return;
+    }
+    panic("kernel fault: vector %u error %x at eip %08x cr2 %08x",
+          tf->vector, tf->error_code, tf->eip, cr2);
+}
+
+/* Returning to user space faulted on the iret itself: the saved frame is
+ * unusable, so the program dies as Linux kills it, with SIGSEGV. */
+void do_iret_fault(void)
+{
+    struct pt_regs *regs =
+        (struct pt_regs *)((uint32_t)current + THREAD_SIZE - PT_SIZE);
+    struct trap_frame tf = {
+        .vector = 13, .eip = regs->eip, .xcs = regs->xcs,
+        .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
+    };
+    kill_user(&tf, 0, 11);
+}
+
+/* The work syscall_exit_work was sent for. There is one task, so
+ * rescheduling finds nothing else to run. */
+void do_exit_work(struct pt_regs *regs)
+{
+    (void)regs;
+    current->flags &= ~(_TIF_NEED_RESCHED | _TIF_IRET);
+}
+
+/* The trampoline loads esp0 from here; it is 4-byte aligned in the TSS. */
+uint32_t *tss_esp0_slot(void)
+{
+    return (uint32_t *)((uint8_t *)&init_tss + __builtin_offsetof(struct tss_struct, esp0));
+}

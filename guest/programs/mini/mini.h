@@ -1,0 +1,50 @@
+/* A tiny freestanding C library for the project's own guest programs. */
+#ifndef MINI_H
+#define MINI_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define SYS_exit 1
+#define SYS_read 3
+#define SYS_write 4
+#define SYS_time 13
+#define SYS_getpid 20
+#define SYS_brk 45
+#define SYS_getppid 64
+#define SYS_gettimeofday 78
+#define SYS_munmap 91
+#define SYS_uname 122
+#define SYS_writev 146
+#define SYS_sched_yield 158
+#define SYS_mmap2 192
+#define SYS_set_thread_area 243
+#define SYS_exit_group 252
+#define SYS_sysemu_args6 999
+
+struct timeval { long tv_sec, tv_usec; };
+
+extern uint32_t mini_sysinfo;     /* AT_SYSINFO, 0 if absent */
+extern int mini_use_int80;        /* route syscall() through int $0x80 */
+extern char **mini_environ;
+
+long mini_int80(long nr, long a, long b, long c, long d, long e, long f);
+long mini_vsyscall(long nr, long a, long b, long c, long d, long e, long f);
+long syscall6(long nr, long a, long b, long c, long d, long e, long f);
+#define syscall0(nr) syscall6(nr, 0, 0, 0, 0, 0, 0)
+#define syscall1(nr, a) syscall6(nr, (long)(a), 0, 0, 0, 0, 0)
+#define syscall2(nr, a, b) syscall6(nr, (long)(a), (long)(b), 0, 0, 0, 0)
+#define syscall3(nr, a, b, c) syscall6(nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+int main(int argc, char **argv);
+__attribute__((noreturn)) void exit(int status);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+void *memset(void *d, int c, size_t n);
+void *memcpy(void *d, const void *s, size_t n);
+long atol(const char *s);
+void puts_fd(int fd, const char *s);
+int printf(const char *fmt, ...);
+uint64_t rdtsc(void);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * The vsyscall page for CPUs with SEP. sysenter saves nothing, so the stub
+ * keeps what the kernel will clobber on the user stack: ECX and EDX (sysexit
+ * takes ESP and EIP from them) and EBP (the kernel takes the user ESP from
+ * it). EBP is pushed last so that (%ebp) is the caller's EBP: the sixth
+ * system-call argument, which the kernel reads from there.
+ *
+ * The kernel returns to SYSENTER_RETURN, the instruction after sysenter.
+ */
+#include "../abi.h"
+
+	.section .rodata.vsyscall, "a"
+	.globl vsyscall_sysenter_start, vsyscall_sysenter_end
+vsyscall_sysenter_start:
+	pushl %ecx
+	pushl %edx
+	pushl %ebp
+	movl %esp, %ebp
+	sysenter
+vsyscall_sysenter_return:
+	popl %ebp
+	popl %edx
+	popl %ecx
+	ret
+vsyscall_sysenter_end:
+
+	.if (vsyscall_sysenter_return - vsyscall_sysenter_start) - SYSENTER_RETURN_OFFSET
+	.error "SYSENTER_RETURN_OFFSET does not match the stub"
+	.endif
