@@ -134,7 +134,7 @@ static int add_hooks(struct machine *m)
     return e == UC_ERR_OK ? 0 : -1;
 }
 
-int machine_init(struct machine *m, const struct run_options *opts)
+int machine_init_bare(struct machine *m, const struct run_options *opts)
 {
     char err[256];
     memset(m, 0, sizeof *m);
@@ -149,16 +149,8 @@ int machine_init(struct machine *m, const struct run_options *opts)
         return fail(m, 125, "cannot map guest memory");
     if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return fail(m, 125, "cannot allocate an engine context");
-    size_t ksize = (size_t)(kernel_image_end - kernel_image_start);
-    if (ksyms_load(&m->ksyms, kernel_image_start, ksize, err, sizeof err) ||
-        kernel_load(kernel_image_start, ksize, &m->mem, err, sizeof err))
-        return fail(m, 125, "%s", err);
-    int rc = write_boot_record(m);
-    if (rc)
-        return rc;
     if (block_cache_init(&m->blocks, m->cpu.model->cost))
         return fail(m, 125, "cannot initialise Capstone");
-    syscalls_init(m);
     if (opts->trace_path) {
         enum trace_format fmt = TRACE_TEXT;
         if (opts->trace_format && trace_parse_format(opts->trace_format, &fmt))
@@ -171,6 +163,22 @@ int machine_init(struct machine *m, const struct run_options *opts)
     }
     if (add_hooks(m))
         return fail(m, 125, "cannot install engine hooks");
+    return 0;
+}
+
+int machine_init(struct machine *m, const struct run_options *opts)
+{
+    char err[256];
+    int rc = machine_init_bare(m, opts);
+    if (rc)
+        return rc;
+    size_t ksize = (size_t)(kernel_image_end - kernel_image_start);
+    if (ksyms_load(&m->ksyms, kernel_image_start, ksize, err, sizeof err) ||
+        kernel_load(kernel_image_start, ksize, &m->mem, err, sizeof err))
+        return fail(m, 125, "%s", err);
+    syscalls_init(m);
+    if ((rc = write_boot_record(m)))
+        return rc;
     reg_write(m, UC_X86_REG_EBX, BOOT_RECORD_ADDR);
     reg_write(m, UC_X86_REG_EIP, m->ksyms.entry);
     return 0;

@@ -78,7 +78,10 @@ struct machine {
 };
 
 /* machine.c */
+/* A machine with the guest kernel booting the program in opts. */
 int machine_init(struct machine *m, const struct run_options *opts);
+/* Only the CPU, memory and hooks: for tests that build their own guest. */
+int machine_init_bare(struct machine *m, const struct run_options *opts);
 void machine_destroy(struct machine *m);
 int machine_run(struct machine *m);   /* returns the emu exit status */
 void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)

@@ -178,9 +178,9 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
         eflags &= ~EFLAGS_IF;
     reg_write(m, UC_X86_REG_EFLAGS, eflags);
     reg_write(m, UC_X86_REG_EIP, offset);
+    syscalls_on_delivery(m, vector, kind, cpl, error_code, return_eip);
     charge(m, new_cpl < cpl ? (kind == EVENT_SOFTWARE ? CLASS_INT : CLASS_EXCEPTION)
                             : CLASS_INT_SAME, 1);
-    syscalls_on_delivery(m, vector, kind, cpl, error_code, return_eip);
 }
 
 void raise_fault(struct machine *m, int vector, bool has_error, uint32_t error_code,

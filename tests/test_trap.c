@@ -1,0 +1,134 @@
+/* IDT delivery by the machine model, on a bare machine (no guest kernel). */
+#include <check.h>
+#include <stdlib.h>
+#include "support.h"
+
+static struct bare b;
+
+static void setup(void) { bare_init(&b, "pentium4"); }
+static void teardown(void) { bare_destroy(&b); }
+
+/* The frame the CPU pushed for a ring 3 -> ring 0 event, top of stack first. */
+static uint32_t frame(int slot) { return bare_u32(&b, BARE_KSTACK - 20 + 4 * (uint32_t)slot); }
+static uint32_t frame_err(int slot) { return bare_u32(&b, BARE_KSTACK - 24 + 4 * (uint32_t)slot); }
+
+START_TEST(int80_through_dpl3_trap_gate_switches_to_ring0_stack)
+{
+    uint8_t code[] = { 0xcd, 0x80 };                 /* int $0x80 */
+    bare_set_gate(&b, 0x80, 0xf, 3);
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), 0x80);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_CS), __KERNEL_CS);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_SS), __KERNEL_DS);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESP), BARE_KSTACK - 20);
+    ck_assert_uint_eq(frame(0), BARE_UCODE + 2);     /* EIP after the int */
+    ck_assert_uint_eq(frame(1), __USER_CS);
+    ck_assert_uint_eq(frame(2) & 0x200, 0x200);      /* user IF */
+    ck_assert_uint_eq(frame(3), BARE_USTACK);
+    ck_assert_uint_eq(frame(4), __USER_DS);
+    /* a trap gate leaves IF set */
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & 0x200, 0x200);
+}
+END_TEST
+
+START_TEST(interrupt_gate_clears_if)
+{
+    uint8_t code[] = { 0xcd, 0x80 };
+    bare_set_gate(&b, 0x80, 0xe, 3);
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), 0x80);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & 0x200, 0);
+    ck_assert_uint_eq(frame(2) & 0x200, 0x200);
+}
+END_TEST
+
+START_TEST(int_through_dpl0_gate_from_ring3_is_gp_with_idt_error_code)
+{
+    uint8_t code[] = { 0x90, 0xcd, 0x0d };           /* nop; int $0x0d */
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_uint_eq(frame_err(0), 0x0d * 8 + 2);   /* IDT bit, not external */
+    ck_assert_uint_eq(frame_err(1), BARE_UCODE + 1); /* at the int itself */
+    ck_assert_uint_eq(frame_err(2), __USER_CS);
+}
+END_TEST
+
+START_TEST(loading_kernel_ds_from_ring3_is_gp_with_selector)
+{
+    uint8_t code[] = { 0xb8, 0x68, 0, 0, 0, 0x8e, 0xd8 }; /* mov $0x68,%eax; mov %eax,%ds */
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_uint_eq(frame_err(0), 0x68);
+    ck_assert_uint_eq(frame_err(1), BARE_UCODE + 5);
+}
+END_TEST
+
+START_TEST(divide_error_has_no_error_code)
+{
+    uint8_t code[] = { 0x31, 0xc9, 0xf7, 0xf1 };     /* xor %ecx,%ecx; div %ecx */
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), 0);
+    ck_assert_uint_eq(frame(0), BARE_UCODE + 2);
+    ck_assert_uint_eq(frame(1), __USER_CS);
+}
+END_TEST
+
+START_TEST(not_present_gate_is_np)
+{
+    uint8_t code[] = { 0xcd, 0x80 };
+    uint8_t flags = 0x6f;                             /* DPL 3 trap gate, P=0 */
+    bare_set_gate(&b, 0x80, 0xf, 3);
+    bare_write(&b, BARE_IDT + 0x80 * 8 + 5, &flags, 1);
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), 11);
+    ck_assert_uint_eq(frame_err(0), 0x80 * 8 + 2);
+}
+END_TEST
+
+START_TEST(many_faults_in_one_engine_are_never_double_faults)
+{
+    /* ring 0: reload DS with a bad selector; each #GP handler (hlt) stops
+     * the run and we start the faulting code again. Unicorn alone would
+     * report the second one as #DF and the third as a triple fault. */
+    uint8_t code[] = { 0xb8, 0x38, 0x12, 0, 0, 0x8e, 0xd8 }; /* mov $0x1238,%eax; mov %eax,%ds */
+    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
+    for (int i = 0; i < 20; i++) {
+        b.m.stop = STOP_NONE;
+        bare_run(&b, BARE_HANDLER - 0x100, false);
+        ck_assert_int_eq(bare_halted_vector(&b), 13);
+        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 16), 0x1238);
+    }
+    ck_assert_uint_eq(b.m.exceptions, 20);
+}
+END_TEST
+
+Suite *trap_suite(void)
+{
+    Suite *s = suite_create("trap");
+    TCase *tc = tcase_create("delivery");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, int80_through_dpl3_trap_gate_switches_to_ring0_stack);
+    tcase_add_test(tc, interrupt_gate_clears_if);
+    tcase_add_test(tc, int_through_dpl0_gate_from_ring3_is_gp_with_idt_error_code);
+    tcase_add_test(tc, loading_kernel_ds_from_ring3_is_gp_with_selector);
+    tcase_add_test(tc, divide_error_has_no_error_code);
+    tcase_add_test(tc, not_present_gate_is_np);
+    tcase_add_test(tc, many_faults_in_one_engine_are_never_double_faults);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(trap_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
