@@ -114,6 +114,7 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     case X86_INS_CPUID: return CLASS_CPUID;
     case X86_INS_IN: case X86_INS_OUT: case X86_INS_INSB: case X86_INS_INSW:
     case X86_INS_INSD: case X86_INS_OUTSB: case X86_INS_OUTSW: case X86_INS_OUTSD:
+        *flags |= SPECIAL_IO;
         return CLASS_IO;
     case X86_INS_PUSHF: case X86_INS_PUSHFD: return CLASS_PUSHF;
     case X86_INS_POPF: case X86_INS_POPFD: return CLASS_POPF;
@@ -137,6 +138,8 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
             return CLASS_FPU;
         /* A rep string op runs as a block of its own once per iteration
          * (the engine loops on it), so per-element charging is automatic. */
+        if (has_prefix(x, X86_PREFIX_REP) || has_prefix(x, X86_PREFIX_REPNE))
+            *flags |= INSN_REP;
         return CLASS_STRING;
     case X86_INS_MUL: case X86_INS_IMUL: return CLASS_MUL;
     case X86_INS_DIV: case X86_INS_IDIV: return CLASS_DIV;
@@ -147,9 +150,10 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     case X86_INS_RET: return CLASS_RET;
     case X86_INS_PUSH: case X86_INS_PUSHAL: case X86_INS_PUSHAW: return CLASS_PUSH;
     case X86_INS_POP:
-        return writes_segment(x) ? CLASS_SEGLOAD : CLASS_POP;
+        return writes_segment(x) ? CLASS_SEGPOP : CLASS_POP;
     case X86_INS_POPAL: case X86_INS_POPAW: case X86_INS_LEAVE: return CLASS_POP;
     case X86_INS_LEA: case X86_INS_NOP: return CLASS_ALU;
+    case X86_INS_UD2: return CLASS_OTHER;
     case X86_INS_MOV:
         if (writes_segment(x))
             return CLASS_SEGLOAD;
@@ -298,7 +302,7 @@ uint64_t block_prefix_cost(const struct block *b, uint32_t index)
 
 void charge(struct machine *m, int cls, uint64_t count)
 {
-    m->cycles += (uint64_t)m->cpu.model->cost[cls] * count;
+    m->cycles += (uint64_t)m->cpu.cost[cls] * count;
 }
 
 uint64_t cycles_before(struct machine *m, uint32_t addr)
@@ -400,5 +404,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->block_start_cycles = m->cycles;
     m->cycles += b->cost;
     m->insns += b->ninsns;
+    /* A rep op ends its block; its later iterations re-run a block that
+     * starts at it. Any other execution of it is a new rep: pay start-up. */
+    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != addr)
+        charge(m, CLASS_REP_START, 1);
+    m->prev_block_addr = addr;
     syscalls_on_block(m, b);
 }

@@ -17,8 +17,10 @@
 #define SPECIAL_RDTSC  0x01
 #define SPECIAL_RDMSR  0x02
 #define SPECIAL_WRMSR  0x04
-#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR)
-#define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
+#define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
+#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO)
+#define INSN_SOFTINT   0x08
+#define INSN_REP       0x10  /* rep-prefixed string op */  /* int n / int3 / into: charged at delivery */
 
 struct insn {
     uint32_t addr;

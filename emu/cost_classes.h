@@ -17,7 +17,9 @@
     X(MUL,        "mul",        "integer multiply") \
     X(DIV,        "div",        "integer divide") \
     X(STRING,     "string",     "string op, per element (rep: per iteration)") \
-    X(SEGLOAD,    "segload",    "segment register load (mov/pop sreg)") \
+    X(REP_START,  "rep_start",  "start-up of a rep string op, once per rep") \
+    X(SEGLOAD,    "segload",    "mov to a segment register, far jmp/call/ret, lds...") \
+    X(SEGPOP,     "segpop",     "pop to a segment register") \
     X(PUSHF,      "pushf",      "pushf") \
     X(POPF,       "popf",       "popf") \
     X(CLI,        "cli",        "cli") \

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "cost_classes.h"
 
 struct cpu_model {
@@ -22,6 +23,7 @@ struct cpu_config {
     const struct cpu_model *model;
     bool sep_reported;          /* CPUID.1:EDX.SEP */
     bool sep_works;             /* sysenter and the SYSENTER MSRs exist */
+    uint32_t cost[NCLASSES];    /* the model's table, with --cost overrides */
 };
 
 extern const struct cpu_model cpu_models[];
@@ -30,6 +32,9 @@ extern const int cpu_model_count;
 /* Parse "NAME[,-sep]"; returns 0, or -1 with a message in err. */
 int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
                      char *err, int errlen);
+/* Apply "CLASS=CYCLES" to cfg->cost; 0, or -1 with a message in err. */
+int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen);
+void cpu_costs_list(FILE *out);
 uint32_t cpu_signature(const struct cpu_model *m);
 uint32_t cpu_features(const struct cpu_config *c);
 void cpu_models_list(FILE *out);

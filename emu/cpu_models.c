@@ -4,6 +4,7 @@
  * class, each with its source in docs/cost-model.md.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "../guest/abi.h"
 #include "cpu_model.h"
@@ -38,7 +39,7 @@ const struct cpu_model cpu_models[] = {
         .sysenter_works = true,
         .clock_mhz = 850,
         .brand = NULL,
-        .cost = cost_pentium3,
+        .cost = cost_p6,
     },
     {
         .name = "pentiumpro",
@@ -48,7 +49,7 @@ const struct cpu_model cpu_models[] = {
         .sysenter_works = false,
         .clock_mhz = 200,
         .brand = NULL,
-        .cost = cost_pentiumpro,
+        .cost = cost_p6,
     },
 };
 const int cpu_model_count = sizeof cpu_models / sizeof cpu_models[0];
@@ -92,6 +93,7 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
         out->model = &cpu_models[i];
         out->sep_reported = (cpu_models[i].features_edx & CPUID_FEATURE_SEP) && !no_sep;
         out->sep_works = out->sep_reported && cpu_models[i].sysenter_works;
+        memcpy(out->cost, cpu_models[i].cost, sizeof out->cost);
         return 0;
     }
     snprintf(err, (size_t)errlen, "unknown CPU model '%s' (emu --list-cpus lists them)", name);
@@ -112,4 +114,52 @@ void cpu_models_list(FILE *out)
                 "", m->features_edx,
                 (m->features_edx & CPUID_FEATURE_SEP) ? "reported" : "absent");
     }
+}
+
+static const char *const class_names[NCLASSES] = {
+#define X(id, name, what) name,
+    COST_CLASSES(X)
+#undef X
+};
+
+static const char *const class_what[NCLASSES] = {
+#define X(id, name, what) what,
+    COST_CLASSES(X)
+#undef X
+};
+
+int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen)
+{
+    const char *eq = strchr(assignment, '=');
+    char *end;
+    if (eq) {
+        double cycles = strtod(eq + 1, &end);
+        for (int c = 0; c < NCLASSES; c++) {
+            if (strlen(class_names[c]) != (size_t)(eq - assignment) ||
+                strncmp(class_names[c], assignment, (size_t)(eq - assignment)))
+                continue;
+            if (end == eq + 1 || *end || cycles < 0 || cycles > 1e6)
+                break;
+            cfg->cost[c] = CENTI(cycles);
+            return 0;
+        }
+    }
+    snprintf(err, (size_t)errlen, "bad --cost '%s': want CLASS=CYCLES with a class from "
+             "emu --list-costs", assignment);
+    return -1;
+}
+
+void cpu_costs_list(FILE *out)
+{
+    fprintf(out, "%-10s", "class");
+    for (int i = 0; i < cpu_model_count; i++)
+        fprintf(out, " %10s", cpu_models[i].name);
+    fprintf(out, "  what\n");
+    for (int c = 0; c < NCLASSES; c++) {
+        fprintf(out, "%-10s", class_names[c]);
+        for (int i = 0; i < cpu_model_count; i++)
+            fprintf(out, " %10.2f", cpu_models[i].cost[c] / 100.0);
+        fprintf(out, "  %s\n", class_what[c]);
+    }
+    fprintf(out, "cycles per instruction (string ops: per element); sources in docs/cost-model.md\n");
 }

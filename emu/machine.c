@@ -120,9 +120,13 @@ static int write_boot_record(struct machine *m)
 static int add_hooks(struct machine *m)
 {
     uc_hook h;
-    uc_err e = uc_hook_add(m->uc, &h, UC_HOOK_BLOCK, on_block, m, 1, 0);
+    uc_err e = UC_ERR_OK;
+    if (!m->opts->no_cycle_model)
+        e = uc_hook_add(m->uc, &h, UC_HOOK_BLOCK, on_block, m, 1, 0);
     if (!e)
         e = uc_hook_add(m->uc, &h, UC_HOOK_INTR, on_interrupt, m, 1, 0);
+    if (!e)
+        e = uc_hook_add(m->uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, m, 1, 0);
     if (!e)
         e = uc_hook_add(m->uc, &h, UC_HOOK_INSN, on_sysenter, m, 1, 0, UC_X86_INS_SYSENTER);
     if (!e)
@@ -141,6 +145,9 @@ int machine_init_bare(struct machine *m, const struct run_options *opts)
     m->opts = opts;
     if (cpu_config_parse(opts->cpu_spec, opts->no_sep, &m->cpu, err, sizeof err))
         return fail(m, 2, "%s", err);
+    for (int i = 0; i < opts->ncost_overrides; i++)
+        if (cpu_cost_override(&m->cpu, opts->cost_overrides[i], err, sizeof err))
+            return fail(m, 2, "%s", err);
     if (engine_probe_layout(&m->layout, err, sizeof err))
         return fail(m, 125, "%s", err);
     if (uc_open(UC_ARCH_X86, UC_MODE_32, &m->uc) != UC_ERR_OK)
@@ -149,7 +156,7 @@ int machine_init_bare(struct machine *m, const struct run_options *opts)
         return fail(m, 125, "cannot map guest memory");
     if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return fail(m, 125, "cannot allocate an engine context");
-    if (block_cache_init(&m->blocks, m->cpu.model->cost))
+    if (block_cache_init(&m->blocks, m->cpu.cost))
         return fail(m, 125, "cannot initialise Capstone");
     if (opts->trace_path) {
         enum trace_format fmt = TRACE_TEXT;
@@ -212,6 +219,10 @@ int machine_run(struct machine *m)
         uc_err e = uc_emu_start(m->uc, eip, KERNEL_BASE, 0, 0);
         if (m->stop != STOP_NONE)
             break;
+        if (m->pending_ud) {
+            deliver_pending_ud(m);
+            continue;
+        }
         eip = reg_read(m, UC_X86_REG_EIP);
         if (e != UC_ERR_OK)
             machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));

@@ -42,6 +42,9 @@ struct run_options {
     const char *trace_path;
     const char *trace_format;  /* text, json, csv */
     bool trace_insns;
+    bool no_cycle_model;       /* no block hook: for measuring its overhead */
+    const char *cost_overrides[16]; /* "CLASS=CYCLES" */
+    int ncost_overrides;
     uint32_t epoch_sec;
 };
 
@@ -62,6 +65,7 @@ struct machine {
     uint64_t insns;
     uint64_t exceptions;
     uint32_t cur_limit;            /* insns of cur_block still charged */
+    uint32_t prev_block_addr;
     uint32_t special_addrs[MAX_SPECIAL_HOOKS];
     uc_hook special_hooks[MAX_SPECIAL_HOOKS];
     int nspecial;
@@ -75,6 +79,7 @@ struct machine {
     int exit_status;
     char message[512];
     int delivery_depth;
+    bool pending_ud;               /* the engine stopped on an invalid opcode */
 };
 
 /* machine.c */
@@ -108,6 +113,9 @@ bool vector_has_error_code(int vector);
 void on_sysenter(uc_engine *uc, void *user);
 int on_cpuid(uc_engine *uc, void *user);
 void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user);
+
+bool on_invalid_insn(uc_engine *uc, void *user);
+void deliver_pending_ud(struct machine *m);
 
 /* hypercall.c */
 void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user);

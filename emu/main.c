@@ -14,7 +14,7 @@
 static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
     "       emu compare [options] PROGRAM [ARGS...]\n"
-    "       emu --list-cpus\n"
+    "       emu --list-cpus | --list-costs\n"
     "\n"
     "Runs a static i386 Linux program on a modeled Pentium-class CPU under a small\n"
     "Linux-2.5.53-like kernel, and counts the cycles its system calls take through\n"
@@ -23,6 +23,7 @@ static const char usage_text[] =
     "options (run and compare):\n"
     "  --cpu NAME[,-sep]    CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP\n"
     "  --no-sep             same as ',-sep' on the chosen model\n"
+    "  --cost CLASS=CYCLES  override one cost class (repeatable; emu --list-costs)\n"
     "  --max-insns N        instruction budget (default 2000000000)\n"
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
     "  --epoch SECONDS      wall-clock time at boot (default: the patch's date)\n"
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "  --trace FILE         write a trace ('-' for stdout)\n"
     "  --trace-format FMT   text (default), json (Chrome/Perfetto) or csv\n"
     "  --trace-insns        also trace every instruction\n"
+    "  --no-cycle-model     no cycle accounting (for make bench): no cycles,\n"
+    "                       traces, budget or modeled TSC\n"
     "options (compare):\n"
     "  --cpus LIST          models to compare, ';'-separated (default:\n"
     "                       pentium4;pentium4,-sep;pentium3;pentium3,-sep)\n"
@@ -101,6 +104,10 @@ int main(int argc, char **argv)
         cpu_models_list(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--list-costs") || !strcmp(argv[1], "list-costs")) {
+        cpu_costs_list(stdout);
+        return 0;
+    }
     if (!strcmp(argv[1], "compare"))
         compare = true;
     else if (strcmp(argv[1], "run"))
@@ -122,6 +129,10 @@ int main(int argc, char **argv)
             if (!parse_u64(val, &e) || e > UINT32_MAX)
                 return usage_error("bad --epoch '%s'", val);
             opts.epoch_sec = (uint32_t)e;
+        } else if (!strcmp(a, "--cost") && val) {
+            if (opts.ncost_overrides == 16)
+                return usage_error("%s", "too many --cost options");
+            opts.cost_overrides[opts.ncost_overrides++] = val;
         } else if (!strcmp(a, "--env") && val) {
             if (!strchr(val, '='))
                 return usage_error("--env wants NAME=VALUE, not '%s'", val);
@@ -149,6 +160,8 @@ int main(int argc, char **argv)
                 report = true;
             else if (!compare && !strcmp(a, "--trace-insns"))
                 opts.trace_insns = true;
+            else if (!compare && !strcmp(a, "--no-cycle-model"))
+                opts.no_cycle_model = true;
             else if (compare && !strcmp(a, "--article"))
                 article = true;
             else

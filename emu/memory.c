@@ -18,11 +18,19 @@ static int map_region(uc_engine *uc, struct guest_memory *mem, uint32_t base,
     return 0;
 }
 
+/*
+ * The engine checks that an address is backed before it walks the page
+ * tables, so an access to an unbacked address would stop the engine instead
+ * of raising #PF. Every address is therefore backed; the guest's page
+ * tables decide which pages exist.
+ */
 int memory_map_all(uc_engine *uc, struct guest_memory *mem)
 {
     mem->count = 0;
-    if (map_region(uc, mem, USER_SPACE_BASE, USER_SPACE_TOP - USER_SPACE_BASE, "user") ||
+    if (map_region(uc, mem, 0, USER_SPACE_TOP, "user") ||
         map_region(uc, mem, KERNEL_BASE, KERNEL_RAM_SIZE, "kernel") ||
+        map_region(uc, mem, KERNEL_BASE + KERNEL_RAM_SIZE,
+                   FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         map_region(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
     return 0;

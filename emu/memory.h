@@ -14,7 +14,7 @@ struct mem_region {
 };
 
 struct guest_memory {
-    struct mem_region regions[3];
+    struct mem_region regions[4];
     int count;
 };
 

@@ -58,8 +58,8 @@ void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from
 void syscalls_on_sysenter(struct machine *m, uint32_t insn_addr)
 {
     struct syscall_tracker *t = &m->sys;
-    begin(m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX), cycles_before(m, insn_addr),
-          insn_addr);
+    begin(m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
+          insn_addr ? cycles_before(m, insn_addr) : m->cycles, insn_addr);
     /* The sixth argument is on the user stack, where EBP points. */
     const uint8_t *p = guest_ptr(&m->mem, t->cur.args[5], 4);
     if (p && t->cur.args[5] < USER_SPACE_TOP - 3)
@@ -144,8 +144,10 @@ void syscalls_on_block(struct machine *m, const struct block *b)
     struct syscall_tracker *t = &m->sys;
     bool kernel = machine_in_kernel(b->addr);
 
-    if (!kernel)
+    if (!kernel) {
+        t->user_started = true;
         track_vsyscall(m, b);
+    }
     if (t->active) {
         if (!kernel) {
             finish(m, m->block_start_cycles,

@@ -46,6 +46,7 @@ struct syscall_tracker {
     uint64_t vsyscall_start, vsyscall_calls, vsyscall_cycles;
     struct { uint64_t calls, cycles; } vsyscall_by_nr[SYSCALL_STATS_MAX];
     uint64_t user_since;     /* start of the current user-mode span */
+    bool user_started;       /* the program has run its first instruction */
     uint32_t prev_last_cost; /* cost of the last insn of the previous block */
     /* kernel code addresses that split the phases */
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;

@@ -51,7 +51,10 @@ void on_sysenter(uc_engine *uc, void *user)
     uint32_t index;
     (void)uc;
     const struct insn *in = current_sysenter(m, &index);
-    if (!in) {
+    /* Without the block hook (--no-cycle-model) only a sysenter that
+     * cannot fault can be modeled: a fault needs the instruction's address,
+     * which the engine does not give this hook. */
+    if (!in && !(m->opts->no_cycle_model && m->cpu.sep_works)) {
         machine_stop(m, STOP_MACHINE, "sysenter outside a decoded block");
         return;
     }
@@ -61,10 +64,14 @@ void on_sysenter(uc_engine *uc, void *user)
     }
     uint32_t cs = (uint32_t)read_msr(m, MSR_IA32_SYSENTER_CS) & 0xfffc;
     if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & CR0_PE)) {
+        if (!in) {
+            machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
+            return;
+        }
         sysenter_fault(m, index, 13, true, in->addr);
         return;
     }
-    syscalls_on_sysenter(m, in->addr);
+    syscalls_on_sysenter(m, in ? in->addr : 0);
     /*
      * The CPU loads flat ring-0 CS = SYSENTER_CS and SS = SYSENTER_CS + 8
      * without reading the GDT; the engine can only load from the GDT, whose
@@ -161,6 +168,20 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
     raise_fault(m, 13, true, 0, in->addr);
 }
 
+/*
+ * Unicorn 2.0.1 dropped the I/O permission check. With CPL > IOPL the CPU
+ * would consult the TSS I/O bitmap; the guest's TSS has none, so: #GP(0).
+ */
+static void io_permission(struct machine *m, const struct insn *in, uint32_t index)
+{
+    uint32_t cpl = reg_read(m, UC_X86_REG_CS) & 3;
+    uint32_t iopl = (reg_read(m, UC_X86_REG_EFLAGS) >> 12) & 3;
+    if (cpl <= iopl)
+        return;
+    truncate_current_block(m, index);
+    raise_fault(m, 13, true, 0, in->addr);
+}
+
 void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
@@ -176,4 +197,6 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         complete_with(m, index, in->addr, tsc_at(m, in->addr));
     else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
         msr_access(m, in, index);
+    else if (in->flags & SPECIAL_IO)
+        io_permission(m, in, index);
 }

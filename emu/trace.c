@@ -148,7 +148,7 @@ void trace_insn(struct trace *t, uint32_t addr, bool kernel, const char *text,
                 cyc(cost), cyc(total));
         break;
     case TRACE_CSV:
-        fprintf(t->f, "insn,,,%s,,%08x,\"%s\",,,,,,,,,%.2f,,,,,,,%.2f\n",
+        fprintf(t->f, "insn,,,%s,,%08x,\"%s\",,,,,,,,,%.2f,,,,,,%.2f\n",
                 kernel ? "kernel" : "user", addr, text, cyc(total), cyc(cost));
         break;
     case TRACE_JSON:
@@ -200,7 +200,8 @@ void on_trace_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     uint32_t addr = (uint32_t)address, index;
     (void)uc;
     const struct insn *in = block_find_insn(m->cur_block, addr, &index);
-    if (!in || index >= m->cur_limit || !m->trace)
+    /* Boot is the same every run; tracing starts with the program. */
+    if (!in || index >= m->cur_limit || !m->trace || !m->sys.user_started)
         return;
     const uint8_t *code = guest_ptr(&m->mem, addr, size);
     char text[192] = "?";

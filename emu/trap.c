@@ -205,6 +205,26 @@ static const struct insn *software_int(struct machine *m, uint32_t intno, uint32
     return NULL;
 }
 
+/* Unicorn reports #UD here, not to the interrupt hook, and then stops the
+ * run whatever the hook says; machine_run delivers it. */
+bool on_invalid_insn(uc_engine *uc, void *user)
+{
+    struct machine *m = user;
+    (void)uc;
+    m->pending_ud = true;
+    return true;
+}
+
+void deliver_pending_ud(struct machine *m)
+{
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
+    m->pending_ud = false;
+    if (block_find_insn(m->cur_block, eip, &index))
+        truncate_current_block(m, index);
+    m->delivery_depth = 0;
+    raise_fault(m, 6, false, 0, eip);
+}
+
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
 {
     struct machine *m = user;

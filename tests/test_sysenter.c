@@ -177,7 +177,7 @@ START_TEST(rdtsc_counts_modeled_cycles)
     bare_init(&b, "pentium3");
     bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
     bare_run(&b, BARE_HANDLER - 0x100, false);
-    const uint32_t *cost = b.m.cpu.model->cost;
+    const uint32_t *cost = b.m.cpu.cost;
     uint32_t expected = (cost[CLASS_RDTSC] + cost[CLASS_ALU] + 3 * cost[CLASS_MUL]) / 100;
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX) - bare_reg(&b, UC_X86_REG_ESI), expected);
     bare_destroy(&b);

@@ -107,6 +107,10 @@ struct thread_info {
 };
 extern struct thread_info *current;
 
+/* tls.c */
+long sys_set_thread_area(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
+long sys_get_thread_area(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
+
 /* syscall.c */
 typedef long (*syscall_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
 extern syscall_fn sys_call_table[NR_syscalls];

@@ -44,6 +44,8 @@ enum {
     SYS_madvise = 219,
     SYS_gettid = 224,
     SYS_tkill = 238,
+    SYS_set_thread_area = 243,
+    SYS_get_thread_area = 244,
     SYS_exit_group = 252,
     SYS_set_tid_address = 258,
     SYS_clock_gettime = 265,
@@ -968,6 +970,8 @@ syscall_fn sys_call_table[NR_syscalls] = {
     [SYS_getrandom] = sys_getrandom,
     [SYS_rseq] = sys_enosys,
     [SYS_sysemu_args6] = sys_sysemu_args6,
+    [SYS_set_thread_area] = sys_set_thread_area,
+    [SYS_get_thread_area] = sys_get_thread_area,
 };
 #pragma GCC diagnostic pop
 

@@ -1,0 +1,114 @@
+/*
+ * Thread-local storage: set_thread_area and get_thread_area fill the three
+ * TLS descriptors of the GDT (entries 6-8, selectors 0x33/0x3b/0x43) that
+ * libc points %gs at. The task keeps its own copy, loaded into the GDT when
+ * it runs (there is one task, so "when it runs" is "now").
+ */
+#include "kernel.h"
+
+extern uint64_t gdt_table[GDT_ENTRIES];
+
+/* struct user_desc of <asm/ldt.h> */
+struct user_desc {
+    uint32_t entry_number;
+    uint32_t base_addr;
+    uint32_t limit;
+    uint32_t flags;
+};
+#define UD_SEG_32BIT       0x01
+#define UD_CONTENTS_SHIFT  1      /* 2 bits: 0 data, 1 stack, 2 code */
+#define UD_READ_EXEC_ONLY  0x08
+#define UD_LIMIT_IN_PAGES  0x10
+#define UD_SEG_NOT_PRESENT 0x20
+#define UD_USEABLE         0x40
+
+static uint64_t tls_array[GDT_ENTRY_TLS_ENTRIES];
+
+static void load_TLS(void)
+{
+    for (int i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
+        gdt_table[GDT_ENTRY_TLS_MIN + i] = tls_array[i];
+}
+
+/* Linux calls an all-clear request "empty": it frees the entry. */
+static int desc_empty(const struct user_desc *u)
+{
+    return u->base_addr == 0 && u->limit == 0 &&
+           (u->flags & ~UD_USEABLE) == (UD_READ_EXEC_ONLY | UD_SEG_NOT_PRESENT);
+}
+
+static uint64_t make_descriptor(const struct user_desc *u)
+{
+    uint32_t contents = (u->flags >> UD_CONTENTS_SHIFT) & 3;
+    /* S=1, DPL 3; type: data read/write (read-only with read_exec_only),
+     * expand-down for "stack", code execute/read for "code". */
+    uint32_t type = (contents << 2) | ((u->flags & UD_READ_EXEC_ONLY) ? 0 : 2);
+    uint64_t d = (u->limit & 0xffff) | ((uint64_t)(u->base_addr & 0xffffff) << 16);
+    d |= (uint64_t)(type | 0x10 | 0x60) << 40;
+    if (!(u->flags & UD_SEG_NOT_PRESENT))
+        d |= 1ull << 47;
+    d |= (uint64_t)((u->limit >> 16) & 0xf) << 48;
+    if (u->flags & UD_USEABLE)
+        d |= 1ull << 52;
+    if (u->flags & UD_SEG_32BIT)
+        d |= 1ull << 54;
+    if (u->flags & UD_LIMIT_IN_PAGES)
+        d |= 1ull << 55;
+    d |= (uint64_t)(u->base_addr >> 24) << 56;
+    return d;
+}
+
+long sys_set_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct user_desc u;
+    (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+    if (copy_from_user(&u, uinfo, sizeof u))
+        return -EFAULT;
+    uint32_t idx = u.entry_number;
+    if (idx == 0xffffffffu) {
+        for (idx = GDT_ENTRY_TLS_MIN; idx <= GDT_ENTRY_TLS_MAX; idx++)
+            if (tls_array[idx - GDT_ENTRY_TLS_MIN] == 0)
+                break;
+        if (idx > GDT_ENTRY_TLS_MAX)
+            return -ESRCH;
+        if (put_user_u32(idx, uinfo))
+            return -EFAULT;
+    }
+    if (idx < GDT_ENTRY_TLS_MIN || idx > GDT_ENTRY_TLS_MAX)
+        return -EINVAL;
+    /* A code segment with "contents" 3 is not allowed (conforming code). */
+    if (((u.flags >> UD_CONTENTS_SHIFT) & 3) == 3 && !desc_empty(&u))
+        return -EINVAL;
+    tls_array[idx - GDT_ENTRY_TLS_MIN] = desc_empty(&u) ? 0 : make_descriptor(&u);
+    load_TLS();
+    /* The caller may hold this selector in a segment register: return
+     * through iret, which reloads every selector from the frame. */
+    current->flags |= _TIF_IRET;
+    return 0;
+}
+
+long sys_get_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t idx;
+    (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+    if (get_user_u32(&idx, uinfo))
+        return -EFAULT;
+    if (idx < GDT_ENTRY_TLS_MIN || idx > GDT_ENTRY_TLS_MAX)
+        return -EINVAL;
+    uint64_t d = tls_array[idx - GDT_ENTRY_TLS_MIN];
+    struct user_desc u = { .entry_number = idx };
+    u.base_addr = (uint32_t)((d >> 16) & 0xffffff) | (uint32_t)((d >> 56) << 24);
+    u.limit = (uint32_t)(d & 0xffff) | (uint32_t)(((d >> 48) & 0xf) << 16);
+    uint32_t type = (uint32_t)(d >> 40) & 0xf;
+    u.flags = ((d >> 54) & 1 ? UD_SEG_32BIT : 0) |
+              (((type >> 2) & 3) << UD_CONTENTS_SHIFT) |
+              (type & 2 ? 0 : UD_READ_EXEC_ONLY) |
+              ((d >> 55) & 1 ? UD_LIMIT_IN_PAGES : 0) |
+              ((d >> 47) & 1 ? 0 : UD_SEG_NOT_PRESENT) |
+              ((d >> 52) & 1 ? UD_USEABLE : 0);
+    if (d == 0)
+        u.flags = UD_READ_EXEC_ONLY | UD_SEG_NOT_PRESENT;
+    return copy_to_user(uinfo, &u, sizeof u) ? -EFAULT : 0;
+}
