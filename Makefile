@@ -98,7 +98,10 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
 all: $(EMU) $(PROGRAMS) $(TESTS)
 
 run: all
+	@echo "sysenter vs int \$$0x80, modeled from first principles (docs/cost-model.md)"
+	@echo
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop gettimeofday 10000
+	@echo
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop getppid 10000
 
 test: all
@@ -110,6 +113,15 @@ test-asan:
 
 bench: all
 	@sh tests/bench.sh $(BUILD)
+
+# The reference traces that tests/test_traces.c compares against.
+TRACE_CPUS := pentium4 pentium4,-sep pentium3 pentium3,-sep pentiumpro
+traces: all
+	@for c in $(TRACE_CPUS); do \
+		f=traces/$$(echo $$c | sed 's/,-sep/-nosep/').txt; \
+		$(EMU) run --cpu $$c --trace $$f --trace-insns \
+			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
+	done
 
 plot: all
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \

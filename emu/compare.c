@@ -103,13 +103,17 @@ static const char *article_note(const char *model, uint32_t nr)
 {
     bool p4 = !strcmp(model, "pentium4"), p3 = !strcmp(model, "pentium3");
     if (p4 && nr == 78)
-        return "article: \"just over half the time\"; Linus's P4: 1280.4/2415.7 = 0.53";
+        return "published: article \"just over half the time\"; "
+               "Linus's P4: 1280.4 / 2415.7 cycles = 0.53 (not used by the model)";
     if (p4 && (nr == 64 || nr == 20))
-        return "Linus's P4 getppid: 641/1761 = 0.36";
+        return "published: Linus's P4 getppid 641 / 1761 cycles = 0.36 "
+               "(the model's calibration point)";
     if (p3 && nr == 78)
-        return "article: 1.2x faster on a Pentium III (ratio 0.83)";
-    if (p3)
-        return "article: 1.2x on a Pentium III (measured for gettimeofday)";
+        return "published: article \"a factor of 1.2\"; "
+               "Linus's PIII: 561.7 / 686.2 cycles = 0.82 (not used by the model)";
+    if (p3 && (nr == 64 || nr == 20))
+        return "published: no P6 sysenter getppid figure; int $0x80 null call "
+               "~320 cycles (lmbench, the model's calibration point)";
     return NULL;
 }
 
@@ -207,7 +211,11 @@ int compare_main(const struct run_options *base, const char *cpus, bool article,
         printf(" %s", base->argv[i]);
     printf("\n\n");
     print_table(rs, n, stdout);
-    printf("\n");
+    printf("\ncycles/call: from the call into the vsyscall page to its return, as the caller\n"
+           "sees it (without the page: from the trap to the return to user mode); entry: from\n"
+           "the trapping instruction to the dispatch call; body: the handler; exit: from the\n"
+           "handler's return to user mode. Means over all calls of the program's most\n"
+           "frequent system call.\n\n");
     print_ratios(rs, n, article, stdout);
     if (svg_path && write_svg(svg_path, rs, n)) {
         fprintf(stderr, "emu: cannot write %s\n", svg_path);

@@ -1,0 +1,77 @@
+/*
+ * The reference traces in traces/: one gettimeofday call through the
+ * vsyscall page on each model, every instruction with its cost. Any change
+ * to the cycle model, the kernel or the stubs shows up here as a diff;
+ * if the change is intended, regenerate them with `make traces`.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "support.h"
+
+static const struct { const char *cpu, *file; } refs[] = {
+    { "pentium4", "traces/pentium4.txt" },
+    { "pentium4,-sep", "traces/pentium4-nosep.txt" },
+    { "pentium3", "traces/pentium3.txt" },
+    { "pentium3,-sep", "traces/pentium3-nosep.txt" },
+    { "pentiumpro", "traces/pentiumpro.txt" },
+};
+
+static int first_difference(const char *a, const char *b)
+{
+    int line = 1;
+    for (; *a && *a == *b; a++, b++)
+        if (*a == '\n')
+            line++;
+    return *a == *b ? 0 : line;
+}
+
+START_TEST(reference_trace_matches)
+{
+    char path[] = "/tmp/sysemu-trace-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    const char *args[] = { "run", "--cpu", refs[_i].cpu, "--trace", path, "--trace-insns",
+                           program("one_call"), "gettimeofday", NULL };
+    struct emu_result r;
+    run_emu(&r, args);
+    ck_assert_int_eq(r.status, 0);
+    char *got = read_file(path), *want = read_file(refs[_i].file);
+    unlink(path);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(want != NULL, "%s is missing (make traces)", refs[_i].file);
+    int line = first_difference(got, want);
+    ck_assert_msg(line == 0, "%s differs from the model at line %d; if the change is "
+                  "intended, run make traces", refs[_i].file, line);
+    /* the trace shows the path the model took */
+    bool sysenter = strstr(refs[_i].cpu, "-sep") == NULL && strcmp(refs[_i].cpu, "pentiumpro");
+    ck_assert_int_eq(count_lines_containing(got, "syscall  sysenter  gettimeofday"), sysenter);
+    ck_assert_int_eq(count_lines_containing(got, "syscall  int80     gettimeofday"), !sysenter);
+    ck_assert_int_eq(count_lines_containing(got, " u sysenter"), sysenter ? 2 : 0);
+    ck_assert_int_eq(count_lines_containing(got, " k sysexit"), sysenter ? 1 : 0);
+    free(got);
+    free(want);
+    emu_result_free(&r);
+}
+END_TEST
+
+Suite *traces_suite(void)
+{
+    Suite *s = suite_create("traces");
+    TCase *tc = tcase_create("reference");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, reference_trace_matches, 0, sizeof refs / sizeof refs[0]);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(traces_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
