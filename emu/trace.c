@@ -90,6 +90,9 @@ void trace_syscall(struct trace *t, const struct syscall_record *r)
                 path_names[r->path], return_names[r->ret], cyc(body - r->start),
                 cyc(exit - body), cyc(r->end - exit), cyc(r->end - r->start),
                 r->insns_end - r->insns_start, cyc(r->start));
+        if (r->kernel_faults)
+            fprintf(t->f, "%6s %u fault(s) taken and fixed up in the kernel\n", "",
+                    r->kernel_faults);
         break;
     case TRACE_CSV:
         fprintf(t->f, "%s,%" PRIu64 ",%s,%s,%s,", kind, r->seq, name, path_names[r->path],
@@ -184,8 +187,8 @@ void strace_print(struct machine *m, const struct syscall_record *r)
                 r->error_code);
         return;
     }
-    fprintf(stderr, "[%s] %s(%#x, %#x, %#x, %#x, %#x, %#x)", path_names[r->path],
-            syscall_name(r->nr), r->args[0], r->args[1], r->args[2], r->args[3], r->args[4],
+    fprintf(stderr, "[%s/%s] %s(%#x, %#x, %#x, %#x, %#x, %#x)", path_names[r->path],
+            return_names[r->ret], syscall_name(r->nr), r->args[0], r->args[1], r->args[2], r->args[3], r->args[4],
             r->args[5]);
     if (r->ret == RET_EXITED)
         fputs(" = ?\n", stderr);
