@@ -108,6 +108,33 @@ START_TEST(many_faults_in_one_engine_are_never_double_faults)
 }
 END_TEST
 
+/* ring 0: load a segment register from a descriptor that is not present */
+static void load_not_present(uint8_t sreg_modrm)
+{
+    uint64_t absent = 0x00c0120000000000ull | 0xffff;   /* data, DPL 0, P = 0 */
+    bare_write(&b, BARE_GDT + 8 * 20, &absent, 8);
+    uint8_t code[] = { 0xb8, 0xa0, 0, 0, 0, 0x8e, sreg_modrm }; /* mov $0xa0,%eax; mov %eax,%sreg */
+    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
+    bare_run(&b, BARE_HANDLER - 0x100, false);
+}
+
+START_TEST(not_present_data_segment_is_np_with_selector)
+{
+    load_not_present(0xd8);                              /* %ds */
+    ck_assert_int_eq(bare_halted_vector(&b), 11);
+    ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 16), 0xa0);
+    ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 12), BARE_HANDLER - 0x100 + 5);
+}
+END_TEST
+
+START_TEST(not_present_stack_segment_is_ss_with_selector)
+{
+    load_not_present(0xd0);                              /* %ss */
+    ck_assert_int_eq(bare_halted_vector(&b), 12);
+    ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 16), 0xa0);
+}
+END_TEST
+
 Suite *trap_suite(void)
 {
     Suite *s = suite_create("trap");
@@ -120,6 +147,8 @@ Suite *trap_suite(void)
     tcase_add_test(tc, divide_error_has_no_error_code);
     tcase_add_test(tc, not_present_gate_is_np);
     tcase_add_test(tc, many_faults_in_one_engine_are_never_double_faults);
+    tcase_add_test(tc, not_present_data_segment_is_np_with_selector);
+    tcase_add_test(tc, not_present_stack_segment_is_ss_with_selector);
     suite_add_tcase(s, tc);
     return s;
 }
