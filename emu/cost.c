@@ -326,18 +326,19 @@ void truncate_current_block(struct machine *m, uint32_t index)
 
 /* Code hooks go in only for the addresses that need them, so most code
  * runs without a per-instruction callback. */
+static bool is_hooked(const struct machine *m, uint32_t addr)
+{
+    for (int h = 0; h < m->nspecial; h++)
+        if (m->special_addrs[h] == addr)
+            return true;
+    return false;
+}
+
 static bool specials_hooked(struct machine *m, const struct block *b)
 {
-    for (uint32_t i = 0; i < b->ninsns; i++) {
-        const struct insn *in = &b->insns[i];
-        if (!(in->flags & SPECIALS))
-            continue;
-        bool found = false;
-        for (int h = 0; h < m->nspecial && !found; h++)
-            found = m->special_addrs[h] == in->addr;
-        if (!found)
+    for (uint32_t i = 0; i < b->ninsns; i++)
+        if ((b->insns[i].flags & SPECIALS) && !is_hooked(m, b->insns[i].addr))
             return false;
-    }
     return true;
 }
 
@@ -345,12 +346,7 @@ static int hook_specials(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
-        if (!(in->flags & SPECIALS))
-            continue;
-        bool found = false;
-        for (int h = 0; h < m->nspecial && !found; h++)
-            found = m->special_addrs[h] == in->addr;
-        if (found)
+        if (!(in->flags & SPECIALS) || is_hooked(m, in->addr))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS)
             return -1;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <check.h>
 #include "../emu/machine.h"
 
 struct emu_result {
@@ -12,6 +13,9 @@ struct emu_result {
     char *out;
     char *err;
 };
+
+/* Run one Check suite and return the process exit status. */
+int run_suite(Suite *s);
 
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);

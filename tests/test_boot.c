@@ -192,9 +192,5 @@ Suite *boot_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(boot_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(boot_suite());
 }

@@ -65,9 +65,5 @@ Suite *cpu_model_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(cpu_model_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(cpu_model_suite());
 }

@@ -772,9 +772,5 @@ Suite *e2e_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(e2e_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(e2e_suite());
 }

@@ -155,9 +155,5 @@ Suite *trap_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(trap_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(trap_suite());
 }
