@@ -40,14 +40,13 @@ KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 KERNEL_OBJS := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRCS))
 KERNEL := $(BUILD)/guest/kernel.elf
 
-$(BUILD)/guest/kernel/%.c.o $(BUILD)/guest/vsyscall/%.S.o $(BUILD)/guest/kernel/%.S.o: | $(DEPS_OK)
-$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c
+$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S
+$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S
+$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Make sure the Debian packages this project builds with are installed.
+# Make sure the Debian packages this project builds with are installed,
+# plus any named on the command line (e.g. for make fuzz).
 # As root: install what is missing. Otherwise: print the command and fail.
 set -u
-PACKAGES="libunicorn-dev libcapstone-dev check pkg-config gcc-multilib make"
+PACKAGES="libunicorn-dev libcapstone-dev check pkg-config gcc-multilib make $*"
 missing=""
 for p in $PACKAGES; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
