@@ -139,6 +139,10 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         break;
     }
     default:
-        machine_stop(m, STOP_MACHINE, "unknown hypercall port %#x", port);
+        if (!hostfs_is_port(port))
+            machine_stop(m, STOP_MACHINE, "unknown hypercall port %#x", port);
+        else if (hostfs_hypercall(&m->fs, &m->mem, port, value))
+            machine_stop(m, STOP_MACHINE, "file hypercall %#x with a bad block address %08x",
+                         port, value);
     }
 }

@@ -3,8 +3,6 @@
 #include "machine.h"
 #include "trace.h"
 
-#define ENOSYS_RESULT (-38)
-
 void syscalls_init(struct machine *m)
 {
     struct syscall_tracker *t = &m->sys;
@@ -14,6 +12,7 @@ void syscalls_init(struct machine *m)
     t->sysenter_call = ksym_addr(&m->ksyms, "sysenter_call");
     t->sysenter_return = ksym_addr(&m->ksyms, "sysenter_return");
     t->sysenter_exit = ksym_addr(&m->ksyms, "sysenter_exit");
+    t->ni_syscall = ksym_addr(&m->ksyms, "sys_ni_syscall");
 }
 
 static void begin(struct machine *m, enum sys_path path, uint32_t nr, uint64_t start,
@@ -34,6 +33,7 @@ static void begin(struct machine *m, enum sys_path path, uint32_t nr, uint64_t s
     for (int i = 0; i < 6; i++)
         t->cur.args[i] = reg_read(m, arg_regs[i]);
     t->active = true;
+    t->cur_unknown = false;
     t->phase = PHASE_ENTRY;
     t->by_path[path]++;
 }
@@ -97,7 +97,9 @@ static void finish(struct machine *m, uint64_t end, enum sys_return how)
         t->returns_sysexit++;
     else if (how == RET_IRET)
         t->returns_iret++;
-    if (r->path != PATH_TRAP && how != RET_EXITED && r->result == ENOSYS_RESULT)
+    /* Unknown: the kernel ran sys_ni_syscall for it. A known call that
+     * returns -ENOSYS on purpose (rseq) is not counted. */
+    if (r->path != PATH_TRAP && t->cur_unknown)
         t->enosys++;
     account(t);
     t->active = false;
@@ -149,6 +151,8 @@ void syscalls_on_block(struct machine *m, const struct block *b)
         track_vsyscall(m, b);
     }
     if (t->active) {
+        if (kernel && b->addr == t->ni_syscall)
+            t->cur_unknown = true;
         if (!kernel) {
             finish(m, m->block_start_cycles,
                    t->cur.ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);

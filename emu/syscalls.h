@@ -39,7 +39,8 @@ struct syscall_tracker {
     uint64_t seq;
     uint64_t by_path[NPATHS];
     uint64_t returns_sysexit, returns_iret;
-    uint64_t enosys;
+    uint64_t enosys;         /* calls the kernel had no handler for */
+    bool cur_unknown;        /* the call in flight reached sys_ni_syscall */
     struct syscall_stat stats[NPATHS][SYSCALL_STATS_MAX];
     /* calls through the vsyscall page: call .. return, centicycles */
     bool in_vsyscall;
@@ -50,6 +51,7 @@ struct syscall_tracker {
     uint32_t prev_last_cost; /* cost of the last insn of the previous block */
     /* kernel code addresses that split the phases */
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;
+    uint32_t ni_syscall;     /* the kernel's handler of unknown numbers */
 };
 
 struct machine;

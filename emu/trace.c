@@ -180,6 +180,43 @@ int trace_close(struct trace *t)
     return rc ? -1 : 0;
 }
 
+/* Which argument of system call nr is a path, or -1. */
+static int path_arg(uint32_t nr)
+{
+    switch (nr) {
+    case 5: case 11: case 12: case 33: case 85: case 106: case 107: case 195: case 196:
+        return 0;   /* open execve chdir access readlink stat lstat stat64 lstat64 */
+    case 295: case 300: case 305: case 307: case 383: case 439:
+        return 1;   /* openat fstatat64 readlinkat faccessat statx faccessat2 */
+    default:
+        return -1;
+    }
+}
+
+/* A user string argument, quoted, at most 96 bytes of it. */
+static void print_user_string(const struct machine *m, uint32_t addr)
+{
+    const uint32_t max = 96;
+    const uint8_t *p = NULL;
+    uint32_t n = 0;
+    if (addr >= USER_SPACE_BASE && addr < USER_SPACE_TOP)
+        p = guest_ptr(&m->mem, addr, USER_SPACE_TOP - addr < max ? USER_SPACE_TOP - addr : max);
+    if (!p) {
+        fprintf(stderr, "%#x", addr);
+        return;
+    }
+    fputc('"', stderr);
+    for (; n < max && addr + n < USER_SPACE_TOP && p[n]; n++) {
+        if (p[n] == '"' || p[n] == '\\')
+            fprintf(stderr, "\\%c", p[n]);
+        else if (p[n] >= 0x20 && p[n] < 0x7f)
+            fputc(p[n], stderr);
+        else
+            fprintf(stderr, "\\x%02x", p[n]);
+    }
+    fputs(n == max && p[n - 1] ? "\"..." : "\"", stderr);
+}
+
 void strace_print(struct machine *m, const struct syscall_record *r)
 {
     if (r->path == PATH_TRAP) {
@@ -187,14 +224,21 @@ void strace_print(struct machine *m, const struct syscall_record *r)
                 r->error_code);
         return;
     }
-    fprintf(stderr, "[%s/%s] %s(%#x, %#x, %#x, %#x, %#x, %#x)", path_names[r->path],
-            return_names[r->ret], syscall_name(r->nr), r->args[0], r->args[1], r->args[2], r->args[3], r->args[4],
-            r->args[5]);
+    fprintf(stderr, "[%s/%s] %s(", path_names[r->path], return_names[r->ret],
+            syscall_name(r->nr));
+    for (int i = 0; i < 6; i++) {
+        if (i)
+            fputs(", ", stderr);
+        if (i == path_arg(r->nr))
+            print_user_string(m, r->args[i]);
+        else
+            fprintf(stderr, "%#x", r->args[i]);
+    }
+    fputc(')', stderr);
     if (r->ret == RET_EXITED)
         fputs(" = ?\n", stderr);
     else
         fprintf(stderr, " = %d <%.0f cycles>\n", r->result, cyc(r->end - r->start));
-    (void)m;
 }
 
 void on_trace_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)

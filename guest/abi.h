@@ -76,6 +76,10 @@
 /* sysenter stub: the kernel returns to the instruction after "sysenter". */
 #define SYSENTER_RETURN_OFFSET 7
 #define SYSENTER_RETURN       (VSYSCALL_BASE + SYSENTER_RETURN_OFFSET)
+/* The second half of the page holds a minimal ELF image, the "vDSO" that
+ * AT_SYSINFO_EHDR points at: glibc only takes AT_SYSINFO when it is there. */
+#define VSYSCALL_EHDR_OFFSET  0x800
+#define VSYSCALL_EHDR         (VSYSCALL_BASE + VSYSCALL_EHDR_OFFSET)
 
 /* ---- Auxiliary vector entries the kernel passes ---- */
 #define AT_NULL    0
@@ -96,6 +100,7 @@
 #define AT_RANDOM  25
 #define AT_EXECFN  31
 #define AT_SYSINFO 32
+#define AT_SYSINFO_EHDR 33
 
 /*
  * ---- Hypercalls: guest kernel -> emulator ----
@@ -110,6 +115,22 @@
 #define HC_PORT_PANIC   0xe4 /* struct hc_text: guest kernel panic */
 #define HC_PORT_EXECERR 0xe5 /* struct hc_text: program could not be loaded */
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
+/* The read-only file tree of "emu run --root DIR" (emu/hostfs.c): every
+ * request is a struct hc_fs; paths and data sit in kernel memory. */
+#define HC_PORT_FS_OPEN     0xe7 /* path (relative to handle, -1 = root) -> handle */
+#define HC_PORT_FS_CLOSE    0xe8 /* handle */
+#define HC_PORT_FS_READ     0xe9 /* handle, pos, buf, len -> bytes */
+#define HC_PORT_FS_GETDENTS 0xea /* handle, pos (entry index, updated), buf, len -> bytes */
+#define HC_PORT_FS_STAT     0xeb /* path, or the handle itself (HC_FS_EMPTY_PATH) -> struct hc_stat at buf */
+#define HC_PORT_FS_READLINK 0xec /* path -> link text at buf, len -> bytes */
+
+#define HC_FS_ROOT        0xffffffffu /* handle: a relative path starts at the root */
+#define HC_FS_NOFOLLOW    0x1  /* do not follow a symlink in the last component */
+#define HC_FS_DIRECTORY   0x2  /* open: fail with ENOTDIR unless a directory */
+#define HC_FS_EMPTY_PATH  0x4  /* stat: the handle itself */
+#define HC_FS_WRITE       0x8  /* open: for writing (always refused: EROFS) */
+#define HC_FS_PATH_MAX    4096 /* bytes, with the NUL, as Linux's PATH_MAX */
+#define HC_FS_MAX_FILES   64   /* open handles at once */
 
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
 #define BOOT_VERSION 1
@@ -142,6 +163,26 @@ struct hc_text {
     uint32_t code;   /* reason code, for HC_PORT_EXECERR (an errno) */
 };
 
+struct hc_fs {
+    uint32_t handle;   /* in: the file, or the directory a path starts at; out: open's handle */
+    uint32_t path;     /* guest address of the path, path_len bytes, no NUL */
+    uint32_t path_len;
+    uint32_t flags;    /* HC_FS_* */
+    uint32_t buf;      /* guest address of the data or of a struct hc_stat */
+    uint32_t len;
+    uint32_t pos_lo;   /* READ: file offset; GETDENTS: index of the next entry */
+    uint32_t pos_hi;
+    int32_t result;    /* written by the emulator: bytes, handle, 0 or -errno */
+};
+
+/* What HC_PORT_FS_STAT returns; the kernel turns it into each stat ABI. */
+struct hc_stat {
+    uint64_t dev, ino, rdev, size, blocks;
+    uint32_t mode, nlink, uid, gid, blksize;
+    uint32_t atime, atime_nsec, mtime, mtime_nsec, ctime, ctime_nsec;
+    uint32_t pad;
+};
+
 /* Written by the emulator at BOOT_RECORD_ADDR before the kernel starts. */
 struct boot_record {
     uint32_t magic;
@@ -161,6 +202,8 @@ struct boot_record {
 
 _Static_assert(sizeof(struct boot_record) == 64, "boot record layout");
 _Static_assert(sizeof(struct hc_io) == 16, "hc_io layout");
+_Static_assert(sizeof(struct hc_fs) == 36, "hc_fs layout");
+_Static_assert(sizeof(struct hc_stat) == 88, "hc_stat layout");
 #endif
 
 #endif

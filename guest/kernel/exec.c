@@ -313,8 +313,10 @@ static void setup_stack(struct image *im, const struct args *a, struct exec_resu
     }
 
 #define AUX(type, val) (aux[naux++] = (type), aux[naux++] = (val))
-    if (vsyscall_entry)
+    if (vsyscall_entry) {
         AUX(AT_SYSINFO, vsyscall_entry);
+        AUX(AT_SYSINFO_EHDR, VSYSCALL_EHDR);
+    }
     AUX(AT_HWCAP, boot_cpu.features);
     AUX(AT_PAGESZ, PAGE_SIZE);
     AUX(AT_CLKTCK, 100);

@@ -13,35 +13,49 @@ enum {
     SYS_exit = 1,
     SYS_read = 3,
     SYS_write = 4,
+    SYS_open = 5,
+    SYS_close = 6,
     SYS_time = 13,
+    SYS_lseek = 19,
     SYS_getpid = 20,
     SYS_getuid = 24,
+    SYS_access = 33,
     SYS_kill = 37,
     SYS_brk = 45,
     SYS_getgid = 47,
     SYS_geteuid = 49,
     SYS_getegid = 50,
     SYS_ioctl = 54,
+    SYS_fcntl = 55,
     SYS_getppid = 64,
     SYS_gettimeofday = 78,
+    SYS_readlink = 85,
     SYS_mmap = 90,
     SYS_munmap = 91,
+    SYS_stat = 106,
+    SYS_lstat = 107,
     SYS_fstat = 108,
     SYS_uname = 122,
     SYS_mprotect = 125,
+    SYS_llseek = 140,
     SYS_writev = 146,
     SYS_sched_yield = 158,
     SYS_rt_sigaction = 174,
     SYS_rt_sigprocmask = 175,
+    SYS_getcwd = 183,
     SYS_sigaltstack = 186,
     SYS_ugetrlimit = 191,
     SYS_mmap2 = 192,
+    SYS_stat64 = 195,
+    SYS_lstat64 = 196,
     SYS_fstat64 = 197,
     SYS_getuid32 = 199,
     SYS_getgid32 = 200,
     SYS_geteuid32 = 201,
     SYS_getegid32 = 202,
     SYS_madvise = 219,
+    SYS_getdents64 = 220,
+    SYS_fcntl64 = 221,
     SYS_gettid = 224,
     SYS_tkill = 238,
     SYS_set_thread_area = 243,
@@ -50,10 +64,16 @@ enum {
     SYS_set_tid_address = 258,
     SYS_clock_gettime = 265,
     SYS_tgkill = 270,
+    SYS_openat = 295,
+    SYS_readlinkat = 305,
+    SYS_faccessat = 307,
+    SYS_set_robust_list = 311,
     SYS_prlimit64 = 340,
     SYS_getrandom = 355,
+    SYS_statx = 383,
     SYS_rseq = 386,
     SYS_clock_gettime64 = 403,
+    SYS_faccessat2 = 439,
     SYS_sysemu_args6 = 999,    /* sysemu only: checks argument passing */
 };
 
@@ -138,6 +158,8 @@ static long sys_read(uint32_t fd, uint32_t buf, uint32_t count,
 {
     uint32_t done = 0;
 
+    if (fd > 2)
+        return fs_read(fd, buf, count);
     if (fd != 0)
         return -EBADF;
     if (count > MAX_RW_COUNT)
@@ -243,87 +265,9 @@ static long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
 static long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
                       uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    if (fd > 2)
-        return -EBADF;
     /* TCGETS and the rest: the standard streams are host pipes or files,
-     * never a terminal of ours. */
-    return -ENOTTY;
-}
-
-#define S_IFCHR   0020000
-#define TTY_MODE  (S_IFCHR | 0620)
-#define TTY_RDEV  ((136 << 8) | 0)   /* like /dev/pts/0 */
-#define TTY_DEV   0x16
-
-struct stat32 {
-    uint32_t st_dev, st_ino;
-    uint16_t st_mode, st_nlink, st_uid, st_gid;
-    uint32_t st_rdev, st_size, st_blksize, st_blocks;
-    uint32_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec;
-    uint32_t st_ctime, st_ctime_nsec;
-    uint32_t unused[2];
-};
-
-/* i386 aligns 64-bit members to 4 bytes, which is what the ABI wants. */
-struct stat64 {
-    uint64_t st_dev;
-    uint32_t pad0;
-    uint32_t st_ino32;
-    uint32_t st_mode, st_nlink, st_uid, st_gid;
-    uint64_t st_rdev;
-    uint32_t pad3;
-    int64_t st_size;
-    uint32_t st_blksize;
-    uint64_t st_blocks;
-    uint32_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec;
-    uint32_t st_ctime, st_ctime_nsec;
-    uint64_t st_ino;
-};
-
-_Static_assert(sizeof(struct stat32) == 64, "struct stat layout");
-_Static_assert(sizeof(struct stat64) == 96, "struct stat64 layout");
-_Static_assert(__builtin_offsetof(struct stat64, st_size) == 44, "stat64 st_size");
-_Static_assert(__builtin_offsetof(struct stat64, st_ino) == 88, "stat64 st_ino");
-
-static long sys_fstat(uint32_t fd, uint32_t ubuf, uint32_t a3,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
-{
-    struct stat32 st;
-    uint32_t sec, usec;
-
-    if (fd > 2)
-        return -EBADF;
-    do_gettimeofday(&sec, &usec);
-    memset(&st, 0, sizeof(st));
-    st.st_dev = TTY_DEV;
-    st.st_ino = fd + 3;
-    st.st_mode = TTY_MODE;
-    st.st_nlink = 1;
-    st.st_rdev = TTY_RDEV;
-    st.st_blksize = 1024;
-    st.st_atime = st.st_mtime = st.st_ctime = sec;
-    return copy_to_user(ubuf, &st, sizeof(st));
-}
-
-static long sys_fstat64(uint32_t fd, uint32_t ubuf, uint32_t a3,
-                        uint32_t a4, uint32_t a5, uint32_t a6)
-{
-    struct stat64 st;
-    uint32_t sec, usec;
-
-    if (fd > 2)
-        return -EBADF;
-    do_gettimeofday(&sec, &usec);
-    memset(&st, 0, sizeof(st));
-    st.st_dev = TTY_DEV;
-    st.st_ino32 = fd + 3;
-    st.st_ino = fd + 3;
-    st.st_mode = TTY_MODE;
-    st.st_nlink = 1;
-    st.st_rdev = TTY_RDEV;
-    st.st_blksize = 1024;
-    st.st_atime = st.st_mtime = st.st_ctime = sec;
-    return copy_to_user(ubuf, &st, sizeof(st));
+     * never a terminal of ours; nor is a file of the --root tree. */
+    return fs_ioctl(fd);
 }
 
 /* ---- time ---- */
@@ -531,10 +475,27 @@ static uint32_t find_area(uint32_t len)
     return 0;
 }
 
-static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags)
+/* A file mapping is a private copy of the file (fs.c), which never changes:
+ * the tree is read-only. It is filled through a writable mapping first. */
+static long map_file(uint32_t addr, uint32_t len, int writable, uint32_t fd,
+                     uint64_t offset)
+{
+    long err = fs_mmap_fill(fd, addr, len, offset);
+
+    if (!err && !writable)
+        err = protect_user_range(addr, len, 0);
+    if (err)
+        unmap_user_range(addr, len);
+    return err;
+}
+
+static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags,
+                    uint32_t fd, uint64_t offset)
 {
     uint32_t type = flags & MAP_TYPE;
     int writable = (prot & PROT_WRITE) != 0;
+    int file = !(flags & MAP_ANONYMOUS);
+    long err;
 
     if (len == 0)
         return -EINVAL;
@@ -543,8 +504,8 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags)
     len = PAGE_ALIGN(len);
     if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE)
         return -EINVAL;
-    if (!(flags & MAP_ANONYMOUS))
-        return -ENODEV;
+    if (file && (err = fs_mmap_check(fd, type != MAP_PRIVATE, writable)) != 0)
+        return err;
 
     if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
         if (addr & (PAGE_SIZE - 1))
@@ -563,8 +524,10 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags)
         if (addr == 0)
             return -ENOMEM;
     }
-    if (map_user_range(addr, len, writable) != 0)
+    if (map_user_range(addr, len, writable || file) != 0)
         return -ENOMEM;
+    if (file && (err = map_file(addr, len, writable, fd, offset)) != 0)
+        return err;
     if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
         current->mmap_top = addr;
     return addr;
@@ -573,7 +536,7 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags)
 static long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot,
                       uint32_t flags, uint32_t fd, uint32_t pgoff)
 {
-    return do_mmap(addr, len, prot, flags);
+    return do_mmap(addr, len, prot, flags, fd, (uint64_t)pgoff << PAGE_SHIFT);
 }
 
 /* The old mmap takes one pointer to its six arguments. */
@@ -586,7 +549,7 @@ static long sys_old_mmap(uint32_t uargs, uint32_t a2, uint32_t a3,
         return -EFAULT;
     if (arg[5] & (PAGE_SIZE - 1))
         return -EINVAL;
-    return do_mmap(arg[0], arg[1], arg[2], arg[3]);
+    return do_mmap(arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
 }
 
 static long sys_munmap(uint32_t addr, uint32_t len, uint32_t a3,
@@ -933,8 +896,27 @@ syscall_fn sys_call_table[NR_syscalls] = {
     [SYS_write] = sys_write,
     [SYS_writev] = sys_writev,
     [SYS_ioctl] = sys_ioctl,
+    [SYS_open] = sys_open,
+    [SYS_openat] = sys_openat,
+    [SYS_close] = sys_close,
+    [SYS_lseek] = sys_lseek,
+    [SYS_llseek] = sys_llseek,
+    [SYS_getdents64] = sys_getdents64,
+    [SYS_access] = sys_access,
+    [SYS_faccessat] = sys_faccessat,
+    [SYS_faccessat2] = sys_faccessat2,
+    [SYS_readlink] = sys_readlink,
+    [SYS_readlinkat] = sys_readlinkat,
+    [SYS_stat] = sys_stat,
+    [SYS_lstat] = sys_lstat,
     [SYS_fstat] = sys_fstat,
+    [SYS_stat64] = sys_stat64,
+    [SYS_lstat64] = sys_lstat64,
     [SYS_fstat64] = sys_fstat64,
+    [SYS_statx] = sys_statx,
+    [SYS_fcntl] = sys_fcntl64,
+    [SYS_fcntl64] = sys_fcntl64,
+    [SYS_getcwd] = sys_getcwd,
     [SYS_getpid] = sys_getpid,
     [SYS_gettid] = sys_getpid,
     [SYS_getppid] = sys_return_zero,
@@ -969,6 +951,7 @@ syscall_fn sys_call_table[NR_syscalls] = {
     [SYS_tgkill] = sys_tgkill,
     [SYS_getrandom] = sys_getrandom,
     [SYS_rseq] = sys_enosys,
+    [SYS_set_robust_list] = sys_return_zero,
     [SYS_sysemu_args6] = sys_sysemu_args6,
     [SYS_set_thread_area] = sys_set_thread_area,
     [SYS_get_thread_area] = sys_get_thread_area,

@@ -46,6 +46,7 @@ void sysenter_setup(void)
     set_fixmap(VSYSCALL_BASE, PTE_PRESENT | PTE_RW);
     memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
     memcpy((void *)VSYSCALL_BASE, stub, len);
+    vdso_fill((void *)VSYSCALL_EHDR);
     set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = VSYSCALL_BASE;
 
