@@ -6,6 +6,7 @@
 #   make test-asan    the tests under AddressSanitizer + UBSan
 #   make bench        emulator speed with and without cycle accounting
 #   make plot         the comparison as an SVG bar chart
+#   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
 
 BUILD ?= build
 SAN ?=
@@ -93,7 +94,63 @@ $(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK)
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(UC_LIBS) -lm
 
-.PHONY: all run test test-asan bench plot clean traces
+# ---- real static i386 programs: glibc, musl, busybox (tests/test_static.c) ----
+# Each guest/programs/static/NAME.c becomes static/NAME-glibc (gcc-multilib's
+# glibc) and static/NAME-musl (Debian's i386 musl); busybox is Debian's
+# busybox-static. scripts/i386-fixtures.sh fetches the i386 packages.
+I386_DIR := $(BUILD)/i386
+I386_OK := $(I386_DIR)/.ok
+MUSL_LIB := $(I386_DIR)/root/usr/lib/i386-linux-musl
+MUSL_INC := $(I386_DIR)/root/usr/include/i386-linux-musl
+STATIC_NAMES := $(basename $(notdir $(wildcard guest/programs/static/*.c)))
+STATIC_BINS := $(foreach n,$(STATIC_NAMES),$(BUILD)/static/$(n)-glibc $(BUILD)/static/$(n)-musl)
+STATIC_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -fno-pie -fno-stack-protector
+
+$(I386_OK): scripts/i386-fixtures.sh | $(DEPS_OK)
+	@sh scripts/i386-fixtures.sh $(I386_DIR)
+	@touch $@
+$(BUILD)/static/%-glibc: guest/programs/static/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(STATIC_CFLAGS) -static -no-pie -o $@ $<
+$(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(STATIC_CFLAGS) -nostdinc -isystem $(MUSL_INC) -c $< -o $@
+$(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
+	$(GUEST_CC) -m32 -static -no-pie -nostdlib -o $@ $(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o \
+		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
+$(BUILD)/tests/test_static: | $(STATIC_BINS) $(I386_OK)
+
+# ---- fuzzing (tests/fuzz/README.md) ----
+# The replay test runs every corpus and crash file through the fuzz harness.
+FUZZ_HARNESS := $(BUILD)/tests/fuzz/harness.c.o
+$(BUILD)/tests/test_fuzz_replay: $(FUZZ_HARNESS)
+FUZZ_TARGETS := elf syscall
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_SECONDS ?= 60
+# No comparison tracing: it costs a quarter of the run time in the per-block
+# hooks, and the input is parsed by the guest kernel, which it cannot see.
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all -fno-sanitize-coverage=trace-cmp
+
+$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -DFUZZ_TARGET_NAME='"$*"' -c $< -o $@
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS)
+	$(CC) $(HOST_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(UC_LIBS) -lm
+fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz
+
+# Regenerate the committed seed corpora (tests/fuzz/make_seeds.c).
+fuzz-seeds: $(BUILD)/guest/programs/hello
+	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/crashes/elf
+	$(CC) -std=gnu11 -O2 $(WARN) -o $(BUILD)/fuzz/make_seeds tests/fuzz/make_seeds.c
+	$(BUILD)/fuzz/make_seeds tests/fuzz $(BUILD)/guest/programs/hello
+
+fuzz:
+	@sh scripts/ensure-deps.sh clang-14 libclang-rt-14-dev
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang-14 SAN='$(FUZZ_SAN)' fuzz-targets
+	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
 all: $(EMU) $(PROGRAMS) $(TESTS)
 
 run: all
@@ -118,7 +175,7 @@ TRACE_CPUS := pentium4 pentium4,-sep pentium3 pentium3,-sep pentiumpro
 traces: all
 	@for c in $(TRACE_CPUS); do \
 		f=traces/$$(echo $$c | sed 's/,-sep/-nosep/').txt; \
-		$(EMU) run --cpu $$c --trace $$f --trace-insns \
+		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
 
@@ -128,6 +185,6 @@ plot: all
 	@echo "wrote $(BUILD)/compare-gettimeofday.svg"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

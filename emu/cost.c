@@ -372,7 +372,15 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
     if (!b) {
+        /* Code Capstone cannot decode still runs in the engine (which
+         * ignores a stray lock prefix, for one): count it as one
+         * instruction, or a loop of it ("lock jmp .") would never meet
+         * the budget. */
         m->cur_block = NULL;
+        if (++m->insns > m->opts->max_insns)
+            machine_stop(m, STOP_BUDGET, "instruction budget of %llu exhausted "
+                         "(raise it with --max-insns)",
+                         (unsigned long long)m->opts->max_insns);
         return;
     }
     /*

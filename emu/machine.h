@@ -10,6 +10,7 @@
 #include "cpu_model.h"
 #include "cost.h"
 #include "engine.h"
+#include "hostfs.h"
 #include "ksyms.h"
 #include "memory.h"
 #include "syscalls.h"
@@ -33,6 +34,10 @@ struct run_options {
     bool no_sep;
     uint64_t max_insns;
     const char *program;       /* host path of the ELF file */
+    const char *argv0;         /* guest argv[0], if not the host path */
+    const char *root;          /* --root: the read-only file tree, or NULL */
+    const uint8_t *program_image; /* if set: the file image itself (program */
+    size_t program_size;          /* then only names it), e.g. for fuzzing */
     int argc;                  /* guest argv */
     char **argv;
     char **envp;
@@ -70,6 +75,9 @@ struct machine {
     uc_hook special_hooks[MAX_SPECIAL_HOOKS];
     int nspecial;
 
+    /* the --root file tree (hostfs.c) */
+    struct hostfs fs;
+
     /* system calls and traps in flight and done (syscalls.c) */
     struct syscall_tracker sys;
     struct trace *trace;
@@ -80,6 +88,12 @@ struct machine {
     char message[512];
     int delivery_depth;
     bool pending_ud;               /* the engine stopped on an invalid opcode */
+    bool pending_wrap;             /* ... on an access past 0xffffffff: */
+    bool wrap_write;               /* a write? */
+    uint32_t wrap_addr;            /* where it wrapped to (a #PF's CR2) */
+    int engine_aborts;             /* translations the engine aborted */
+    bool ud_pending;               /* run up to ud_at, then raise #UD */
+    uint32_t ud_at;                /* there (machine_run) */
 };
 
 /* machine.c */

@@ -26,7 +26,10 @@ static const char usage_text[] =
     "  --cost CLASS=CYCLES  override one cost class (repeatable; emu --list-costs)\n"
     "  --max-insns N        instruction budget (default 2000000000)\n"
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
+    "  --argv0 NAME         the program's argv[0] (default: PROGRAM as given)\n"
     "  --epoch SECONDS      wall-clock time at boot (default: the patch's date)\n"
+    "  --root DIR           let the program read the files under DIR, as its '/'\n"
+    "                       (read-only; without it, every open fails with ENOENT)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n"
     "options (run):\n"
     "  --strace             print each system call on stderr\n"
@@ -129,6 +132,10 @@ int main(int argc, char **argv)
             if (!parse_u64(val, &e) || e > UINT32_MAX)
                 return usage_error("bad --epoch '%s'", val);
             opts.epoch_sec = (uint32_t)e;
+        } else if (!strcmp(a, "--argv0") && val) {
+            opts.argv0 = val;
+        } else if (!strcmp(a, "--root") && val) {
+            opts.root = val;
         } else if (!strcmp(a, "--cost") && val) {
             if (opts.ncost_overrides == 16)
                 return usage_error("%s", "too many --cost options");

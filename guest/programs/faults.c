@@ -9,10 +9,15 @@
  * Cases that should not kill the program:
  *   vsyscall-read       prints the first byte of the vsyscall page, exits 0
  *   vsyscall-jump-odd   calls 0xfffff001, inside the stub; any clean outcome
+ *   vsyscall-jump N     calls 0xfffff000 + N; any clean outcome (exit 0 or
+ *                       a kill report)
  *   sysenter-by-hand    a bare "sysenter" with a hand-built stub frame: on a
  *                       working SEP it returns through SYSENTER_RETURN (exit
  *                       0); elsewhere it is #UD
  * "loop" never ends: the emulator's instruction budget stops it.
+ * sgdt-write and sidt-write print "eip=" and "cr2=" (the table entry they
+ * write); sysenter-bad-ebp and args6-kernel-ebp print "cr2=" (the EBP they
+ * enter the kernel with, where the stub's first pop faults).
  */
 #include "mini/mini.h"
 
@@ -204,6 +209,23 @@ __asm__(
     "	movl 0xe0000000, %eax\n"
     "	ret\n"
 
+    /* Four bytes at 0xfffffffe: the access runs past 4 GiB and wraps to
+     * page 0, the never-mapped NULL guard: #PF with CR2 = 0. */
+    "	.globl f_wrap_read, at_wrap_read\n"
+    "f_wrap_read:\n"
+    "at_wrap_read:\n"
+    "	movl 0xfffffffe, %eax\n"
+    "	ret\n"
+
+    /* The same as a write: its first half lands on the read-only
+     * vsyscall page, so that is the fault (CR2 = 0xfffffffe). */
+    "	.globl f_wrap_write, at_wrap_write\n"
+    "f_wrap_write:\n"
+    "	xorl %eax, %eax\n"
+    "at_wrap_write:\n"
+    "	movl %eax, 0xfffffffe\n"
+    "	ret\n"
+
     "	.globl f_vsyscall_write, at_vsyscall_write\n"
     "f_vsyscall_write:\n"
     "	xorl %eax, %eax\n"
@@ -267,6 +289,66 @@ __asm__(
     "	popl %ebp\n"
     "	ret\n"
 
+    /* A store of zero to the address on the stack: the GDT or IDT entry
+     * whose address sgdt/sidt gave away. */
+    "	.globl f_poke, at_poke\n"
+    "f_poke:\n"
+    "	movl 4(%esp), %eax\n"
+    "at_poke:\n"
+    "	movl $0, (%eax)\n"
+    "	ret\n"
+
+    /*
+     * sysenter straight from user mode, the way the stub does it but with
+     * EBP (the user stack pointer the kernel reads the sixth argument
+     * through, and returns with) set to the first argument: EAX = the
+     * second, EBX..EDI = 1..5. The jump goes to the stub's own sysenter.
+     */
+    "	.globl f_sysenter_ebp\n"
+    "f_sysenter_ebp:\n"
+    "	movl 4(%esp), %ebp\n"
+    "	movl 8(%esp), %eax\n"
+    "	movl $1, %ebx\n"
+    "	movl $2, %ecx\n"
+    "	movl $3, %edx\n"
+    "	movl $4, %esi\n"
+    "	movl $5, %edi\n"
+    "	jmp *stub_sysenter\n"
+
+    /*
+     * call 0xfffff000 + offset (the argument) with EAX = 20 (getpid) and
+     * the other registers zero. Above the return address lie four words
+     * of jump_landing: a stub entered at a wrong offset that pops too much
+     * returns there. The stack is restored either way.
+     */
+    "	.globl f_vsyscall_at\n"
+    "f_vsyscall_at:\n"
+    "	pushl %ebp\n"
+    "	pushl %ebx\n"
+    "	pushl %esi\n"
+    "	pushl %edi\n"
+    "	movl 20(%esp), %ecx\n"
+    "	addl $0xfffff000, %ecx\n"
+    "	movl %esp, jump_saved_esp\n"
+    "	pushl $jump_landing\n"
+    "	pushl $jump_landing\n"
+    "	pushl $jump_landing\n"
+    "	pushl $jump_landing\n"
+    "	xorl %ebx, %ebx\n"
+    "	xorl %edx, %edx\n"
+    "	xorl %esi, %esi\n"
+    "	xorl %edi, %edi\n"
+    "	xorl %ebp, %ebp\n"
+    "	movl $20, %eax\n"
+    "	call *%ecx\n"
+    "jump_landing:\n"
+    "	movl jump_saved_esp, %esp\n"
+    "	popl %edi\n"
+    "	popl %esi\n"
+    "	popl %ebx\n"
+    "	popl %ebp\n"
+    "	ret\n"
+
     "	.data\n"
     "	.balign 8\n"
     "user_gdt:\n"
@@ -284,6 +366,10 @@ __asm__(
     "	.long 0\n"
     "odd_how:\n"
     "	.long 0\n"
+    "jump_saved_esp:\n"
+    "	.long 0\n"
+    "stub_sysenter:\n"
+    "	.long 0xfffff005\n"            /* the sysenter in the SEP stub */
     "	.text\n");
 
 #define FAULT(name) void f_##name(void); extern const char at_##name[];
@@ -291,13 +377,23 @@ FAULT(wrmsr) FAULT(rdmsr) FAULT(hlt) FAULT(cli) FAULT(sti) FAULT(lgdt)
 FAULT(lgdt_user) FAULT(lidt) FAULT(mov_cr3) FAULT(outb) FAULT(outl) FAULT(inb)
 FAULT(iret)
 FAULT(sysexit) FAULT(ud2) FAULT(div0) FAULT(int3) FAULT(int13) FAULT(kread)
-FAULT(kwrite) FAULT(null) FAULT(hole_read) FAULT(vsyscall_write) FAULT(text_write)
+FAULT(kwrite) FAULT(null) FAULT(hole_read) FAULT(wrap_read) FAULT(wrap_write)
+FAULT(vsyscall_write) FAULT(text_write)
 FAULT(kernel_ds) FAULT(far_call_bad) FAULT(loop)
 long f_sysenter(void);
 extern const char at_sysenter[];
 long f_vsyscall_odd(void);
 extern const char at_vsyscall_odd[];
 extern uint32_t odd_how;
+void f_poke(uint32_t addr);
+extern const char at_poke[];
+void f_sysenter_ebp(uint32_t ebp, uint32_t nr);
+long f_vsyscall_at(uint32_t offset);
+
+struct table_reg {
+    uint16_t limit;
+    uint32_t base;
+} __attribute__((packed));
 
 struct fault_case {
     const char *name;
@@ -329,6 +425,8 @@ static const struct fault_case cases[] = {
     CASE("kwrite", kwrite),
     CASE("null", null),
     CASE("hole-read", hole_read),
+    CASE("wrap-read", wrap_read),
+    CASE("wrap-write", wrap_write),
     CASE("vsyscall-write", vsyscall_write),
     CASE("text-write", text_write),
     CASE("kernel-ds", kernel_ds),
@@ -357,7 +455,8 @@ static void usage(void)
         puts_fd(2, cases[i].name);
     }
     puts_fd(2, " stack-overflow efault-storm sysenter-by-hand vsyscall-read"
-               " vsyscall-jump-odd\n");
+               " vsyscall-jump-odd vsyscall-jump sgdt-write sidt-write"
+               " sysenter-bad-ebp args6-kernel-ebp\n");
 }
 
 int main(int argc, char **argv)
@@ -413,6 +512,45 @@ int main(int argc, char **argv)
     if (!strcmp(name, "vsyscall-read")) {
         const volatile uint8_t *page = (const volatile uint8_t *)0xfffff000u;
         printf("%s: %02x\n", name, (unsigned long)page[0]);
+        return 0;
+    }
+    if (!strcmp(name, "sgdt-write") || !strcmp(name, "sidt-write")) {
+        /* sgdt and sidt work from ring 3; the tables they name are
+         * supervisor pages, so the write must be a #PF (error 7). Aim at
+         * what matters: the kernel code segment and the int $0x80 gate. */
+        struct table_reg t;
+        uint32_t target;
+        if (name[1] == 'g') {
+            __asm__ volatile("sgdt %0" : "=m"(t));
+            target = t.base + 12 * 8;
+        } else {
+            __asm__ volatile("sidt %0" : "=m"(t));
+            target = t.base + 0x80 * 8;
+        }
+        printf("%s: eip=%08x cr2=%08x\n", name, (unsigned long)(uint32_t)at_poke,
+               (unsigned long)target);
+        f_poke(target);
+        printf("%s: no fault\n", name);
+        return 1;
+    }
+    if (!strcmp(name, "sysenter-bad-ebp") || !strcmp(name, "args6-kernel-ebp")) {
+        /* EBP at an unmapped user page (getpid): the kernel's read of the
+         * sixth argument faults and its fixup returns -EFAULT. EBP in
+         * kernel memory (the six-argument sysemu_args6): refused before
+         * the read, -EFAULT too. Either way the kernel returns with ESP =
+         * EBP, so the stub's first pop is a user #PF at EBP. */
+        uint32_t ebp = name[0] == 's' ? 0x10000000u : 0xc0001000u;
+        uint32_t nr = name[0] == 's' ? SYS_getpid : SYS_sysemu_args6;
+        printf("%s: cr2=%08x\n", name, (unsigned long)ebp);
+        f_sysenter_ebp(ebp, nr);
+        printf("%s: no fault\n", name);
+        return 1;
+    }
+    if (!strcmp(name, "vsyscall-jump")) {
+        uint32_t offset = argc > 2 ? (uint32_t)atol(argv[2]) : 0;
+        printf("%s: offset %u\n", name, (unsigned long)offset);
+        long r = f_vsyscall_at(offset);
+        printf("%s: offset %u came back, eax=%ld\n", name, (unsigned long)offset, r);
         return 0;
     }
     if (!strcmp(name, "vsyscall-jump-odd")) {

@@ -1,0 +1,50 @@
+/*
+ * One fuzz input, one machine run. The libFuzzer targets (fuzz_target.c,
+ * built with clang by make fuzz) and the regular replay test
+ * (tests/test_fuzz_replay.c, built with gcc) share this harness, so an
+ * input that once broke the emulator is replayed the same way forever.
+ *
+ *   elf      the input is a program file image, run with a small budget
+ *   syscall  byte 0 picks the CPU model; the rest (at most
+ *            FUZZ_SYSCALL_MAX_INPUT bytes) goes to the guest program
+ *            syscall_fuzz as a hex string, which makes the system calls
+ *            it describes
+ *
+ * A clean run ends in an exit, a kill report, the instruction budget or
+ * (elf only) the kernel refusing the program. A guest kernel panic, a
+ * machine failure, or a failure to set up the machine is a finding.
+ */
+#ifndef TESTS_FUZZ_HARNESS_H
+#define TESTS_FUZZ_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../emu/machine.h"
+
+enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_NTARGETS };
+
+#define FUZZ_ELF_BUDGET        3000000ull
+#define FUZZ_SYSCALL_BUDGET    6000000ull
+#define FUZZ_SYSCALL_MAX_INPUT 2048   /* the guest program's MAX_INPUT */
+
+struct fuzz_result {
+    int init_status;           /* machine_init: 0, or the emu exit status */
+    enum stop_reason stop;     /* how the run ended, if it started */
+    int status;                /* the emu exit status */
+    char cpu[32];              /* the CPU model used */
+    char message[512];
+};
+
+const char *fuzz_target_name(enum fuzz_target t);
+int fuzz_target_by_name(const char *name);  /* -1 if unknown */
+
+/* If set, called with each machine after machine_init and before it runs
+ * (the fuzz targets hook guest kernel coverage here). */
+extern void (*fuzz_machine_hook)(struct machine *m);
+
+void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_result *r);
+/* Did the run end cleanly? If not, why (one line) in why. */
+bool fuzz_clean(enum fuzz_target t, const struct fuzz_result *r, char *why, size_t cap);
+
+#endif

@@ -1,0 +1,275 @@
+/*
+ * Writes the seed corpora and the hand-made reproducers:
+ * make_seeds DIR HELLO, DIR being tests/fuzz:
+ *   DIR/corpus/elf/      tiny ELF programs, valid and broken in the ways
+ *                        the loader checks, plus a copy of HELLO
+ *   DIR/corpus/syscall/  inputs for guest/programs/syscall_fuzz (its header
+ *                        comment has the record format; byte 0: the CPU)
+ *   DIR/crashes/elf/     tiny programs that once crashed, hung or failed
+ *                        the machine (docs/robustness.md)
+ * make fuzz-seeds runs it; the output is committed.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tiny_elf.h"
+
+static const char *dir;
+
+static void put(const char *sub, const char *name, const void *data, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f)) {
+        fprintf(stderr, "make_seeds: cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+static void put_elf(const char *name, struct tiny_elf *e)
+{
+    put("corpus/elf", name, e->bytes, e->size);
+}
+
+/* Programs that broke the emulator before the fixes in docs/robustness.md. */
+static void crash_seeds(void)
+{
+    static const struct {
+        const char *name;
+        uint8_t code[8];
+        uint32_t len;
+    } crashes[] = {
+        /* the engine's translator aborted the process (SIGABRT) */
+        { "abort-lock-cmp", { 0xf0, 0x38, 0x00 }, 3 },
+        { "abort-lock-cmps", { 0xf0, 0xa6 }, 2 },
+        { "abort-far-call-register", { 0xff, 0xd8 }, 2 },
+        { "abort-far-jmp-register", { 0xff, 0xe8 }, 2 },
+        /* "lock jmp .": undecodable for Capstone, so never counted: a hang */
+        { "hang-lock-jmp-loop", { 0xf0, 0xeb, 0xfd }, 3 },
+        /* mov 0xfffffffe, %eax: the read wraps past 4 GiB: machine failure */
+        { "machine-wrap-read", { 0xa1, 0xfe, 0xff, 0xff, 0xff }, 5 },
+        /* mov $0xffffffff, %eax; jmp *%eax: code runs past 4 GiB */
+        { "machine-wrap-fetch", { 0xb8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xe0 }, 7 },
+    };
+    struct tiny_elf e;
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++) {
+        tiny_elf_init(&e, 0, 0);
+        tiny_elf_set_code(&e, crashes[i].code, crashes[i].len);
+        put("crashes/elf", crashes[i].name, e.bytes, e.size);
+    }
+}
+
+static void elf_seeds(const char *hello)
+{
+    struct tiny_elf e;
+
+    tiny_elf_init(&e, 42, 0);
+    put_elf("tiny-exit42", &e);
+
+    tiny_elf_init(&e, 0, 1);
+    put_elf("tiny-loop", &e);
+
+    /* 200 nops before exit(3): room for mutations to make instructions */
+    static const uint8_t exit3[12] = { 0xb8, 1, 0, 0, 0, 0xbb, 3, 0, 0, 0, 0xcd, 0x80 };
+    uint8_t sled[200 + sizeof exit3];
+    memset(sled, 0x90, 200);
+    memcpy(sled + 200, exit3, sizeof exit3);
+    tiny_elf_init(&e, 0, 0);
+    tiny_elf_set_code(&e, sled, sizeof sled);
+    put_elf("tiny-nop-sled", &e);
+
+    tiny_elf_init(&e, 7, 0);
+    tiny_eh(&e)->type = 3;                        /* ET_DYN: loaded with a bias */
+    put_elf("tiny-pie", &e);
+
+    /* code, and a writable data segment with bss on the next page */
+    tiny_elf_init(&e, 1, 0);
+    tiny_eh(&e)->phnum = 2;
+    *tiny_ph(&e, 1) = (struct tiny_phdr){ TINY_PT_LOAD, 0, TINY_BASE + 0x1000,
+                                          TINY_BASE + 0x1000, e.size, 0x3000,
+                                          TINY_PF_R | TINY_PF_W, 0x1000 };
+    put_elf("tiny-data-bss", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    e.size = 40;
+    put_elf("truncated-header", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    tiny_eh(&e)->phoff = e.size - 8;
+    put_elf("phdrs-outside-file", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    tiny_eh(&e)->phnum = 2;
+    *tiny_ph(&e, 1) = *tiny_ph(&e, 0);
+    tiny_ph(&e, 1)->vaddr += 0x40;
+    put_elf("overlapping-segments", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    tiny_ph(&e, 0)->vaddr = 0xc0100000u;
+    tiny_eh(&e)->entry = 0xc0100000u + TINY_CODE;
+    put_elf("kernel-segment", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    tiny_eh(&e)->entry = 0xc0100000u;
+    put_elf("kernel-entry", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    tiny_ph(&e, 0)->memsz = 0xb0000000u;
+    put_elf("huge-memsz", &e);
+
+    tiny_elf_init(&e, 0, 0);
+    tiny_eh(&e)->phnum = 2;
+    *tiny_ph(&e, 1) = (struct tiny_phdr){ TINY_PT_INTERP, 100, 0, 0, 10, 10, 4, 1 };
+    put_elf("interp", &e);
+
+    FILE *f = fopen(hello, "rb");
+    static uint8_t buf[1 << 16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (!f || n == 0 || n == sizeof buf) {
+        fprintf(stderr, "make_seeds: cannot read %s\n", hello);
+        exit(1);
+    }
+    fclose(f);
+    put("corpus/elf", "hello", buf, n);
+}
+
+/* ---- syscall_fuzz inputs ---- */
+
+static uint8_t in[1024];
+static size_t len;
+
+static void b(uint32_t v) { in[len++] = (uint8_t)v; }
+static void w16(uint32_t v) { b(v); b(v >> 8); }
+static void w32(uint32_t v) { w16(v); w16(v >> 16); }
+
+/* syscall_fuzz's numbers[] indices */
+enum { EXIT = 0, READ = 1, WRITE = 2, TIME = 3, GETPID = 4, KILL = 6, BRK = 7,
+       GETTIMEOFDAY = 13, MMAP = 14, MUNMAP = 15, FSTAT = 16, UNAME = 17,
+       MPROTECT = 18, WRITEV = 19, RT_SIGACTION = 21, RT_SIGPROCMASK = 22,
+       SIGALTSTACK = 23, MMAP2 = 25, SET_THREAD_AREA = 34, GET_THREAD_AREA = 35,
+       CLOCK_GETTIME = 38, PRLIMIT64 = 40, GETRANDOM = 41, ARGS6 = 44 };
+enum { INT80 = 0, VSYSCALL = 1, SYSENTER = 2, ODD = 3, RAW_NR = 4, ES = 8, DS = 16 };
+
+/* argument kinds (syscall_fuzz's arg()) */
+static void small(uint32_t v) { b(0); b(v); }
+static void raw(uint32_t v) { b(1); w32(v); }
+static void scratch(uint32_t off) { b(2); w16(off); }
+static void kernel(uint32_t k) { b(3); w16(k); }
+static void vsys(uint32_t slot) { b(4); b(slot); }
+static void unmapped(uint32_t off) { b(5); w16(off); }
+static void edge(uint32_t back) { b(6); b(back); }
+static void text(uint32_t off) { b(7); b(off); }
+static void zeros(int n) { while (n-- > 0) small(0); }
+
+static void start(uint32_t cpu)
+{
+    len = 0;
+    b(cpu);   /* 0 pentium4, 1 pentium3, 2 pentiumpro, 3 pentium4,-sep */
+}
+
+static void call(uint32_t how, uint32_t index)
+{
+    b(how);
+    b(index);
+}
+
+static void done(const char *name)
+{
+    put("corpus/syscall", name, in, len);
+}
+
+static void syscall_seeds(void)
+{
+    start(0);
+    call(INT80, GETPID); zeros(6);
+    call(VSYSCALL, GETPID); zeros(6);
+    call(VSYSCALL, WRITE); small(1); scratch(0); small(16); zeros(3);
+    call(INT80, ARGS6); small(1); small(2); small(3); small(4); small(5); small(6);
+    call(VSYSCALL, ARGS6); small(1); small(2); small(3); small(4); small(5); small(6);
+    done("basic");
+
+    start(0);
+    call(VSYSCALL, WRITE); small(1); kernel(0x400); small(16); zeros(3);
+    call(INT80, GETTIMEOFDAY); vsys(0); zeros(5);
+    call(VSYSCALL, UNAME); unmapped(0); zeros(5);
+    call(VSYSCALL, TIME); edge(1); zeros(5);
+    call(INT80, FSTAT); small(1); text(0); zeros(4);
+    call(VSYSCALL, GETRANDOM); edge(100); small(200); zeros(4);
+    call(INT80, CLOCK_GETTIME); small(1); raw(0xfffffffc); zeros(4);
+    done("bad-pointers");
+
+    start(1);
+    call(SYSENTER, GETPID); zeros(5); scratch(0x100);
+    call(SYSENTER, ARGS6); small(1); small(2); small(3); small(4); small(5); scratch(0x203);
+    call(SYSENTER, GETPID); zeros(5); kernel(4);
+    done("sysenter-ebp");
+
+    start(2);
+    call(ODD, GETPID); zeros(6); b(1);
+    call(ODD, GETPID); zeros(6); b(5);
+    done("odd-offsets");
+
+    start(0);
+    call(ODD, GETPID); zeros(6); b(3);
+    call(ODD, GETPID); zeros(6); b(7);
+    call(ODD, GETPID); zeros(6); b(9);
+    done("odd-offsets-sep");
+
+    start(0);
+    call(VSYSCALL, SET_THREAD_AREA); scratch(0x40); zeros(5);
+    call(INT80 | ES, GETPID); w16(0x33); zeros(6);
+    call(VSYSCALL | DS, GETPID); w16(0x3b); zeros(6);
+    call(INT80 | ES, SET_THREAD_AREA); w16(0x33); scratch(0x40); zeros(5);
+    call(VSYSCALL, GET_THREAD_AREA); scratch(0x80); zeros(5);
+    done("segments");
+
+    start(3);
+    call(VSYSCALL, MMAP2); small(0); raw(0x3000); small(3); small(0x22); raw(0xffffffff);
+    small(0);
+    call(INT80, MPROTECT); scratch(0); raw(0x1000); small(1); zeros(3);
+    call(VSYSCALL, MUNMAP); raw(0x20001000); raw(0x1000); zeros(4);
+    call(INT80, BRK); raw(0x08100000); zeros(5);
+    call(INT80, MMAP); scratch(0x10); zeros(5);
+    done("memory");
+
+    start(0);
+    call(VSYSCALL, RT_SIGACTION); small(10); scratch(0x20); scratch(0x200); small(8);
+    zeros(2);
+    call(VSYSCALL, RT_SIGPROCMASK); small(0); scratch(0x30); edge(3); small(8); zeros(2);
+    call(INT80, SIGALTSTACK); scratch(0x50); kernel(0); zeros(4);
+    call(VSYSCALL, PRLIMIT64); small(0); small(7); scratch(0x60); scratch(0x300); zeros(2);
+    call(INT80, KILL); small(0); small(0); zeros(4);
+    done("signals");
+
+    start(4);
+    call(VSYSCALL, WRITEV); small(1); scratch(0); small(4); zeros(3);
+    call(INT80, READ); small(0); scratch(0x400); small(100); zeros(3);
+    call(VSYSCALL, WRITE); small(2); edge(8); small(16); zeros(3);
+    done("io");
+
+    start(0);
+    b(INT80 | RAW_NR); w32(0xffffffff); zeros(6);
+    b(VSYSCALL | RAW_NR); w32(1000); zeros(6);
+    b(SYSENTER | RAW_NR); w32(0x80000000); zeros(5); scratch(0x500);
+    b(INT80 | RAW_NR); w32(998); zeros(6);
+    done("bad-numbers");
+
+    start(0);
+    call(VSYSCALL, EXIT); small(7); zeros(5);
+    done("exit");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: make_seeds tests/fuzz HELLO\n");
+        return 2;
+    }
+    dir = argv[1];
+    elf_seeds(argv[2]);
+    syscall_seeds();
+    crash_seeds();
+    return 0;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Run each libFuzzer target for a bounded time: run.sh BUILD SECONDS TARGET...
+# The working corpus grows in BUILD/fuzz/corpus-TARGET (seeded from
+# tests/fuzz/corpus/TARGET and the old findings in tests/fuzz/crashes/TARGET);
+# a finding is saved in BUILD/fuzz/findings-TARGET/
+# and makes this script fail. Fix it, then copy the input to
+# tests/fuzz/crashes/TARGET/ so that test_fuzz_replay keeps it fixed.
+set -u
+build=$1
+seconds=$2
+shift 2
+status=0
+total=0
+for t in "$@"; do
+    bin="$build/fuzz/fuzz_$t"
+    work="$build/fuzz/corpus-$t"
+    findings="$build/fuzz/findings-$t"
+    log="$build/fuzz/fuzz-$t.log"
+    mkdir -p "$work" "$findings"
+    # ELF inputs start from real programs; syscall inputs get long at once
+    # (longer means more calls per run).
+    case "$t" in
+        elf) limits="-max_len=16384" ;;
+        *) limits="-max_len=1024 -len_control=0" ;;
+    esac
+    echo "== fuzz $t for ${seconds}s (log: $log)"
+    "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+        $limits -print_final_stats=1 \
+        -artifact_prefix="$findings/" "$work" "tests/fuzz/corpus/$t" \
+        "tests/fuzz/crashes/$t" >"$log" 2>&1
+    rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    runs=${runs:-0}
+    total=$((total + runs))
+    grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$log" | tail -n 1
+    if [ "$rc" -ne 0 ]; then
+        echo "fuzz $t: FINDING after $runs runs (exit $rc):"
+        grep -E 'FINDING|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|Test unit written' "$log" | head -n 5
+        status=1
+    else
+        echo "fuzz $t: $runs runs, no findings"
+    fi
+done
+echo "fuzz: $total runs in all"
+exit $status
