@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -73,6 +74,47 @@ void emu_result_free(struct emu_result *r)
     free(r->out);
     free(r->err);
     r->out = r->err = NULL;
+}
+
+void emu(struct emu_result *r, ...)
+{
+    const char *args[33];
+    int n = 0;
+    va_list ap;
+    va_start(ap, r);
+    for (const char *a; (a = va_arg(ap, const char *)) && n < 32;)
+        args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    run_emu(r, args);
+}
+
+int count_char(const char *s, char c)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == c;
+    return n;
+}
+
+char *line_with(const char *text, const char *needle)
+{
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char *copy = strndup(line, len);
+        if (strstr(copy, needle))
+            return copy;
+        free(copy);
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+long hex_after(const char *text, const char *key)
+{
+    const char *p = text ? strstr(text, key) : NULL;
+    return p ? (long)strtoul(p + strlen(key), NULL, 16) : -1;
 }
 
 const char *program(const char *name)

@@ -20,6 +20,13 @@ int run_suite(Suite *s);
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);
 void emu_result_free(struct emu_result *r);
+/* run_emu with the arguments as a NULL-terminated list */
+void emu(struct emu_result *r, ...);
+int count_char(const char *s, char c);
+/* A copy of the first line of text that contains needle, or NULL. */
+char *line_with(const char *text, const char *needle);
+/* The value after key in text, in hex; -1 if absent. */
+long hex_after(const char *text, const char *key);
 const char *program(const char *name);   /* path of a built guest program */
 char *read_file(const char *path);
 bool json_valid(const char *text);

@@ -11,45 +11,6 @@
 #include <unistd.h>
 #include "support.h"
 
-#define MAX_ARGS 32
-
-/* Run emu with a NULL-terminated list of arguments. */
-static void emu(struct emu_result *r, ...)
-{
-    const char *args[MAX_ARGS + 1];
-    int n = 0;
-    va_list ap;
-    va_start(ap, r);
-    for (const char *a; (a = va_arg(ap, const char *)) && n < MAX_ARGS;)
-        args[n++] = a;
-    va_end(ap);
-    args[n] = NULL;
-    run_emu(r, args);
-}
-
-static int count_char(const char *s, char c)
-{
-    int n = 0;
-    for (; s && *s; s++)
-        n += *s == c;
-    return n;
-}
-
-/* A copy of the first line of text that contains needle, or NULL. */
-static char *line_with(const char *text, const char *needle)
-{
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        char *copy = strndup(line, len);
-        if (strstr(copy, needle))
-            return copy;
-        free(copy);
-        line = end ? end + 1 : NULL;
-    }
-    return NULL;
-}
-
 /* The counts of the "system calls: N via sysenter, M via int $0x80" line. */
 static bool report_paths(const char *err, long *sysenter, long *int80, long *sysexits,
                          long *irets)
@@ -258,13 +219,6 @@ static const struct fault_expect {
     { "text-write", "pentium4", 139, "SIGSEGV", "#PF ", 7, CR2_IS_EIP, 0 },
     { "stack-overflow", "pentium4", 139, "SIGSEGV", "#PF ", 6, CR2_ON_STACK, NO_EIP },
 };
-
-/* The value after "key" in text, in hex; -1 if absent. */
-static long hex_after(const char *text, const char *key)
-{
-    const char *p = text ? strstr(text, key) : NULL;
-    return p ? (long)strtoul(p + strlen(key), NULL, 16) : -1;
-}
 
 START_TEST(fault_is_reported_with_vector_error_and_cr2)
 {

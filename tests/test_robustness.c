@@ -19,36 +19,6 @@
 #include "fuzz/tiny_elf.h"
 #include "support.h"
 
-#define MAX_ARGS 32
-
-static void emu(struct emu_result *r, ...)
-{
-    const char *args[MAX_ARGS + 1];
-    int n = 0;
-    va_list ap;
-    va_start(ap, r);
-    for (const char *a; (a = va_arg(ap, const char *)) && n < MAX_ARGS;)
-        args[n++] = a;
-    va_end(ap);
-    args[n] = NULL;
-    run_emu(r, args);
-}
-
-static int count_char(const char *s, char c)
-{
-    int n = 0;
-    for (; s && *s; s++)
-        n += *s == c;
-    return n;
-}
-
-/* The value after key in text, in hex; -1 if absent. */
-static long hex_after(const char *text, const char *key)
-{
-    const char *p = text ? strstr(text, key) : NULL;
-    return p ? (long)strtoul(p + strlen(key), NULL, 16) : -1;
-}
-
 static const char *const models[] = {
     "pentium4", "pentium3", "pentiumpro", "pentium4,-sep", "pentium3,-sep",
 };

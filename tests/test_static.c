@@ -23,19 +23,6 @@ static char root[300];
 
 /* ------------------------------------------------------------ helpers */
 
-static void emu(struct emu_result *r, ...)
-{
-    const char *args[MAX_ARGS + 1];
-    int n = 0;
-    va_list ap;
-    va_start(ap, r);
-    for (const char *a; (a = va_arg(ap, const char *)) && n < MAX_ARGS;)
-        args[n++] = a;
-    va_end(ap);
-    args[n] = NULL;
-    run_emu(r, args);
-}
-
 static const char *fixture(const char *name)
 {
     static char path[8][256];
@@ -47,21 +34,6 @@ static const char *fixture(const char *name)
         snprintf(p, 256, "%s/static/%s", BUILD_DIR, name);
     ck_assert_msg(access(p, X_OK) == 0, "fixture %s is missing: run make", p);
     return p;
-}
-
-/* A copy of the first line of text that contains needle, or NULL. */
-static char *line_with(const char *text, const char *needle)
-{
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        char *copy = strndup(line, len);
-        if (strstr(copy, needle))
-            return copy;
-        free(copy);
-        line = end ? end + 1 : NULL;
-    }
-    return NULL;
 }
 
 struct report {
