@@ -150,6 +150,9 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang-14 SAN='$(FUZZ_SAN)' fuzz-targets
 	@sh tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# Objects made by chained pattern rules are kept, so nothing rebuilds twice.
+.SECONDARY:
+
 .PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
 all: $(EMU) $(PROGRAMS) $(TESTS)
 
