@@ -4,34 +4,7 @@
  * i386 SysV ABI describes it: argc, argv[], NULL, envp[], NULL, auxv.
  */
 #include "kernel.h"
-
-struct elf_hdr {
-    uint8_t ident[16];
-    uint16_t type, machine;
-    uint32_t version, entry, phoff, shoff, flags;
-    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf_phdr {
-    uint32_t type, offset, vaddr, paddr, filesz, memsz, flags, align;
-};
-
-_Static_assert(sizeof(struct elf_hdr) == 52, "ELF header layout");
-_Static_assert(sizeof(struct elf_phdr) == 32, "ELF program header layout");
-
-#define EI_CLASS    4
-#define EI_DATA     5
-#define EI_VERSION  6
-#define ELFCLASS32  1
-#define ELFDATA2LSB 1
-#define EV_CURRENT  1
-#define ET_EXEC     2
-#define ET_DYN      3
-#define EM_386      3
-#define PT_LOAD     1
-#define PT_INTERP   3
-#define PF_X        1
-#define PF_W        2
+#include "elf.h"
 
 #define ET_DYN_BIAS 0x56555000u  /* where static-pie programs are loaded */
 #define MAX_PHNUM   256

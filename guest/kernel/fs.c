@@ -581,58 +581,59 @@ static long put_statx(const struct hc_stat *st, uint32_t ubuf)
     return copy_to_user(ubuf, &s, sizeof(s));
 }
 
+typedef long (*put_stat_fn)(const struct hc_stat *st, uint32_t ubuf);
+
+/* stat/lstat (nofollow) of a path, written out in the caller's layout. */
+static long stat_path(uint32_t upath, uint32_t atflags, uint32_t ubuf, put_stat_fn put)
+{
+    struct hc_stat st;
+    long err = stat_at(AT_FDCWD, upath, atflags, &st);
+
+    return err < 0 ? err : put(&st, ubuf);
+}
+
+static long stat_open_file(uint32_t fd, uint32_t ubuf, put_stat_fn put)
+{
+    struct hc_stat st;
+    long err = stat_fd(fd, &st);
+
+    return err < 0 ? err : put(&st, ubuf);
+}
+
 long sys_stat64(uint32_t upath, uint32_t ubuf, uint32_t a3,
                        uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct hc_stat st;
-    long err = stat_at(AT_FDCWD, upath, 0, &st);
-
-    return err < 0 ? err : put_stat64(&st, ubuf);
+    return stat_path(upath, 0, ubuf, put_stat64);
 }
 
 long sys_lstat64(uint32_t upath, uint32_t ubuf, uint32_t a3,
                         uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct hc_stat st;
-    long err = stat_at(AT_FDCWD, upath, AT_SYMLINK_NOFOLLOW, &st);
-
-    return err < 0 ? err : put_stat64(&st, ubuf);
+    return stat_path(upath, AT_SYMLINK_NOFOLLOW, ubuf, put_stat64);
 }
 
 long sys_fstat64(uint32_t fd, uint32_t ubuf, uint32_t a3,
                         uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct hc_stat st;
-    long err = stat_fd(fd, &st);
-
-    return err < 0 ? err : put_stat64(&st, ubuf);
+    return stat_open_file(fd, ubuf, put_stat64);
 }
 
 long sys_stat(uint32_t upath, uint32_t ubuf, uint32_t a3,
                      uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct hc_stat st;
-    long err = stat_at(AT_FDCWD, upath, 0, &st);
-
-    return err < 0 ? err : put_stat32(&st, ubuf);
+    return stat_path(upath, 0, ubuf, put_stat32);
 }
 
 long sys_lstat(uint32_t upath, uint32_t ubuf, uint32_t a3,
                       uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct hc_stat st;
-    long err = stat_at(AT_FDCWD, upath, AT_SYMLINK_NOFOLLOW, &st);
-
-    return err < 0 ? err : put_stat32(&st, ubuf);
+    return stat_path(upath, AT_SYMLINK_NOFOLLOW, ubuf, put_stat32);
 }
 
 long sys_fstat(uint32_t fd, uint32_t ubuf, uint32_t a3,
                       uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct hc_stat st;
-    long err = stat_fd(fd, &st);
-
-    return err < 0 ? err : put_stat32(&st, ubuf);
+    return stat_open_file(fd, ubuf, put_stat32);
 }
 
 long sys_statx(uint32_t dirfd, uint32_t upath, uint32_t atflags,

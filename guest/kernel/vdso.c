@@ -11,41 +11,22 @@
  * where it lies ("prelinked"), so every address in it is absolute.
  */
 #include "kernel.h"
-
-struct elf32_ehdr {
-    uint8_t ident[16];
-    uint16_t type, machine;
-    uint32_t version, entry, phoff, shoff, flags;
-    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
-};
-
-struct elf32_phdr {
-    uint32_t type, offset, vaddr, paddr, filesz, memsz, flags, align;
-};
-
-struct elf32_dyn {
-    uint32_t tag, val;
-};
+#include "elf.h"
 
 struct vdso_image {
-    struct elf32_ehdr eh;
-    struct elf32_phdr ph[2];
-    struct elf32_dyn dyn[1];
+    struct elf_hdr eh;
+    struct elf_phdr ph[2];
+    struct elf_dyn dyn[1];
 };
 
-#define ET_DYN     3
-#define EM_386     3
-#define PT_LOAD    1
-#define PT_DYNAMIC 2
-#define PF_R       4
-#define PF_X       1
 #define VDSO_SIZE  (PAGE_SIZE - VSYSCALL_EHDR_OFFSET)
 
 _Static_assert(sizeof(struct vdso_image) <= VDSO_SIZE, "vDSO image too large");
 
 void vdso_fill(void *where)
 {
-    static const uint8_t ident[16] = { 0x7f, 'E', 'L', 'F', 1, 1, 1 };
+    static const uint8_t ident[16] = { 0x7f, 'E', 'L', 'F', ELFCLASS32, ELFDATA2LSB,
+                                       EV_CURRENT };
     struct vdso_image im;
     uint32_t dyn_off = __builtin_offsetof(struct vdso_image, dyn);
 
@@ -53,16 +34,16 @@ void vdso_fill(void *where)
     memcpy(im.eh.ident, ident, sizeof(ident));
     im.eh.type = ET_DYN;
     im.eh.machine = EM_386;
-    im.eh.version = 1;
+    im.eh.version = EV_CURRENT;
     im.eh.entry = VSYSCALL_BASE;
     im.eh.phoff = sizeof(im.eh);
     im.eh.ehsize = sizeof(im.eh);
     im.eh.phentsize = sizeof(im.ph[0]);
     im.eh.phnum = 2;
 
-    im.ph[0] = (struct elf32_phdr){ PT_LOAD, 0, VSYSCALL_EHDR, VSYSCALL_EHDR,
+    im.ph[0] = (struct elf_phdr){ PT_LOAD, 0, VSYSCALL_EHDR, VSYSCALL_EHDR,
                                     VDSO_SIZE, VDSO_SIZE, PF_R | PF_X, VDSO_SIZE };
-    im.ph[1] = (struct elf32_phdr){ PT_DYNAMIC, dyn_off, VSYSCALL_EHDR + dyn_off,
+    im.ph[1] = (struct elf_phdr){ PT_DYNAMIC, dyn_off, VSYSCALL_EHDR + dyn_off,
                                     VSYSCALL_EHDR + dyn_off, sizeof(im.dyn),
                                     sizeof(im.dyn), PF_R, 4 };
     /* im.dyn[0] is DT_NULL: zeroed above. */
