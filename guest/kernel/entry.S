@@ -241,3 +241,5 @@ iret_fault:
 	movl %eax, %ds
 	movl %eax, %es
 	call do_iret_fault
+
+	.section .note.GNU-stack, "", @progbits

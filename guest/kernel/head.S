@@ -76,3 +76,5 @@ gdt_table:
 	.globl init_thread_union
 init_thread_union:
 	.skip THREAD_SIZE
+
+	.section .note.GNU-stack, "", @progbits

@@ -82,3 +82,5 @@ ENTRY(__put_user_4)
 	.align 4
 	.long 1b, 3b
 .previous
+
+	.section .note.GNU-stack, "", @progbits

@@ -8,3 +8,5 @@ vsyscall_int80_start:
 	int $0x80
 	ret
 vsyscall_int80_end:
+
+	.section .note.GNU-stack, "", @progbits

@@ -27,3 +27,5 @@ vsyscall_sysenter_end:
 	.if (vsyscall_sysenter_return - vsyscall_sysenter_start) - SYSENTER_RETURN_OFFSET
 	.error "SYSENTER_RETURN_OFFSET does not match the stub"
 	.endif
+
+	.section .note.GNU-stack, "", @progbits
