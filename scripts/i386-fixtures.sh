@@ -3,12 +3,13 @@
 # DEST/root, for the static-binary tests (tests/test_static.c).
 #   sh scripts/i386-fixtures.sh DEST
 # Debian's musl on amd64 is x86_64-only, so these come from the i386
-# architecture: as root this adds it (dpkg --add-architecture i386),
-# updates the package lists and downloads the packages; otherwise it prints
-# the exact commands to run and fails.
+# architecture. apt runs with a private state under DEST/apt (its own
+# package lists for i386, an empty dpkg status, its own cache), so the
+# system's dpkg architectures and package lists are never changed and no
+# root is needed: only the network to the system's Debian mirrors.
 set -eu
 dest=${1:?usage: i386-fixtures.sh DEST}
-PACKAGES="musl:i386 musl-dev:i386 busybox-static:i386"
+PACKAGES="musl musl-dev busybox-static"
 
 have_all() {
     [ -f "$dest/root/usr/lib/i386-linux-musl/libc.a" ] &&
@@ -17,44 +18,25 @@ have_all() {
     [ -x "$dest/root/bin/busybox" ]
 }
 
-have_i386() {
-    dpkg --print-foreign-architectures | grep -qx i386
-}
-
-# Download into $dest/debs (apt-get download needs no root once the lists
-# know the i386 packages).
-download() {
-    mkdir -p "$dest/debs"
-    rm -f "$dest/debs"/*.deb
-    (cd "$dest/debs" && apt-get download -q $PACKAGES) >/dev/null 2>&1
-}
-
-how_to() {
-    abs=$(cd "$(dirname "$dest")" && pwd)/$(basename "$dest")
-    echo "sysemu's static-binary tests need Debian's i386 musl and busybox-static." >&2
-    echo "get them with:" >&2
-    have_i386 || echo "  sudo dpkg --add-architecture i386" >&2
-    echo "  sudo apt-get update" >&2
-    echo "  mkdir -p $abs/debs && (cd $abs/debs && apt-get download $PACKAGES)" >&2
-    echo "then run make again." >&2
-    exit 1
-}
-
 have_all && exit 0
 
-if ! ls "$dest/debs"/*.deb >/dev/null 2>&1 || [ "$(ls "$dest/debs"/*.deb | wc -l)" -lt 3 ]; then
-    if [ "$(id -u)" -ne 0 ]; then
-        have_i386 && download || how_to
-    else
-        export DEBIAN_FRONTEND=noninteractive
-        if ! have_i386; then
-            echo "adding the i386 architecture to dpkg" >&2
-            dpkg --add-architecture i386
-        fi
-        if ! download; then
-            apt-get update -q >/dev/null 2>&1 || true
-            download || { echo "apt-get download $PACKAGES failed" >&2; exit 1; }
-        fi
+mkdir -p "$dest"
+apt_dir=$(cd "$dest" && pwd)/apt
+mkdir -p "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial" "$dest/debs"
+[ -f "$apt_dir/state/status" ] || : > "$apt_dir/state/status"
+private_apt() {
+    apt-get -q -o APT::Architecture=i386 -o APT::Architectures=i386 \
+        -o Dir::State="$apt_dir/state" -o Dir::State::status="$apt_dir/state/status" \
+        -o Dir::Cache="$apt_dir/cache" -o Debug::NoLocking=1 "$@"
+}
+
+if [ "$(ls "$dest/debs"/*.deb 2>/dev/null | wc -l)" -lt 3 ]; then
+    rm -f "$dest/debs"/*.deb
+    if ! private_apt update >"$apt_dir/update.log" 2>&1 ||
+       ! (cd "$dest/debs" && private_apt download $PACKAGES) >"$apt_dir/download.log" 2>&1; then
+        echo "i386-fixtures: could not download i386 $PACKAGES from the system's" \
+             "Debian mirrors (see $apt_dir/*.log)" >&2
+        exit 1
     fi
 fi
 
