@@ -215,9 +215,9 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         in->cls = (uint8_t)classify_insn(&insn[i], &in->flags);
         if (in->flags & INSN_SOFTINT) {
             const cs_x86 *x = &insn[i].detail->x86;
-            in->int_vector = insn[i].id == X86_INS_INT3 ? 3
-                           : insn[i].id == X86_INS_INTO ? 4
-                           : insn[i].id == X86_INS_INT1 ? 1
+            in->int_vector = insn[i].id == X86_INS_INT3 ? X86_VEC_BP
+                           : insn[i].id == X86_INS_INTO ? X86_VEC_OF
+                           : insn[i].id == X86_INS_INT1 ? X86_VEC_DB
                            : (uint8_t)x->operands[0].imm;
         }
         /* int n is charged when it is delivered: its cost depends on the gate. */

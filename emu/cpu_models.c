@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../guest/abi.h"
+#include "../guest/x86.h"
 #include "cpu_model.h"
 
 #define P6_FEATURES (CPUID_FEATURE_FPU | (1u << 1) | (1u << 2) | (1u << 3) | \

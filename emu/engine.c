@@ -1,12 +1,11 @@
 #include "engine.h"
+#include "../guest/x86.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PROBE_BASE 0x10000u
 #define PROBE_GDT  (PROBE_BASE + 0x800)
-#define GP_VECTOR  13
-#define DF_VECTOR  8
 
 struct probe_state {
     uc_context *ctx;
@@ -80,7 +79,7 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
     size_t n = ctx_bytes(uc);
     put_segment_load(uc, PROBE_BASE, sel1);
     put_segment_load(uc, PROBE_BASE + 0x100, sel2);
-    if (run_until_fault(uc, PROBE_BASE, &ps) || ps.last_vector != GP_VECTOR) {
+    if (run_until_fault(uc, PROBE_BASE, &ps) || ps.last_vector != X86_VEC_GP) {
         snprintf(err, errlen, "engine probe: a bad segment load did not raise #GP");
         goto out;
     }
@@ -90,7 +89,7 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
      * first fault and, once reset, makes a second fault come out as #GP
      * with the new selector instead of a double fault. */
     for (size_t oe = 0; oe + 4 <= n; oe += 4) {
-        if (ctx_int(clean, oe) != -1 || ctx_int(ps.ctx, oe) != GP_VECTOR)
+        if (ctx_int(clean, oe) != -1 || ctx_int(ps.ctx, oe) != X86_VEC_GP)
             continue;
         for (size_t ec = 0; ec + 4 <= n; ec += 4) {
             if (ctx_int(ps.ctx, ec) != sel1)
@@ -99,7 +98,7 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
             memcpy((uint8_t *)ps.ctx + oe, &none, sizeof none);
             uc_context_restore(uc, ps.ctx);
             if (run_until_fault(uc, PROBE_BASE + 0x100, &ps) == 0 &&
-                ps.last_vector == GP_VECTOR && ctx_int(ps.ctx, ec) == sel2) {
+                ps.last_vector == X86_VEC_GP && ctx_int(ps.ctx, ec) == sel2) {
                 layout->context_size = n;
                 layout->old_exception_offset = oe;
                 layout->error_code_offset = ec;

@@ -11,28 +11,39 @@
 
 static const char *signal_name(uint32_t sig)
 {
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 5: return "SIGTRAP";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 11: return "SIGSEGV";
-    default: return "signal";
-    }
+    static const char *const names[] = {
+#define SIGNAL(nr, name, action) [nr] = #name,
+#include "../guest/signals.def"
+#undef SIGNAL
+    };
+    return sig < sizeof names / sizeof names[0] && names[sig] ? names[sig] : "signal";
 }
 
 const char *vector_name(uint32_t vector)
 {
-    static const char *const names[20] = {
-        "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-        "#BR bound range", "#UD invalid opcode", "#NM device not available",
-        "#DF double fault", "coprocessor overrun", "#TS invalid TSS",
-        "#NP segment not present", "#SS stack fault", "#GP general protection",
-        "#PF page fault", "reserved", "#MF x87 error", "#AC alignment check",
-        "#MC machine check", "#XM SIMD error",
+    static const char *const names[X86_NR_EXCEPTIONS] = {
+        [X86_VEC_DE] = "#DE divide error",
+        [X86_VEC_DB] = "#DB debug",
+        [X86_VEC_NMI] = "NMI",
+        [X86_VEC_BP] = "#BP breakpoint",
+        [X86_VEC_OF] = "#OF overflow",
+        [X86_VEC_BR] = "#BR bound range",
+        [X86_VEC_UD] = "#UD invalid opcode",
+        [X86_VEC_NM] = "#NM device not available",
+        [X86_VEC_DF] = "#DF double fault",
+        [X86_VEC_CSO] = "coprocessor overrun",
+        [X86_VEC_TS] = "#TS invalid TSS",
+        [X86_VEC_NP] = "#NP segment not present",
+        [X86_VEC_SS] = "#SS stack fault",
+        [X86_VEC_GP] = "#GP general protection",
+        [X86_VEC_PF] = "#PF page fault",
+        [X86_VEC_SPURIOUS] = "reserved",
+        [X86_VEC_MF] = "#MF x87 error",
+        [X86_VEC_AC] = "#AC alignment check",
+        [X86_VEC_MC] = "#MC machine check",
+        [X86_VEC_XM] = "#XM SIMD error",
     };
-    return vector < 20 ? names[vector] : "exception";
+    return vector < X86_NR_EXCEPTIONS ? names[vector] : "exception";
 }
 
 /* Copy guest text into a bounded C string. */
@@ -108,7 +119,7 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         const struct hc_fault *f = block;
         m->exit_status = 128 + (int)(f->signal & 0x7f);
         syscalls_on_exit(m);
-        if (f->vector == 14)
+        if (f->vector == X86_VEC_PF)
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), vector_name(f->vector), f->eip, f->cr2,
                          f->error_code);

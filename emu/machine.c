@@ -166,13 +166,13 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int s
 static void deliver_pending_wrap(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
-    bool user = (reg_read(m, UC_X86_REG_CS) & 3) != 0;
+    bool user = (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0;
     m->pending_wrap = false;
     if (block_find_insn(m->cur_block, eip, &index))
         truncate_current_block(m, index);
     reg_write(m, UC_X86_REG_CR2, m->wrap_addr);
     m->delivery_depth = 0;
-    raise_fault(m, 14, true, (user ? 4u : 0u) | (m->wrap_write ? 2u : 0u), eip);
+    raise_fault(m, X86_VEC_PF, true, (user ? X86_PF_USER : 0) | (m->wrap_write ? X86_PF_WRITE : 0), eip);
 }
 
 static int add_hooks(struct machine *m)
@@ -368,7 +368,7 @@ static void deliver_ud_at(struct machine *m)
         return;
     }
     m->delivery_depth = 0;
-    raise_fault(m, 6, false, 0, m->ud_at);
+    raise_fault(m, X86_VEC_UD, false, 0, m->ud_at);
 }
 
 int machine_run(struct machine *m)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <unicorn/unicorn.h>
 #include "../guest/abi.h"
+#include "../guest/x86.h"
 #include "cpu_model.h"
 #include "cost.h"
 #include "engine.h"

@@ -47,7 +47,7 @@ void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from
             t->cur.kernel_faults++;
         return;
     }
-    if (kind == EVENT_SOFTWARE && vector == 0x80) {
+    if (kind == EVENT_SOFTWARE && vector == SYSCALL_VECTOR) {
         begin(m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, return_eip);
         return;
     }

@@ -7,10 +7,6 @@
 #include "machine.h"
 #include "syscalls.h"
 
-#define EFLAGS_IF 0x00000200u
-#define EFLAGS_RF 0x00010000u
-#define EFLAGS_VM 0x00020000u
-#define CR0_PE 0x1u
 #define SYSENTER_LEN 2 /* 0f 34: the engine adds it to EIP after the hook */
 
 static uint64_t read_msr(struct machine *m, uint32_t index)
@@ -59,16 +55,17 @@ void on_sysenter(uc_engine *uc, void *user)
         return;
     }
     if (!m->cpu.sep_works) {
-        sysenter_fault(m, index, 6, false, in->addr);
+        sysenter_fault(m, index, X86_VEC_UD, false, in->addr);
         return;
     }
-    uint32_t cs = (uint32_t)read_msr(m, MSR_IA32_SYSENTER_CS) & 0xfffc;
-    if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & CR0_PE)) {
+    /* The selector is the MSR's low 16 bits. */
+    uint32_t cs = (uint32_t)read_msr(m, MSR_IA32_SYSENTER_CS) & 0xffff & ~X86_SEL_RPL;
+    if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & X86_CR0_PE)) {
         if (!in) {
             machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
             return;
         }
-        sysenter_fault(m, index, 13, true, in->addr);
+        sysenter_fault(m, index, X86_VEC_GP, true, in->addr);
         return;
     }
     syscalls_on_sysenter(m, in ? in->addr : 0);
@@ -84,7 +81,7 @@ void on_sysenter(uc_engine *uc, void *user)
         return;
     }
     uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
-    reg_write(m, UC_X86_REG_EFLAGS, eflags & ~(EFLAGS_IF | EFLAGS_RF | EFLAGS_VM));
+    reg_write(m, UC_X86_REG_EFLAGS, eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
     reg_write(m, UC_X86_REG_EIP,
               (uint32_t)read_msr(m, MSR_IA32_SYSENTER_EIP) - SYSENTER_LEN);
 }
@@ -146,7 +143,7 @@ static void complete_with(struct machine *m, uint32_t index, uint32_t addr, uint
 static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
 {
     /* Outside ring 0 the engine raises #GP(0) itself. */
-    if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
+    if ((reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0)
         return;
     uint32_t msr = reg_read(m, UC_X86_REG_ECX);
     bool is_read = (in->flags & SPECIAL_RDMSR) != 0;
@@ -165,7 +162,7 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
     if (sep_msr && m->cpu.sep_works)
         return; /* the engine keeps these three itself; sysexit reads them */
     truncate_current_block(m, index);
-    raise_fault(m, 13, true, 0, in->addr);
+    raise_fault(m, X86_VEC_GP, true, 0, in->addr);
 }
 
 /*
@@ -174,12 +171,12 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
  */
 static void io_permission(struct machine *m, const struct insn *in, uint32_t index)
 {
-    uint32_t cpl = reg_read(m, UC_X86_REG_CS) & 3;
-    uint32_t iopl = (reg_read(m, UC_X86_REG_EFLAGS) >> 12) & 3;
+    uint32_t cpl = reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL;
+    uint32_t iopl = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IOPL) >> X86_EFLAGS_IOPL_SHIFT;
     if (cpl <= iopl)
         return;
     truncate_current_block(m, index);
-    raise_fault(m, 13, true, 0, in->addr);
+    raise_fault(m, X86_VEC_GP, true, 0, in->addr);
 }
 
 void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)

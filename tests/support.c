@@ -252,7 +252,7 @@ void bare_init(struct bare *b, const char *cpu_spec)
     uint64_t gdt[32] = { 0 };
     memcpy(gdt, patch_gdt, sizeof patch_gdt);
     uint32_t tss = BARE_TSS;
-    gdt[16] = (103 & 0xffff) | ((uint64_t)(tss & 0xffffff) << 16) | (0x89ull << 40) |
+    gdt[16] = (103 & 0xffff) | ((uint64_t)(tss & 0xffffff) << 16) | ((uint64_t)(X86_AR_P | X86_TYPE_TSS32) << X86_DESC_ACCESS_SHIFT) |
               ((uint64_t)(tss >> 24) << 56);
     bare_write(b, BARE_GDT, gdt, sizeof gdt);
     uint32_t tss_words[26] = { 0 };
@@ -262,11 +262,12 @@ void bare_init(struct bare *b, const char *cpu_spec)
     for (int v = 0; v < 256; v++) {
         uint8_t hlt = 0xf4;
         bare_write(b, BARE_HANDLER + 16 * (uint32_t)v, &hlt, 1);
-        bare_set_gate(b, v, 0xf, 0);
+        bare_set_gate(b, v, X86_TYPE_TRAP_GATE32, 0);
     }
     uc_x86_mmr gdtr = { .base = BARE_GDT, .limit = sizeof gdt - 1 };
     uc_x86_mmr idtr = { .base = BARE_IDT, .limit = 256 * 8 - 1 };
-    uc_x86_mmr tr = { .selector = __TSS_SEL, .base = BARE_TSS, .limit = 103, .flags = 0x89 };
+    uc_x86_mmr tr = { .selector = __TSS_SEL, .base = BARE_TSS, .limit = 103,
+                      .flags = X86_AR_P | X86_TYPE_TSS32 };
     uc_reg_write(b->m.uc, UC_X86_REG_GDTR, &gdtr);
     uc_reg_write(b->m.uc, UC_X86_REG_IDTR, &idtr);
     uc_reg_write(b->m.uc, UC_X86_REG_TR, &tr);
@@ -286,7 +287,7 @@ void bare_set_gate(struct bare *b, int vector, int type, int dpl)
 {
     uint32_t off = BARE_HANDLER + 16 * (uint32_t)vector;
     uint64_t gate = (off & 0xffff) | ((uint64_t)__KERNEL_CS << 16) |
-                    ((uint64_t)(0x80 | (dpl << 5) | type) << 40) |
+                    ((uint64_t)(X86_AR_P | (dpl << X86_AR_DPL_SHIFT) | type) << X86_DESC_ACCESS_SHIFT) |
                     ((uint64_t)(off >> 16) << 48);
     bare_write(b, BARE_IDT + 8 * (uint32_t)vector, &gate, 8);
 }
@@ -301,7 +302,8 @@ void bare_run(struct bare *b, uint32_t eip, bool user)
 {
     uint32_t start = eip;
     if (user) {
-        uint32_t frame[5] = { eip, __USER_CS, 0x202, BARE_USTACK, __USER_DS };
+        uint32_t frame[5] = { eip, __USER_CS, X86_EFLAGS_IF | X86_EFLAGS_FIXED, BARE_USTACK,
+                              __USER_DS };
         uint8_t iret[] = { 0xcf };
         uint32_t kesp = BARE_KSTACK - 0x100;
         bare_write(b, kesp, frame, sizeof frame);

@@ -85,8 +85,8 @@ START_TEST(gdt_has_the_patch_layout)
         ck_assert_msg(u64_at(gdt + 8 * (uint32_t)i) == 0, "GDT entry %d not empty", i);
     /* TSS (busy after ltr) and LDT descriptors at 16 and 17 */
     uint64_t tss = u64_at(gdt + 16 * 8), ldt = u64_at(gdt + 17 * 8);
-    ck_assert_uint_eq((tss >> 40) & 0xff, 0x8b);
-    ck_assert_uint_eq((ldt >> 40) & 0xff, 0x82);
+    ck_assert_uint_eq((tss >> X86_DESC_ACCESS_SHIFT) & 0xff, X86_AR_P | X86_TYPE_TSS32_BUSY);
+    ck_assert_uint_eq((ldt >> X86_DESC_ACCESS_SHIFT) & 0xff, X86_AR_P | X86_TYPE_LDT);
     uint32_t tss_base = (uint32_t)(((tss >> 16) & 0xffffff) | ((tss >> 32) & 0xff000000));
     ck_assert_uint_eq(tss_base, sym("init_tss"));
     /* selectors the machine saw */
@@ -104,18 +104,21 @@ static void check_gate(int vector, const char *handler, int type, int dpl)
     uint32_t offset = (uint32_t)(g & 0xffff) | (uint32_t)((g >> 32) & 0xffff0000);
     ck_assert_uint_eq(offset, sym(handler));
     ck_assert_uint_eq((g >> 16) & 0xffff, __KERNEL_CS);
-    ck_assert_uint_eq((g >> 40) & 0xf, (uint64_t)type);
-    ck_assert_uint_eq((g >> 45) & 3, (uint64_t)dpl);
-    ck_assert_uint_eq((g >> 47) & 1, 1);
+    uint32_t access = (uint32_t)(g >> X86_DESC_ACCESS_SHIFT) & 0xff;
+    ck_assert_uint_eq(access & 0xf, (uint32_t)type);
+    ck_assert_uint_eq((access >> X86_AR_DPL_SHIFT) & 3, (uint32_t)dpl);
+    ck_assert_uint_eq(access & X86_AR_P, X86_AR_P);
 }
 
 START_TEST(idt_and_tss)
 {
     boot("pentium3");
-    check_gate(0x80, "system_call", 0xf, 3);   /* trap gate, callable from ring 3 */
-    check_gate(14, "page_fault", 0xe, 0);      /* interrupt gate: CR2 stays valid */
-    check_gate(13, "general_protection", 0xf, 0);
-    check_gate(3, "int3", 0xf, 3);
+    /* a trap gate, callable from ring 3 */
+    check_gate(SYSCALL_VECTOR, "system_call", X86_TYPE_TRAP_GATE32, 3);
+    /* an interrupt gate: CR2 stays valid */
+    check_gate(X86_VEC_PF, "page_fault", X86_TYPE_INTR_GATE32, 0);
+    check_gate(X86_VEC_GP, "general_protection", X86_TYPE_TRAP_GATE32, 0);
+    check_gate(X86_VEC_BP, "int3", X86_TYPE_TRAP_GATE32, 3);
     uint32_t tss = sym("init_tss");
     ck_assert_uint_eq(u32_at(tss + 4), sym("init_thread_union") + 8192); /* esp0 */
     ck_assert_uint_eq(u32_at(tss + 8) & 0xffff, __KERNEL_DS);            /* ss0 */
@@ -127,14 +130,15 @@ START_TEST(paging_protects_and_the_fixmap_table_is_user)
 {
     boot("pentium4");
     uint32_t cr0 = reg_read(m, UC_X86_REG_CR0), cr3 = reg_read(m, UC_X86_REG_CR3);
-    ck_assert_uint_eq(cr0 & 0x80010000u, 0x80010000u);    /* PG and WP */
+    const uint32_t prw = X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER;
+    ck_assert_uint_eq(cr0 & (X86_CR0_PG | X86_CR0_WP), X86_CR0_PG | X86_CR0_WP);
     uint32_t pde = u32_at(cr3 + 4 * (VSYSCALL_BASE >> 22));
-    ck_assert_uint_eq(pde & 7, 7);                       /* present, RW, user (the patch) */
+    ck_assert_uint_eq(pde & prw, prw);                   /* present, RW, user (the patch) */
     uint32_t pte = u32_at((pde & ~0xfffu) + 4 * ((VSYSCALL_BASE >> 12) & 0x3ff));
-    ck_assert_uint_eq(pte & 7, 5);                       /* present, user, read-only */
+    ck_assert_uint_eq(pte & prw, X86_PTE_PRESENT | X86_PTE_USER);   /* read-only */
     ck_assert_uint_eq(pte & ~0xfffu, VSYSCALL_BASE);      /* mapped at itself */
     uint32_t kpde = u32_at(cr3 + 4 * (KERNEL_BASE >> 22));
-    ck_assert_uint_eq(kpde & 4, 0);                      /* kernel: supervisor only */
+    ck_assert_uint_eq(kpde & X86_PTE_USER, 0);           /* kernel: supervisor only */
 }
 END_TEST
 

@@ -87,9 +87,9 @@ START_TEST(whoami_segments_sysinfo_and_vsyscall_stub)
     const char *fl = strstr(r.out, "eflags=");
     ck_assert_ptr_nonnull(fl);
     unsigned long eflags = strtoul(fl + 7, NULL, 16);
-    ck_assert_msg(eflags & 0x200, "IF clear in user mode: %08lx", eflags);
-    ck_assert_msg((eflags & 0x3000) == 0, "IOPL not 0 in user mode: %08lx", eflags);
-    ck_assert_msg(eflags & 0x2, "EFLAGS bit 1 clear: %08lx", eflags);
+    ck_assert_msg(eflags & X86_EFLAGS_IF, "IF clear in user mode: %08lx", eflags);
+    ck_assert_msg((eflags & X86_EFLAGS_IOPL) == 0, "IOPL not 0 in user mode: %08lx", eflags);
+    ck_assert_msg(eflags & X86_EFLAGS_FIXED, "EFLAGS bit 1 clear: %08lx", eflags);
     emu_result_free(&r);
 }
 END_TEST
@@ -196,11 +196,11 @@ static const struct fault_expect {
     { "out", "pentium4", 139, "SIGSEGV", "#GP ", 0, NO_CR2, 0 },
     { "outl", "pentium4", 139, "SIGSEGV", "#GP ", 0, NO_CR2, 0 },
     { "in", "pentium4", 139, "SIGSEGV", "#GP ", 0, NO_CR2, 0 },
-    { "iret", "pentium4", 139, "SIGSEGV", "#GP ", 0x60, NO_CR2, 0 },
+    { "iret", "pentium4", 139, "SIGSEGV", "#GP ", __KERNEL_CS, NO_CR2, 0 },
     { "sysexit", "pentium4", 139, "SIGSEGV", "#GP ", 0, NO_CR2, 0 },
     { "sysexit", "pentium3", 139, "SIGSEGV", "#GP ", 0, NO_CR2, 0 },
-    { "int13", "pentium4", 139, "SIGSEGV", "#GP ", 0x6a, NO_CR2, 0 },
-    { "kernel-ds", "pentium4", 139, "SIGSEGV", "#GP ", 0x68, NO_CR2, 0 },
+    { "int13", "pentium4", 139, "SIGSEGV", "#GP ", X86_IDT_ERROR(X86_VEC_GP, 0), NO_CR2, 0 },
+    { "kernel-ds", "pentium4", 139, "SIGSEGV", "#GP ", __KERNEL_DS, NO_CR2, 0 },
     { "far-call-bad", "pentium4", 139, "SIGSEGV", "#GP ", 0x1234, NO_CR2, 0 },
     { "ud2", "pentium4", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
     { "ud2", "pentiumpro", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
@@ -209,15 +209,15 @@ static const struct fault_expect {
     { "sysenter-by-hand", "pentium3,-sep", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
     { "div0", "pentium4", 136, "SIGFPE", "#DE ", 0, NO_CR2, 0 },
     { "int3", "pentium4", 133, "SIGTRAP", "#BP ", 0, NO_CR2, 1 },
-    { "kread", "pentium4", 139, "SIGSEGV", "#PF ", 5, 0xc0100000L, 0 },
-    { "kread", "pentiumpro", 139, "SIGSEGV", "#PF ", 5, 0xc0100000L, 0 },
-    { "kwrite", "pentium4", 139, "SIGSEGV", "#PF ", 7, 0xc0100000L, 0 },
-    { "null", "pentium4", 139, "SIGSEGV", "#PF ", 4, 0, 0 },
-    { "hole-read", "pentium4", 139, "SIGSEGV", "#PF ", 4, 0xe0000000L, 0 },
-    { "vsyscall-write", "pentium4", 139, "SIGSEGV", "#PF ", 7, 0xfffff000L, 0 },
-    { "vsyscall-write", "pentiumpro", 139, "SIGSEGV", "#PF ", 7, 0xfffff000L, 0 },
-    { "text-write", "pentium4", 139, "SIGSEGV", "#PF ", 7, CR2_IS_EIP, 0 },
-    { "stack-overflow", "pentium4", 139, "SIGSEGV", "#PF ", 6, CR2_ON_STACK, NO_EIP },
+    { "kread", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_PROT, 0xc0100000L, 0 },
+    { "kread", "pentiumpro", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_PROT, 0xc0100000L, 0 },
+    { "kwrite", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_WRITE | X86_PF_PROT, 0xc0100000L, 0 },
+    { "null", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER, 0, 0 },
+    { "hole-read", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER, 0xe0000000L, 0 },
+    { "vsyscall-write", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_WRITE | X86_PF_PROT, 0xfffff000L, 0 },
+    { "vsyscall-write", "pentiumpro", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_WRITE | X86_PF_PROT, 0xfffff000L, 0 },
+    { "text-write", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_WRITE | X86_PF_PROT, CR2_IS_EIP, 0 },
+    { "stack-overflow", "pentium4", 139, "SIGSEGV", "#PF ", X86_PF_USER | X86_PF_WRITE, CR2_ON_STACK, NO_EIP },
 };
 
 START_TEST(fault_is_reported_with_vector_error_and_cr2)

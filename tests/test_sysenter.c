@@ -41,7 +41,7 @@ START_TEST(sysenter_enters_ring0_at_msr_eip_and_esp)
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_CS), __KERNEL_CS);
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_SS), __KERNEL_DS);
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESP), SYSENTER_STACK);
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & 0x200, 0);  /* IF cleared */
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF, 0);  /* IF cleared */
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EBP), 0x11223344);    /* untouched */
     ck_assert_uint_eq(b.m.sys.by_path[PATH_SYSENTER], 1);
     bare_destroy(&b);
@@ -61,7 +61,7 @@ START_TEST(sysexit_returns_to_ring3_with_ecx_edx)
     bare_write(&b, 0x08049000, &hlt, 1);
     bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
     bare_run(&b, BARE_HANDLER - 0x100, false);
-    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     uint32_t f = BARE_KSTACK - 24;                    /* err, eip, cs, eflags, esp, ss */
     ck_assert_uint_eq(bare_u32(&b, f + 4), 0x08049000);
     ck_assert_uint_eq(bare_u32(&b, f + 8), __USER_CS);
@@ -77,7 +77,7 @@ START_TEST(sysenter_without_sep_is_ud)
     for (int i = 0; i < 3; i++) {
         bare_init(&b, models[i]);
         run_user(user_sysenter, sizeof user_sysenter);
-        ck_assert_int_eq(bare_halted_vector(&b), 6);
+        ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_UD);
         ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), BARE_UCODE + 5); /* at sysenter */
         ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 16), __USER_CS);
         bare_destroy(&b);
@@ -89,7 +89,7 @@ START_TEST(sysenter_with_zero_sysenter_cs_is_gp0)
 {
     bare_init(&b, "pentium3");
     run_user(user_sysenter, sizeof user_sysenter);
-    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 24), 0);
     bare_destroy(&b);
 }
@@ -101,7 +101,7 @@ START_TEST(sysexit_from_ring3_is_gp)
     setup_sep_msrs();
     uint8_t code[] = { 0x0f, 0x35 };
     run_user(code, sizeof code);
-    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), BARE_UCODE);
     bare_destroy(&b);
 }
@@ -133,7 +133,7 @@ START_TEST(sysenter_msrs_exist_only_with_sep)
         bare_init(&b, without[i]);
         bare_write(&b, BARE_HANDLER - 0x100, kernel_wrmsr, sizeof kernel_wrmsr);
         bare_run(&b, BARE_HANDLER - 0x100, false);
-        ck_assert_int_eq(bare_halted_vector(&b), 13);
+        ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
         ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 16), 0);       /* error 0 */
         ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 12),
                           BARE_HANDLER - 0x100 + 12);                          /* at wrmsr */

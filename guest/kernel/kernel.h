@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../abi.h"
+#include "../x86.h"
 #include "ptrace.h"
 #include "errno.h"
+#include "signal.h"
 #include "syscall_nr.h"
 
 #define NULL_PTR ((void *)0)
@@ -46,15 +48,11 @@ void identify_cpu(void);
 static inline int cpu_has(uint32_t bit) { return (boot_cpu.features & bit) != 0; }
 
 /* mm.c: paging. Virtual == physical for every page (see abi.h). */
-#define PTE_PRESENT 0x001
-#define PTE_RW      0x002
-#define PTE_USER    0x004
-#define PTE_ACCESSED 0x020
-#define PTE_DIRTY   0x040
-#define _PAGE_TABLE    (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED | PTE_DIRTY)
-#define _KERNPG_TABLE  (PTE_PRESENT | PTE_RW | PTE_ACCESSED | PTE_DIRTY)
-#define PAGE_READONLY  (PTE_PRESENT | PTE_USER | PTE_ACCESSED)
-#define PAGE_SHARED    (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED)
+#define _PAGE_TABLE   (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER | X86_PTE_ACCESSED | \
+                       X86_PTE_DIRTY)
+#define _KERNPG_TABLE (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_ACCESSED | X86_PTE_DIRTY)
+#define PAGE_READONLY (X86_PTE_PRESENT | X86_PTE_USER | X86_PTE_ACCESSED)
+#define PAGE_SHARED   (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER | X86_PTE_ACCESSED)
 void paging_init(void);
 void *alloc_kernel_page(void);  /* zeroed, never freed */
 /* Map [start, start+len) for user access (zero-filled, identity mapped);

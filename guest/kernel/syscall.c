@@ -626,16 +626,8 @@ static long sys_brk(uint32_t newbrk, uint32_t a2, uint32_t a3,
 
 /* ---- signals: accepted and remembered, never delivered ---- */
 
-#define NSIG       64
 #define SIG_DFL    0
 #define SIG_IGN    1
-#define SIGKILL    9
-#define SIGCHLD    17
-#define SIGCONT    18
-#define SIGSTOP    19
-#define SIGTTOU    22
-#define SIGURG     23
-#define SIGWINCH   28
 #define SIG_BLOCK   0
 #define SIG_UNBLOCK 1
 #define SIG_SETMASK 2
