@@ -7,44 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "machine.h"
+#include "names.h"
 #include "syscalls.h"
-
-static const char *signal_name(uint32_t sig)
-{
-    static const char *const names[] = {
-#define SIGNAL(nr, name, action) [nr] = #name,
-#include "../guest/signals.def"
-#undef SIGNAL
-    };
-    return sig < sizeof names / sizeof names[0] && names[sig] ? names[sig] : "signal";
-}
-
-const char *vector_name(uint32_t vector)
-{
-    static const char *const names[X86_NR_EXCEPTIONS] = {
-        [X86_VEC_DE] = "#DE divide error",
-        [X86_VEC_DB] = "#DB debug",
-        [X86_VEC_NMI] = "NMI",
-        [X86_VEC_BP] = "#BP breakpoint",
-        [X86_VEC_OF] = "#OF overflow",
-        [X86_VEC_BR] = "#BR bound range",
-        [X86_VEC_UD] = "#UD invalid opcode",
-        [X86_VEC_NM] = "#NM device not available",
-        [X86_VEC_DF] = "#DF double fault",
-        [X86_VEC_CSO] = "coprocessor overrun",
-        [X86_VEC_TS] = "#TS invalid TSS",
-        [X86_VEC_NP] = "#NP segment not present",
-        [X86_VEC_SS] = "#SS stack fault",
-        [X86_VEC_GP] = "#GP general protection",
-        [X86_VEC_PF] = "#PF page fault",
-        [X86_VEC_SPURIOUS] = "reserved",
-        [X86_VEC_MF] = "#MF x87 error",
-        [X86_VEC_AC] = "#AC alignment check",
-        [X86_VEC_MC] = "#MC machine check",
-        [X86_VEC_XM] = "#XM SIMD error",
-    };
-    return vector < X86_NR_EXCEPTIONS ? names[vector] : "exception";
-}
 
 /* Copy guest text into a bounded C string. */
 static void guest_text(struct machine *m, uint32_t addr, uint32_t len, char *out, size_t cap)

@@ -63,7 +63,5 @@ void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from
 void syscalls_on_sysenter(struct machine *m, uint32_t insn_addr);
 void syscalls_on_block(struct machine *m, const struct block *b);
 void syscalls_on_exit(struct machine *m);
-const char *syscall_name(uint32_t nr);
-const char *vector_name(uint32_t vector);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "machine.h"
+#include "names.h"
 
 static const char *const path_names[NPATHS] = { "int80", "sysenter", "trap" };
 static const char *const return_names[] = { "-", "iret", "sysexit", "exited" };
@@ -180,17 +181,11 @@ int trace_close(struct trace *t)
     return rc ? -1 : 0;
 }
 
-/* Which argument of system call nr is a path, or -1. */
-static int path_arg(uint32_t nr)
+/* Is argument i of system call nr a path name? */
+static bool is_path(uint32_t nr, int i)
 {
-    switch (nr) {
-    case 5: case 11: case 12: case 33: case 85: case 106: case 107: case 195: case 196:
-        return 0;   /* open execve chdir access readlink stat lstat stat64 lstat64 */
-    case 295: case 300: case 305: case 307: case 383: case 439:
-        return 1;   /* openat fstatat64 readlinkat faccessat statx faccessat2 */
-    default:
-        return -1;
-    }
+    const struct syscall_info *s = syscall_info(nr);
+    return s && i < s->nargs && s->kind[i] == ARG_PATH;
 }
 
 /* A user string argument, quoted, at most 96 bytes of it. */
@@ -229,7 +224,7 @@ void strace_print(struct machine *m, const struct syscall_record *r)
     for (int i = 0; i < 6; i++) {
         if (i)
             fputs(", ", stderr);
-        if (i == path_arg(r->nr))
+        if (is_path(r->nr, i))
             print_user_string(m, r->args[i]);
         else
             fprintf(stderr, "%#x", r->args[i]);

@@ -193,19 +193,19 @@ static long do_open(uint32_t dirfd, uint32_t upath, uint32_t oflags)
 }
 
 long sys_open(uint32_t upath, uint32_t oflags, uint32_t mode,
-                     uint32_t a4, uint32_t a5, uint32_t a6)
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return do_open(AT_FDCWD, upath, oflags);
 }
 
 long sys_openat(uint32_t dirfd, uint32_t upath, uint32_t oflags,
-                       uint32_t mode, uint32_t a5, uint32_t a6)
+                uint32_t mode, uint32_t a5, uint32_t a6)
 {
     return do_open(dirfd, upath, oflags);
 }
 
 long sys_close(uint32_t fd, uint32_t a2, uint32_t a3,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     struct file *f = file_of(fd);
     struct hc_fs r = { 0, 0, 0, 0, 0, 0, 0, 0, 0 };
@@ -327,7 +327,7 @@ static long do_seek(uint32_t fd, int64_t off, uint32_t whence, uint64_t *out)
 }
 
 long sys_lseek(uint32_t fd, uint32_t off, uint32_t whence,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint64_t pos;
     struct file *f = file_of(fd);
@@ -344,7 +344,7 @@ long sys_lseek(uint32_t fd, uint32_t off, uint32_t whence,
 }
 
 long sys_llseek(uint32_t fd, uint32_t hi, uint32_t lo, uint32_t uresult,
-                       uint32_t whence, uint32_t a6)
+                uint32_t whence, uint32_t a6)
 {
     uint64_t pos;
     long err = do_seek(fd, (int64_t)(((uint64_t)hi << 32) | lo), whence, &pos);
@@ -355,7 +355,7 @@ long sys_llseek(uint32_t fd, uint32_t hi, uint32_t lo, uint32_t uresult,
 }
 
 long sys_getdents64(uint32_t fd, uint32_t udirp, uint32_t count,
-                           uint32_t a4, uint32_t a5, uint32_t a6)
+                    uint32_t a4, uint32_t a5, uint32_t a6)
 {
     struct file *f = file_of(fd);
     struct hc_fs r;
@@ -601,43 +601,43 @@ static long stat_open_file(uint32_t fd, uint32_t ubuf, put_stat_fn put)
 }
 
 long sys_stat64(uint32_t upath, uint32_t ubuf, uint32_t a3,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return stat_path(upath, 0, ubuf, put_stat64);
 }
 
 long sys_lstat64(uint32_t upath, uint32_t ubuf, uint32_t a3,
-                        uint32_t a4, uint32_t a5, uint32_t a6)
+                 uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return stat_path(upath, AT_SYMLINK_NOFOLLOW, ubuf, put_stat64);
 }
 
 long sys_fstat64(uint32_t fd, uint32_t ubuf, uint32_t a3,
-                        uint32_t a4, uint32_t a5, uint32_t a6)
+                 uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return stat_open_file(fd, ubuf, put_stat64);
 }
 
 long sys_stat(uint32_t upath, uint32_t ubuf, uint32_t a3,
-                     uint32_t a4, uint32_t a5, uint32_t a6)
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return stat_path(upath, 0, ubuf, put_stat32);
 }
 
 long sys_lstat(uint32_t upath, uint32_t ubuf, uint32_t a3,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return stat_path(upath, AT_SYMLINK_NOFOLLOW, ubuf, put_stat32);
 }
 
 long sys_fstat(uint32_t fd, uint32_t ubuf, uint32_t a3,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return stat_open_file(fd, ubuf, put_stat32);
 }
 
 long sys_statx(uint32_t dirfd, uint32_t upath, uint32_t atflags,
-                      uint32_t mask, uint32_t ubuf, uint32_t a6)
+               uint32_t mask, uint32_t ubuf, uint32_t a6)
 {
     struct hc_stat st;
     long err;
@@ -668,19 +668,19 @@ static long do_access(uint32_t dirfd, uint32_t upath, uint32_t how, uint32_t atf
 }
 
 long sys_access(uint32_t upath, uint32_t how, uint32_t a3,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return do_access(AT_FDCWD, upath, how, 0);
 }
 
 long sys_faccessat(uint32_t dirfd, uint32_t upath, uint32_t how,
-                          uint32_t a4, uint32_t a5, uint32_t a6)
+                   uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return do_access(dirfd, upath, how, 0);
 }
 
 long sys_faccessat2(uint32_t dirfd, uint32_t upath, uint32_t how,
-                           uint32_t atflags, uint32_t a5, uint32_t a6)
+                    uint32_t atflags, uint32_t a5, uint32_t a6)
 {
     return do_access(dirfd, upath, how, atflags);
 }
@@ -713,19 +713,19 @@ static long do_readlink(uint32_t dirfd, uint32_t upath, uint32_t ubuf, uint32_t 
 }
 
 long sys_readlink(uint32_t upath, uint32_t ubuf, uint32_t size,
-                         uint32_t a4, uint32_t a5, uint32_t a6)
+                  uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return do_readlink(AT_FDCWD, upath, ubuf, size);
 }
 
 long sys_readlinkat(uint32_t dirfd, uint32_t upath, uint32_t ubuf,
-                           uint32_t size, uint32_t a5, uint32_t a6)
+                    uint32_t size, uint32_t a5, uint32_t a6)
 {
     return do_readlink(dirfd, upath, ubuf, size);
 }
 
 long sys_fcntl64(uint32_t fd, uint32_t cmd, uint32_t arg,
-                        uint32_t a4, uint32_t a5, uint32_t a6)
+                 uint32_t a4, uint32_t a5, uint32_t a6)
 {
     struct file *f = file_of(fd);
 
@@ -749,7 +749,7 @@ long sys_fcntl64(uint32_t fd, uint32_t cmd, uint32_t arg,
 }
 
 long sys_getcwd(uint32_t ubuf, uint32_t size, uint32_t a3,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     if (size < 2)
         return -ERANGE;

@@ -9,7 +9,7 @@
 #include "ptrace.h"
 #include "errno.h"
 #include "signal.h"
-#include "syscall_nr.h"
+#include "syscalls.h"
 
 #define NULL_PTR ((void *)0)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -108,33 +108,7 @@ struct thread_info {
 };
 extern struct thread_info *current;
 
-/* tls.c */
-long sys_set_thread_area(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-long sys_get_thread_area(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-
 /* fs.c: descriptors 3 and up, on the read-only tree of emu run --root */
-#define FS_SYSCALL(name) long name(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t)
-FS_SYSCALL(sys_open);
-FS_SYSCALL(sys_openat);
-FS_SYSCALL(sys_close);
-FS_SYSCALL(sys_lseek);
-FS_SYSCALL(sys_llseek);
-FS_SYSCALL(sys_getdents64);
-FS_SYSCALL(sys_stat);
-FS_SYSCALL(sys_lstat);
-FS_SYSCALL(sys_fstat);
-FS_SYSCALL(sys_stat64);
-FS_SYSCALL(sys_lstat64);
-FS_SYSCALL(sys_fstat64);
-FS_SYSCALL(sys_statx);
-FS_SYSCALL(sys_access);
-FS_SYSCALL(sys_faccessat);
-FS_SYSCALL(sys_faccessat2);
-FS_SYSCALL(sys_readlink);
-FS_SYSCALL(sys_readlinkat);
-FS_SYSCALL(sys_fcntl64);
-FS_SYSCALL(sys_getcwd);
-#undef FS_SYSCALL
 int fs_fd_open(uint32_t fd);             /* 0-2, or an open file */
 long fs_read(uint32_t fd, uint32_t buf, uint32_t count);
 long fs_ioctl(uint32_t fd);
@@ -142,8 +116,6 @@ long fs_mmap_check(uint32_t fd, uint32_t shared, uint32_t writable);
 long fs_mmap_fill(uint32_t fd, uint32_t addr, uint32_t len, uint64_t offset);
 
 /* syscall.c */
-typedef long (*syscall_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-extern syscall_fn sys_call_table[NR_syscalls];
 void syscall_init(void);
 
 /* entry.S */

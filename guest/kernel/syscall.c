@@ -1,83 +1,11 @@
 /*
- * System calls. entry.S calls sys_call_table[eax] with the six saved
- * argument registers (ebx, ecx, edx, esi, edi, ebp) as cdecl arguments, so
- * every handler takes six words and ignores the ones it does not need.
- * User pointers are only ever touched through the uaccess helpers.
+ * System calls (the table is syscall_table.c, from ../syscalls.def). User
+ * pointers are only ever touched through the uaccess helpers.
  */
 #include "kernel.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-/* i386 system call numbers */
-enum {
-    SYS_exit = 1,
-    SYS_read = 3,
-    SYS_write = 4,
-    SYS_open = 5,
-    SYS_close = 6,
-    SYS_time = 13,
-    SYS_lseek = 19,
-    SYS_getpid = 20,
-    SYS_getuid = 24,
-    SYS_access = 33,
-    SYS_kill = 37,
-    SYS_brk = 45,
-    SYS_getgid = 47,
-    SYS_geteuid = 49,
-    SYS_getegid = 50,
-    SYS_ioctl = 54,
-    SYS_fcntl = 55,
-    SYS_getppid = 64,
-    SYS_gettimeofday = 78,
-    SYS_readlink = 85,
-    SYS_mmap = 90,
-    SYS_munmap = 91,
-    SYS_stat = 106,
-    SYS_lstat = 107,
-    SYS_fstat = 108,
-    SYS_uname = 122,
-    SYS_mprotect = 125,
-    SYS_llseek = 140,
-    SYS_writev = 146,
-    SYS_sched_yield = 158,
-    SYS_rt_sigaction = 174,
-    SYS_rt_sigprocmask = 175,
-    SYS_getcwd = 183,
-    SYS_sigaltstack = 186,
-    SYS_ugetrlimit = 191,
-    SYS_mmap2 = 192,
-    SYS_stat64 = 195,
-    SYS_lstat64 = 196,
-    SYS_fstat64 = 197,
-    SYS_getuid32 = 199,
-    SYS_getgid32 = 200,
-    SYS_geteuid32 = 201,
-    SYS_getegid32 = 202,
-    SYS_madvise = 219,
-    SYS_getdents64 = 220,
-    SYS_fcntl64 = 221,
-    SYS_gettid = 224,
-    SYS_tkill = 238,
-    SYS_set_thread_area = 243,
-    SYS_get_thread_area = 244,
-    SYS_exit_group = 252,
-    SYS_set_tid_address = 258,
-    SYS_clock_gettime = 265,
-    SYS_tgkill = 270,
-    SYS_openat = 295,
-    SYS_readlinkat = 305,
-    SYS_faccessat = 307,
-    SYS_set_robust_list = 311,
-    SYS_prlimit64 = 340,
-    SYS_getrandom = 355,
-    SYS_statx = 383,
-    SYS_rseq = 386,
-    SYS_clock_gettime64 = 403,
-    SYS_faccessat2 = 439,
-    SYS_sysemu_args6 = 999,    /* sysemu only: checks argument passing */
-};
-
-_Static_assert(SYS_sysemu_args6 < NR_syscalls, "NR_syscalls too small");
 
 #define MAX_RW_COUNT 0x7ffff000u
 #define CHUNK        4096
@@ -95,49 +23,49 @@ long sys_ni_syscall(uint32_t a1, uint32_t a2, uint32_t a3,
     return -ENOSYS;
 }
 
-static long sys_sysemu_args6(uint32_t a, uint32_t b, uint32_t c,
-                             uint32_t d, uint32_t e, uint32_t f)
+long sys_sysemu_args6(uint32_t a, uint32_t b, uint32_t c,
+                      uint32_t d, uint32_t e, uint32_t f)
 {
     return (long)(a * 1 + b * 3 + c * 5 + d * 7 + e * 11 + f * 13);
 }
 
 /* ---- process ---- */
 
-static long sys_exit(uint32_t status, uint32_t a2, uint32_t a3,
-                     uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_exit(uint32_t status, uint32_t a2, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
     do_exit(status & 0xff);
 }
 
-static long sys_getpid(uint32_t a1, uint32_t a2, uint32_t a3,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_getpid(uint32_t a1, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return current->pid;
 }
 
-static long sys_return_zero(uint32_t a1, uint32_t a2, uint32_t a3,
-                            uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_return_zero(uint32_t a1, uint32_t a2, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return 0;
 }
 
 /* Known calls we choose not to support; unlike sys_ni_syscall, these are
  * not counted as unknown. */
-static long sys_enosys(uint32_t a1, uint32_t a2, uint32_t a3,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_enosys(uint32_t a1, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return -ENOSYS;
 }
 
-static long sys_set_tid_address(uint32_t tidptr, uint32_t a2, uint32_t a3,
-                                uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_set_tid_address(uint32_t tidptr, uint32_t a2, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
 {
     current->tid_address = tidptr;
     return current->pid;
 }
 
-static long sys_sched_yield(uint32_t a1, uint32_t a2, uint32_t a3,
-                            uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_sched_yield(uint32_t a1, uint32_t a2, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
 {
     current->flags |= _TIF_NEED_RESCHED;
     return 0;
@@ -153,8 +81,8 @@ static long host_io(unsigned port, uint32_t fd, uint32_t len)
     return io.result;
 }
 
-static long sys_read(uint32_t fd, uint32_t buf, uint32_t count,
-                     uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_read(uint32_t fd, uint32_t buf, uint32_t count,
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t done = 0;
 
@@ -213,8 +141,8 @@ static long do_write(uint32_t fd, uint32_t buf, uint32_t count)
     return done;
 }
 
-static long sys_write(uint32_t fd, uint32_t buf, uint32_t count,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_write(uint32_t fd, uint32_t buf, uint32_t count,
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     return do_write(fd, buf, count);
 }
@@ -223,8 +151,8 @@ struct iovec32 {
     uint32_t base, len;
 };
 
-static long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     struct iovec32 iov;
     uint32_t total = 0, i;
@@ -262,8 +190,8 @@ static long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
     return total;
 }
 
-static long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     /* TCGETS and the rest: the standard streams are host pipes or files,
      * never a terminal of ours; nor is a file of the --root tree. */
@@ -272,8 +200,8 @@ static long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
 
 /* ---- time ---- */
 
-static long sys_gettimeofday(uint32_t utv, uint32_t utz, uint32_t a3,
-                             uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_gettimeofday(uint32_t utv, uint32_t utz, uint32_t a3,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t tv[2], tz[2] = { 0, 0 };
 
@@ -287,8 +215,8 @@ static long sys_gettimeofday(uint32_t utv, uint32_t utz, uint32_t a3,
     return 0;
 }
 
-static long sys_time(uint32_t ut, uint32_t a2, uint32_t a3,
-                     uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_time(uint32_t ut, uint32_t a2, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t sec, usec;
 
@@ -326,8 +254,8 @@ static int read_clock(uint32_t id, uint32_t *sec, uint32_t *nsec)
     return 0;
 }
 
-static long sys_clock_gettime(uint32_t id, uint32_t uts, uint32_t a3,
-                              uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_clock_gettime(uint32_t id, uint32_t uts, uint32_t a3,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t ts[2];
     int err = read_clock(id, &ts[0], &ts[1]);
@@ -337,8 +265,8 @@ static long sys_clock_gettime(uint32_t id, uint32_t uts, uint32_t a3,
     return copy_to_user(uts, ts, sizeof(ts));
 }
 
-static long sys_clock_gettime64(uint32_t id, uint32_t uts, uint32_t a3,
-                                uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_clock_gettime64(uint32_t id, uint32_t uts, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t sec, nsec;
     int64_t ts[2];
@@ -357,8 +285,8 @@ struct utsname {
     char field[6][65];
 };
 
-static long sys_uname(uint32_t ubuf, uint32_t a2, uint32_t a3,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_uname(uint32_t ubuf, uint32_t a2, uint32_t a3,
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     static const char *const values[6] = {
         "Linux", "sysemu", "2.5.53", "#1 sysemu", "i686", "(none)",
@@ -390,8 +318,8 @@ static struct rlimit64 rlimits[RLIM_NLIMITS] = {
 };
 #pragma GCC diagnostic pop
 
-static long sys_prlimit64(uint32_t pid, uint32_t resource, uint32_t unew,
-                          uint32_t uold, uint32_t a5, uint32_t a6)
+long sys_prlimit64(uint32_t pid, uint32_t resource, uint32_t unew,
+                   uint32_t uold, uint32_t a5, uint32_t a6)
 {
     struct rlimit64 new, old;
 
@@ -413,8 +341,8 @@ static long sys_prlimit64(uint32_t pid, uint32_t resource, uint32_t unew,
     return 0;
 }
 
-static long sys_ugetrlimit(uint32_t resource, uint32_t ulim, uint32_t a3,
-                           uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_ugetrlimit(uint32_t resource, uint32_t ulim, uint32_t a3,
+                    uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t lim[2];
 
@@ -533,15 +461,15 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags,
     return addr;
 }
 
-static long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot,
-                      uint32_t flags, uint32_t fd, uint32_t pgoff)
+long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot,
+               uint32_t flags, uint32_t fd, uint32_t pgoff)
 {
     return do_mmap(addr, len, prot, flags, fd, (uint64_t)pgoff << PAGE_SHIFT);
 }
 
 /* The old mmap takes one pointer to its six arguments. */
-static long sys_old_mmap(uint32_t uargs, uint32_t a2, uint32_t a3,
-                         uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_old_mmap(uint32_t uargs, uint32_t a2, uint32_t a3,
+                  uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t arg[6];
 
@@ -552,8 +480,8 @@ static long sys_old_mmap(uint32_t uargs, uint32_t a2, uint32_t a3,
     return do_mmap(arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
 }
 
-static long sys_munmap(uint32_t addr, uint32_t len, uint32_t a3,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_munmap(uint32_t addr, uint32_t len, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t top;
 
@@ -578,8 +506,8 @@ static long sys_munmap(uint32_t addr, uint32_t len, uint32_t a3,
     return 0;
 }
 
-static long sys_mprotect(uint32_t addr, uint32_t len, uint32_t prot,
-                         uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_mprotect(uint32_t addr, uint32_t len, uint32_t prot,
+                  uint32_t a4, uint32_t a5, uint32_t a6)
 {
     const uint32_t known = PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM |
                            PROT_GROWSDOWN | PROT_GROWSUP;
@@ -603,8 +531,8 @@ static long sys_mprotect(uint32_t addr, uint32_t len, uint32_t prot,
 }
 
 /* brk: Linux semantics, return the new break or, on failure, the old one. */
-static long sys_brk(uint32_t newbrk, uint32_t a2, uint32_t a3,
-                    uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_brk(uint32_t newbrk, uint32_t a2, uint32_t a3,
+             uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t old = current->brk;
     uint32_t oldend = PAGE_ALIGN(old), newend;
@@ -699,8 +627,8 @@ static void deliver_unblocked(void)
     }
 }
 
-static long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
-                             uint32_t sigsetsize, uint32_t a5, uint32_t a6)
+long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
+                      uint32_t sigsetsize, uint32_t a5, uint32_t a6)
 {
     struct k_sigaction act;
 
@@ -722,8 +650,8 @@ static long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
     return 0;
 }
 
-static long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
-                               uint32_t sigsetsize, uint32_t a5, uint32_t a6)
+long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
+                        uint32_t sigsetsize, uint32_t a5, uint32_t a6)
 {
     const uint64_t unblockable = sigbit(SIGKILL) | sigbit(SIGSTOP);
     uint64_t set, old = sig_blocked;
@@ -751,8 +679,8 @@ static long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
     return 0;
 }
 
-static long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
-                            uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
 {
     struct stack32 ss, old = altstack;
 
@@ -778,8 +706,8 @@ static long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
 }
 
 
-static long sys_kill(uint32_t pid, uint32_t sig, uint32_t a3,
-                     uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_kill(uint32_t pid, uint32_t sig, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
     /* 0: our process group, -1: everyone we may signal; both are just us. */
     if (pid != 0 && pid != current->pid && pid != 0xffffffffu)
@@ -790,8 +718,8 @@ static long sys_kill(uint32_t pid, uint32_t sig, uint32_t a3,
     return 0;
 }
 
-static long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
-                      uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
+               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     if ((int32_t)tid <= 0)
         return -EINVAL;
@@ -803,8 +731,8 @@ static long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
     return 0;
 }
 
-static long sys_tgkill(uint32_t tgid, uint32_t tid, uint32_t sig,
-                       uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_tgkill(uint32_t tgid, uint32_t tid, uint32_t sig,
+                uint32_t a4, uint32_t a5, uint32_t a6)
 {
     if ((int32_t)tgid <= 0 || (int32_t)tid <= 0)
         return -EINVAL;
@@ -847,8 +775,8 @@ static uint32_t rng_next(void)
     return rng[0];
 }
 
-static long sys_getrandom(uint32_t ubuf, uint32_t count, uint32_t flags,
-                          uint32_t a4, uint32_t a5, uint32_t a6)
+long sys_getrandom(uint32_t ubuf, uint32_t count, uint32_t flags,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
 {
     uint32_t done = 0;
 
@@ -876,81 +804,7 @@ static long sys_getrandom(uint32_t ubuf, uint32_t count, uint32_t flags,
     return done;
 }
 
-/* ---- the table ---- */
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverride-init"
-syscall_fn sys_call_table[NR_syscalls] = {
-    [0 ... NR_syscalls - 1] = sys_ni_syscall,
-    [SYS_exit] = sys_exit,
-    [SYS_exit_group] = sys_exit,
-    [SYS_read] = sys_read,
-    [SYS_write] = sys_write,
-    [SYS_writev] = sys_writev,
-    [SYS_ioctl] = sys_ioctl,
-    [SYS_open] = sys_open,
-    [SYS_openat] = sys_openat,
-    [SYS_close] = sys_close,
-    [SYS_lseek] = sys_lseek,
-    [SYS_llseek] = sys_llseek,
-    [SYS_getdents64] = sys_getdents64,
-    [SYS_access] = sys_access,
-    [SYS_faccessat] = sys_faccessat,
-    [SYS_faccessat2] = sys_faccessat2,
-    [SYS_readlink] = sys_readlink,
-    [SYS_readlinkat] = sys_readlinkat,
-    [SYS_stat] = sys_stat,
-    [SYS_lstat] = sys_lstat,
-    [SYS_fstat] = sys_fstat,
-    [SYS_stat64] = sys_stat64,
-    [SYS_lstat64] = sys_lstat64,
-    [SYS_fstat64] = sys_fstat64,
-    [SYS_statx] = sys_statx,
-    [SYS_fcntl] = sys_fcntl64,
-    [SYS_fcntl64] = sys_fcntl64,
-    [SYS_getcwd] = sys_getcwd,
-    [SYS_getpid] = sys_getpid,
-    [SYS_gettid] = sys_getpid,
-    [SYS_getppid] = sys_return_zero,
-    [SYS_getuid] = sys_return_zero,
-    [SYS_geteuid] = sys_return_zero,
-    [SYS_getgid] = sys_return_zero,
-    [SYS_getegid] = sys_return_zero,
-    [SYS_getuid32] = sys_return_zero,
-    [SYS_geteuid32] = sys_return_zero,
-    [SYS_getgid32] = sys_return_zero,
-    [SYS_getegid32] = sys_return_zero,
-    [SYS_set_tid_address] = sys_set_tid_address,
-    [SYS_sched_yield] = sys_sched_yield,
-    [SYS_time] = sys_time,
-    [SYS_gettimeofday] = sys_gettimeofday,
-    [SYS_clock_gettime] = sys_clock_gettime,
-    [SYS_clock_gettime64] = sys_clock_gettime64,
-    [SYS_uname] = sys_uname,
-    [SYS_prlimit64] = sys_prlimit64,
-    [SYS_ugetrlimit] = sys_ugetrlimit,
-    [SYS_brk] = sys_brk,
-    [SYS_mmap] = sys_old_mmap,
-    [SYS_mmap2] = sys_mmap2,
-    [SYS_munmap] = sys_munmap,
-    [SYS_mprotect] = sys_mprotect,
-    [SYS_madvise] = sys_return_zero,
-    [SYS_rt_sigaction] = sys_rt_sigaction,
-    [SYS_rt_sigprocmask] = sys_rt_sigprocmask,
-    [SYS_sigaltstack] = sys_sigaltstack,
-    [SYS_kill] = sys_kill,
-    [SYS_tkill] = sys_tkill,
-    [SYS_tgkill] = sys_tgkill,
-    [SYS_getrandom] = sys_getrandom,
-    [SYS_rseq] = sys_enosys,
-    [SYS_set_robust_list] = sys_return_zero,
-    [SYS_sysemu_args6] = sys_sysemu_args6,
-    [SYS_set_thread_area] = sys_set_thread_area,
-    [SYS_get_thread_area] = sys_get_thread_area,
-};
-#pragma GCC diagnostic pop
-
-/* The table is static; only the random generator wants the boot record. */
+/* Only the random generator wants the boot record. */
 void syscall_init(void)
 {
     rng_seed();

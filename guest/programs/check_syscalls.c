@@ -57,7 +57,7 @@ __asm__(
     "	movl $0x44444444, %esi\n"
     "	movl $0x55555555, %edi\n"
     "	movl $0x66666666, %ebp\n"
-    "	movl $20, %eax\n"               /* getpid; mov leaves the flags */
+    "	movl $" STR(SYS_getpid) ", %eax\n" /* mov leaves the flags */
     "	jnz 1f\n"
     "	call *mini_sysinfo\n"
     "	jmp 2f\n"
