@@ -171,6 +171,8 @@ run: all
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop getppid 10000
 
 test: all
+	@sh scripts/check-layers.sh
+	@sh scripts/check-facts.sh
 	@sh tests/run-tests.sh $(BUILD)
 
 test-asan:

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "names.h"
+#include "run.h"
 #include "syscall_nr.h"
 
 #define MAX_RUNS 8
@@ -34,9 +35,9 @@ static uint32_t most_frequent(const struct syscall_tracker *t, int *path)
     return nr;
 }
 
-static void collect(struct run_result *r, const struct machine *m)
+static void collect(struct run_result *r, const struct machine *m,
+                    const struct syscall_tracker *t)
 {
-    const struct syscall_tracker *t = &m->sys;
     int path;
     r->cycles = m->cycles;
     r->insns = m->insns;
@@ -63,22 +64,28 @@ static void run_one(const struct run_options *base, const char *spec, struct run
     opts.cpu_spec = spec;
     opts.quiet = true;
     struct machine *m = calloc(1, sizeof *m);
+    struct syscall_tracker *t = calloc(1, sizeof *t);
     snprintf(r->spec, sizeof r->spec, "%s", spec);
-    if (!m) {
+    if (!m || !t) {
         r->status = 125;
         snprintf(r->message, sizeof r->message, "out of memory");
+        free(m);
+        free(t);
         return;
     }
     r->status = machine_init(m, &opts);
+    if (r->status == 0 && syscalls_attach(t, m))
+        r->status = machine_fail(m, 125, "cannot track system calls");
     if (r->status == 0) {
         r->status = machine_run(m);
         r->cpu = m->cpu;
-        collect(r, m);
+        collect(r, m, t);
     }
     if (r->status != 0)
         snprintf(r->message, sizeof r->message, "%s", m->message);
     machine_destroy(m);
     free(m);
+    free(t);
 }
 
 static double mean(uint64_t sum, uint64_t n)

@@ -3,9 +3,8 @@
  * only reports the vector (UC_HOOK_INTR); everything the CPU does between
  * "int n" or a fault and the first instruction of the handler is here.
  */
+#include "trap.h"
 #include <string.h>
-#include "machine.h"
-#include "syscalls.h"
 
 bool vector_has_error_code(int vector)
 {
@@ -29,30 +28,10 @@ static bool read_descriptor(struct machine *m, uint32_t table_base, uint32_t tab
     return true;
 }
 
-/*
- * Raise the CPL to 0 and load the kernel's CS and SS. The engine checks a
- * segment load from the host against the current CPL, so at CPL 3 it
- * refuses ring-0 selectors. A real-mode load of SS (PE briefly clear,
- * which this write does without side effects) makes the CPL 0; with PE
- * back on, CS and SS then load from the GDT with full checks.
- */
-bool enter_ring0(struct machine *m, uint16_t cs, uint16_t ss, uint32_t esp)
-{
-    uint32_t cr0 = reg_read(m, UC_X86_REG_CR0), zero = 0;
-    reg_write(m, UC_X86_REG_CR0, cr0 & ~X86_CR0_PE);
-    uc_err e1 = uc_reg_write(m->uc, UC_X86_REG_SS, &zero);
-    reg_write(m, UC_X86_REG_CR0, cr0);
-    uint32_t cs32 = cs, ss32 = ss;
-    uc_err e2 = uc_reg_write(m->uc, UC_X86_REG_CS, &cs32);
-    uc_err e3 = uc_reg_write(m->uc, UC_X86_REG_SS, &ss32);
-    reg_write(m, UC_X86_REG_ESP, esp);
-    return e1 == UC_ERR_OK && e2 == UC_ERR_OK && e3 == UC_ERR_OK;
-}
-
 static bool push_frame(struct machine *m, uint32_t esp, const uint32_t *words, int n)
 {
     uint8_t *p = guest_ptr(&m->mem, esp - 4u * (uint32_t)n, 4u * (uint32_t)n);
-    if (!p || !machine_in_kernel(esp - 4u * (uint32_t)n))
+    if (!p || !in_kernel_ram(esp - 4u * (uint32_t)n))
         return false;
     /* words[0] is pushed first, so it ends up at the highest address */
     for (int i = 0; i < n; i++)
@@ -155,7 +134,7 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
     new_esp -= 4u * (uint32_t)n;
 
     if (new_cpl < cpl) {
-        if (!enter_ring0(m, sel, new_ss, new_esp)) {
+        if (!engine_enter_ring0(m->uc, sel, new_ss, new_esp)) {
             delivery_failed(m, vector, "the TSS ring-0 stack segment is unusable");
             return;
         }
@@ -174,7 +153,8 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
         eflags &= ~X86_EFLAGS_IF;
     reg_write(m, UC_X86_REG_EFLAGS, eflags);
     reg_write(m, UC_X86_REG_EIP, offset);
-    syscalls_on_delivery(m, vector, kind, cpl, error_code, return_eip);
+    machine_notify_delivery(m, &(struct delivery_event){ vector, kind, cpl, error_code,
+                                                         return_eip });
     charge(m, new_cpl < cpl ? (kind == EVENT_SOFTWARE ? CLASS_INT : CLASS_EXCEPTION)
                             : CLASS_INT_SAME, 1);
 }
@@ -201,24 +181,29 @@ static const struct insn *software_int(struct machine *m, uint32_t intno, uint32
     return NULL;
 }
 
-/* Unicorn reports #UD here, not to the interrupt hook, and then stops the
- * run whatever the hook says; machine_run delivers it. */
-bool on_invalid_insn(uc_engine *uc, void *user)
-{
-    struct machine *m = user;
-    (void)uc;
-    m->pending_ud = true;
-    return true;
-}
-
-void deliver_pending_ud(struct machine *m)
+void raise_reported_ud(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
-    m->pending_ud = false;
+    m->reports.ud = false;
     if (block_find_insn(m->cur_block, eip, &index))
         truncate_current_block(m, index);
     m->delivery_depth = 0;
     raise_fault(m, X86_VEC_UD, false, 0, eip);
+}
+
+/* Not present; a write or a read (an instruction fetch reads); user or
+ * supervisor by the CPL. */
+void raise_wrapped_pf(struct machine *m)
+{
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
+    bool user = (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0;
+    m->reports.wrap = false;
+    if (block_find_insn(m->cur_block, eip, &index))
+        truncate_current_block(m, index);
+    reg_write(m, UC_X86_REG_CR2, m->reports.wrap_addr);
+    m->delivery_depth = 0;
+    raise_fault(m, X86_VEC_PF, true,
+                (user ? X86_PF_USER : 0) | (m->reports.wrap_write ? X86_PF_WRITE : 0), eip);
 }
 
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)

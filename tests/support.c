@@ -249,6 +249,7 @@ void bare_init(struct bare *b, const char *cpu_spec)
     b->opts.cpu_spec = cpu_spec;
     b->opts.max_insns = 1000000;
     ck_assert_int_eq(machine_init_bare(&b->m, &b->opts), 0);
+    ck_assert_int_eq(syscalls_attach(&b->sys, &b->m), 0);
     uint64_t gdt[32] = { 0 };
     memcpy(gdt, patch_gdt, sizeof patch_gdt);
     uint32_t tss = BARE_TSS;

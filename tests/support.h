@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <check.h>
 #include "../emu/machine.h"
+#include "../emu/run.h"
+#include "../emu/syscalls.h"
 
 struct emu_result {
     int status;   /* exit status, or 128+signal if emu itself died */
@@ -48,6 +50,7 @@ int count_lines_containing(const char *text, const char *needle);
 struct bare {
     struct machine m;
     struct run_options opts;
+    struct syscall_tracker sys;   /* attached: no kernel, so no phases */
 };
 
 void bare_init(struct bare *b, const char *cpu_spec);

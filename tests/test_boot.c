@@ -9,6 +9,7 @@
 #include "support.h"
 
 static struct machine *m;
+static struct syscall_tracker *sys;
 static struct run_options opts;
 static char *argv_hello[] = { NULL, NULL };
 static char *envp[] = { NULL };
@@ -25,7 +26,9 @@ static void boot(const char *cpu)
     opts.envp = envp;
     opts.quiet = true;
     m = calloc(1, sizeof *m);
+    sys = calloc(1, sizeof *sys);
     ck_assert_int_eq(machine_init(m, &opts), 0);
+    ck_assert_int_eq(syscalls_attach(sys, m), 0);
     ck_assert_int_eq(machine_run(m), 0);
 }
 
@@ -33,6 +36,7 @@ static void teardown(void)
 {
     machine_destroy(m);
     free(m);
+    free(sys);
 }
 
 static uint64_t u64_at(uint32_t addr)
@@ -148,7 +152,7 @@ START_TEST(sep_cpu_gets_trampoline_and_sysenter_page)
     ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_CS), __KERNEL_CS);
     uint32_t page = (uint32_t)msr(MSR_IA32_SYSENTER_EIP);
     ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_ESP), page + PAGE_SIZE);
-    ck_assert(machine_in_kernel(page));
+    ck_assert(in_kernel_ram(page));
     const uint8_t *t = guest_ptr(&m->mem, page, 11);
     ck_assert(t[0] == 0x8b && t[1] == 0x25 && t[6] == 0xe9);  /* movl esp0, %esp; jmp */
     uint32_t slot, rel;
@@ -173,7 +177,7 @@ START_TEST(no_sep_means_int80_page_and_no_msrs)
         ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_CS), 0);
         ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_EIP), 0);
         ck_assert_mem_eq(guest_ptr(&m->mem, VSYSCALL_BASE, 3), stub, 3);
-        ck_assert_uint_eq(m->sys.by_path[PATH_SYSENTER], 0);
+        ck_assert_uint_eq(sys->by_path[PATH_SYSENTER], 0);
         if (i < 2)
             teardown();
     }

@@ -43,7 +43,7 @@ START_TEST(sysenter_enters_ring0_at_msr_eip_and_esp)
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESP), SYSENTER_STACK);
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF, 0);  /* IF cleared */
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EBP), 0x11223344);    /* untouched */
-    ck_assert_uint_eq(b.m.sys.by_path[PATH_SYSENTER], 1);
+    ck_assert_uint_eq(b.sys.by_path[PATH_SYSENTER], 1);
     bare_destroy(&b);
 }
 END_TEST
