@@ -52,7 +52,6 @@ int machine_create(struct machine *m, const struct run_options *opts)
 void machine_destroy(struct machine *m)
 {
     block_cache_free(&m->blocks);
-    ksyms_free(&m->ksyms);
     hostfs_destroy(&m->fs);
     if (m->scratch_ctx)
         uc_context_free(m->scratch_ctx);

@@ -179,12 +179,12 @@ static void tracker_on_exit(void *ctx, struct machine *m)
 int syscalls_attach(struct syscall_tracker *t, struct machine *m)
 {
     memset(t, 0, sizeof *t);
-    t->syscall_call = ksym_addr(&m->ksyms, "syscall_call");
-    t->syscall_return = ksym_addr(&m->ksyms, "syscall_return");
-    t->sysenter_call = ksym_addr(&m->ksyms, "sysenter_call");
-    t->sysenter_return = ksym_addr(&m->ksyms, "sysenter_return");
-    t->sysenter_exit = ksym_addr(&m->ksyms, "sysenter_exit");
-    t->ni_syscall = ksym_addr(&m->ksyms, "sys_ni_syscall");
+    t->syscall_call = m->ksyms.addr[KSYM_syscall_call];
+    t->syscall_return = m->ksyms.addr[KSYM_syscall_return];
+    t->sysenter_call = m->ksyms.addr[KSYM_sysenter_call];
+    t->sysenter_return = m->ksyms.addr[KSYM_sysenter_return];
+    t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
+    t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,
         .block = tracker_on_block, .exit = tracker_on_exit,

@@ -55,7 +55,8 @@ static uint32_t u32_at(uint32_t addr)
 
 static uint32_t sym(const char *name)
 {
-    uint32_t a = ksym_addr(&m->ksyms, name);
+    uint32_t a = ksym_find(kernel_image_start,
+                           (size_t)(kernel_image_end - kernel_image_start), name);
     ck_assert_msg(a != 0, "no kernel symbol %s", name);
     return a;
 }
