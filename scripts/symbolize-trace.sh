@@ -22,8 +22,9 @@ function hexval(s,    i, v) {
         v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
     return v
 }
+# kernel RAM is 0xc0000000 to 0xc4000000 (guest/abi.h)
 function name(a,    lo, hi, mid) {
-    if (a < first || a >= 4294967296)
+    if (a < first || a >= 3288334336)
         return ""
     lo = 0; hi = n - 1
     while (lo < hi) {

@@ -112,6 +112,7 @@ syscall_badsys:
 
 /*
  * sysenter: the CPU loaded CS/SS from SYSENTER_CS and ESP/EIP from the MSRs
+ * (set up, with the per-CPU trampoline, by enable_sep_cpu in sysenter.c)
  * and cleared IF; it saved nothing. The per-CPU trampoline has switched to
  * the task's esp0. The vsyscall stub left ESP in EBP, with the caller's
  * EBP (the sixth argument) on top of that stack; it will return to

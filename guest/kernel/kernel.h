@@ -15,6 +15,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
 #define PAGE_DOWN(x)  ((x) & ~(PAGE_SIZE - 1))
+#define MAX_RW_COUNT  0x7ffff000u /* the most one read or write moves, as Linux */
 
 /* lib.c */
 void *memcpy(void *dst, const void *src, size_t n);
@@ -86,7 +87,7 @@ extern uint32_t vsyscall_entry; /* what AT_SYSINFO says */
 /* vdso.c: the ELF image AT_SYSINFO_EHDR points at, inside the vsyscall page */
 void vdso_fill(void *where);
 
-/* time.c */
+/* timer_tsc.c: the clock */
 void time_init(void);
 void do_gettimeofday(uint32_t *sec, uint32_t *usec);
 
@@ -108,15 +109,17 @@ struct thread_info {
 };
 extern struct thread_info *current;
 
-/* fs.c: descriptors 3 and up, on the read-only tree of emu run --root */
+/* Descriptors 3 and up, on the read-only tree of emu run --root (fs.h):
+ * fs.c */
 int fs_fd_open(uint32_t fd);             /* 0-2, or an open file */
-long fs_read(uint32_t fd, uint32_t buf, uint32_t count);
 long fs_ioctl(uint32_t fd);
+/* file.c */
+long fs_read(uint32_t fd, uint32_t buf, uint32_t count);
 long fs_mmap_check(uint32_t fd, uint32_t shared, uint32_t writable);
 long fs_mmap_fill(uint32_t fd, uint32_t addr, uint32_t len, uint64_t offset);
 
-/* syscall.c */
-void syscall_init(void);
+/* random.c */
+void random_init(void);
 
 /* entry.S */
 __attribute__((noreturn)) void enter_user(uint32_t eip, uint32_t esp);

@@ -1,5 +1,6 @@
 /*
  * The vsyscall page and SEP set-up of the 2.5.53 patch (sysenter.c there).
+ * The frame a sysenter call runs on is built by sysenter_entry in entry.S.
  */
 #include "kernel.h"
 

@@ -55,7 +55,7 @@ static const uint32_t numbers[] = {
     SYS_clock_gettime64, SYS_sysemu_args6,
     SYS_restart_syscall, SYS_fork, 500, 998, NR_syscalls, 1023, 0xffff, 0x7fffffff, 0x80000000u,
     0xffffffffu,
-    /* the file calls (guest/kernel/fs.c) */
+    /* the file calls (guest/kernel/fs.h) */
     SYS_open, SYS_close, SYS_lseek, SYS_access, SYS_fcntl, SYS_readlink, SYS_stat, SYS_lstat,
     SYS__llseek, SYS_getcwd, SYS_stat64, SYS_lstat64, SYS_getdents64, SYS_fcntl64, SYS_openat,
     SYS_readlinkat, SYS_faccessat, SYS_set_robust_list, SYS_statx, SYS_faccessat2,
