@@ -125,7 +125,9 @@ $(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
 $(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
 	$(GUEST_CC) -m32 -static -no-pie -nostdlib -o $@ $(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o \
 		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
-$(BUILD)/tests/test_static: | $(STATIC_BINS) $(I386_OK)
+# The tests run these (test_static, test_hostfs, test_strace, test_report,
+# test_compare).
+$(TESTS): | $(STATIC_BINS) $(I386_OK)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.

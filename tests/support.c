@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -136,6 +137,130 @@ char *read_file(const char *path)
     return s;
 }
 
+const char *scratch(const char *tag)
+{
+    static char path[4][128];
+    static int next;
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "/tmp/sysemu_e2e_%d_%s", (int)getpid(), tag);
+    return p;
+}
+
+bool parse_report(const char *err, struct report *rep)
+{
+    char *line = line_with(err, "emu: report: system calls: ");
+    if (!line)
+        return false;
+    int got = sscanf(line, "emu: report: system calls: %ld via sysenter, %ld via int $0x80; "
+                     "returns: %ld sysexit, %ld iret; %ld unknown", &rep->sysenter,
+                     &rep->int80, &rep->sysexit, &rep->iret, &rep->unknown);
+    free(line);
+    return got == 5;
+}
+
+bool report_paths(const char *err, long *sysenter, long *int80, long *sysexits, long *irets)
+{
+    char *line = line_with(err, "emu: report: system calls: ");
+    if (!line)
+        return false;
+    int got = sscanf(line, "emu: report: system calls: %ld via sysenter, %ld via int $0x80; "
+                     "returns: %ld sysexit, %ld iret", sysenter, int80, sysexits, irets);
+    free(line);
+    return got == 4;
+}
+
+const char *fixture(const char *name)
+{
+    static char path[8][256];
+    static int next;
+    char *p = path[next++ % 8];
+    if (!strcmp(name, "busybox"))
+        snprintf(p, 256, "%s/i386/root/bin/busybox", BUILD_DIR);
+    else
+        snprintf(p, 256, "%s/static/%s", BUILD_DIR, name);
+    ck_assert_msg(access(p, X_OK) == 0, "fixture %s is missing: run make", p);
+    return p;
+}
+
+/* ---- the scratch tree for --root ---- */
+
+static char tree[256];
+static char root[300];
+
+const char *tree_dir(void)
+{
+    return tree;
+}
+
+const char *tree_root(void)
+{
+    return root;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void link_in(const char *target, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    ck_assert_int_eq(symlink(target, path), 0);
+}
+
+void tree_make(void)
+{
+    char path[512];
+    snprintf(tree, sizeof tree, "/tmp/sysemu_static_%d", (int)getpid());
+    snprintf(root, sizeof root, "%s/root", tree);
+    tree_remove();   /* what a killed earlier run with our pid left */
+    snprintf(path, sizeof path, "%s/sub", root);
+    ck_assert_int_eq(mkdir(tree, 0755), 0);
+    ck_assert_int_eq(mkdir(root, 0755), 0);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    write_file(tree, "secret.txt", SECRET "\n");
+    write_file(root, "hello.txt", "hello from the tree\nsecond line\n");
+    write_file(root, "sub/inner.txt", "inner\n");
+    link_in("/etc/passwd", "abs-out");
+    link_in("../secret.txt", "rel-out");
+    snprintf(path, sizeof path, "%s/secret.txt", tree);
+    link_in(path, "secret-abs");
+    link_in("sub/inner.txt", "link-in");
+    link_in("loop2", "loop1");
+    link_in("loop1", "loop2");
+    snprintf(path, sizeof path, "%s/fifo", root);
+    ck_assert_int_eq(mkfifo(path, 0644), 0);
+}
+
+void tree_remove(void)
+{
+    static const char *const names[] = {
+        "root/sub/inner.txt", "root/sub", "root/hello.txt", "root/abs-out", "root/rel-out",
+        "root/secret-abs", "root/link-in", "root/loop1", "root/loop2", "root/fifo", "root",
+        "secret.txt",
+    };
+    char path[512];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", tree, names[i]);
+        if (unlink(path) != 0)
+            rmdir(path);
+    }
+    rmdir(tree);
+}
+
+void no_secret(const struct emu_result *r)
+{
+    ck_assert_msg(!strstr(r->out, SECRET) && !strstr(r->err, SECRET),
+                  "the secret outside the root leaked: %s%s", r->out, r->err);
+    ck_assert_msg(!strstr(r->out, "root:x:0:0"), "/etc/passwd leaked: %s", r->out);
+}
+
 int count_lines_containing(const char *text, const char *needle)
 {
     int n = 0;
@@ -235,6 +360,43 @@ bool json_valid(const char *text)
 {
     const char *end = json_value(text);
     return end && *ws(end) == 0;
+}
+
+/* ---- a guest program in this process ---- */
+
+struct guest *guest_new(const char *cpu, const char *prog, ...)
+{
+    struct guest *g = calloc(1, sizeof *g);
+    ck_assert_ptr_nonnull(g);
+    g->opts.cpu_spec = cpu;
+    g->opts.max_insns = 100000000;
+    g->opts.epoch_sec = 1040103547u;
+    g->opts.quiet = true;
+    g->opts.program = program(prog);
+    g->argv[0] = (char *)prog;
+    int argc = 1;
+    va_list ap;
+    va_start(ap, prog);
+    for (const char *a; argc < 7 && (a = va_arg(ap, const char *));)
+        g->argv[argc++] = (char *)a;
+    va_end(ap);
+    g->opts.argc = argc;
+    g->opts.argv = g->argv;
+    g->opts.envp = g->envp;
+    ck_assert_int_eq(machine_init(&g->m, &g->opts), 0);
+    ck_assert_int_eq(syscalls_attach(&g->sys, &g->m), 0);
+    return g;
+}
+
+int guest_run(struct guest *g)
+{
+    return machine_run(&g->m);
+}
+
+void guest_free(struct guest *g)
+{
+    machine_destroy(&g->m);
+    free(g);
 }
 
 /* ---- bare machine ---- */

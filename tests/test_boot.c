@@ -1,7 +1,8 @@
 /*
  * What the guest kernel set up at boot, read back from the machine after a
  * run: the patch's GDT, the IDT gates, the TSS, paging with the user bit on
- * the fixmap page table, the vsyscall page and the SEP trampoline.
+ * the fixmap page table, the vsyscall page and the SEP trampoline; and
+ * what a program sees of it.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -185,6 +186,42 @@ START_TEST(no_sep_means_int80_page_and_no_msrs)
 }
 END_TEST
 
+/* What a program sees of it: its segments, AT_SYSINFO, the stub. */
+#define SYSENTER_STUB "vsyscall=51 52 55 89 e5 0f 34 5d 5a 59 c3"
+#define INT80_STUB "vsyscall=cd 80 c3 00 00 00 00 00 00 00 00"
+
+static const struct {
+    const char *cpu;
+    const char *stub;
+} whoami_cases[] = {
+    { "pentium4", SYSENTER_STUB },
+    { "pentium3", SYSENTER_STUB },
+    { "pentiumpro", INT80_STUB },
+    { "pentium4,-sep", INT80_STUB },
+    { "pentium3,-sep", INT80_STUB },
+};
+
+START_TEST(whoami_segments_sysinfo_and_vsyscall_stub)
+{
+    const char *cpu = whoami_cases[_i].cpu;
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpu, program("whoami"), NULL);
+    ck_assert_msg(r.status == 0, "whoami on %s: exit %d, stderr: %s", cpu, r.status, r.err);
+    ck_assert_int_eq(count_char(r.out, '\n'), 1);
+    ck_assert_msg(strstr(r.out, "cs=0073 ss=007b ds=007b es=007b sysinfo=fffff000"),
+                  "whoami on %s: %s", cpu, r.out);
+    ck_assert_msg(strstr(r.out, whoami_cases[_i].stub), "whoami on %s: %s (want %s)", cpu,
+                  r.out, whoami_cases[_i].stub);
+    const char *fl = strstr(r.out, "eflags=");
+    ck_assert_ptr_nonnull(fl);
+    unsigned long eflags = strtoul(fl + 7, NULL, 16);
+    ck_assert_msg(eflags & X86_EFLAGS_IF, "IF clear in user mode: %08lx", eflags);
+    ck_assert_msg((eflags & X86_EFLAGS_IOPL) == 0, "IOPL not 0 in user mode: %08lx", eflags);
+    ck_assert_msg(eflags & X86_EFLAGS_FIXED, "EFLAGS bit 1 clear: %08lx", eflags);
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *boot_suite(void)
 {
     Suite *s = suite_create("boot");
@@ -195,6 +232,12 @@ Suite *boot_suite(void)
     tcase_add_test(tc, paging_protects_and_the_fixmap_table_is_user);
     tcase_add_test(tc, sep_cpu_gets_trampoline_and_sysenter_page);
     tcase_add_test(tc, no_sep_means_int80_page_and_no_msrs);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("programs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, whoami_segments_sysinfo_and_vsyscall_stub, 0,
+                        sizeof whoami_cases / sizeof whoami_cases[0]);
     suite_add_tcase(s, tc);
     return s;
 }
