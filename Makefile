@@ -1,12 +1,16 @@
 # sysemu: one non-recursive Makefile for the emulator, the guest kernel,
 # the guest programs and the tests.
-#   make / make all   build everything
+#   make / make all   the emulator (the guest kernel built in) and the guest
+#                     programs
 #   make run          reproduce the article's table (the main job)
-#   make test         unit and end-to-end tests
+#   make test         the layer and facts checks, then every test suite
 #   make test-asan    the tests under AddressSanitizer + UBSan
 #   make bench        emulator speed with and without cycle accounting
 #   make plot         the comparison as an SVG bar chart
+#   make traces       regenerate the reference traces in traces/
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
+
+.DEFAULT_GOAL := all
 
 BUILD ?= build
 SAN ?=
@@ -163,37 +167,37 @@ fuzz:
 .SECONDARY:
 
 .PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
-all: $(EMU) $(PROGRAMS) $(TESTS)
+all: $(EMU) $(PROGRAMS)
 
-run: all
+run: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@echo "sysenter vs int \$$0x80, modeled from first principles (docs/cost-model.md)"
 	@echo
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop gettimeofday 10000
 	@echo
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop getppid 10000
 
-test: all
+test: all $(TESTS)
 	@sh scripts/check-layers.sh
 	@sh scripts/check-facts.sh
-	@sh tests/run-tests.sh $(BUILD)
+	@sh tests/run-tests.sh $(TESTS)
 
 test-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
-bench: all
+bench: $(EMU) $(BUILD)/guest/programs/compute_loop $(BUILD)/guest/programs/syscall_loop
 	@sh tests/bench.sh $(BUILD)
 
 # The reference traces that tests/test_traces.c compares against.
 TRACE_CPUS := pentium4 pentium4,-sep pentium3 pentium3,-sep pentiumpro
-traces: all
+traces: $(EMU) $(BUILD)/guest/programs/one_call
 	@for c in $(TRACE_CPUS); do \
 		f=traces/$$(echo $$c | sed 's/,-sep/-nosep/').txt; \
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
 
-plot: all
+plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \
 		$(BUILD)/guest/programs/syscall_loop gettimeofday 10000
 	@echo "wrote $(BUILD)/compare-gettimeofday.svg"
