@@ -97,7 +97,7 @@ $(EMU): $(EMU_OBJS)
 # ---- tests ----
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_SUPPORT := $(BUILD)/tests/support.c.o
+TEST_SUPPORT := $(BUILD)/tests/support.c.o $(BUILD)/tests/machines.c.o
 
 $(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
