@@ -38,9 +38,9 @@ num='[[:space:]]+\(?(0x[0-9a-fA-F]+|[0-9]+)'
 define='^[[:space:]]*#[[:space:]]*define[[:space:]]+'
 
 check "a system-call number outside guest/syscalls.def" \
-    "${define}(SYS|__NR|NR)_[A-Za-z0-9_]+$num|\<SYS_[a-z0-9_]+[[:space:]]*=[[:space:]]*[0-9]"
+    "${define}(SYS|__NR|NR)_[A-Za-z0-9_]+$num|(^|[^A-Za-z0-9_])SYS_[a-z0-9_]+[[:space:]]*=[[:space:]]*[0-9]"
 # syscallN(NUMBER, ...) with a number that syscalls.def names
-hit=$(grep -n -o -E '\<syscall[0-6][[:space:]]*\([[:space:]]*[0-9]+' $files /dev/null |
+hit=$(grep -n -o -E '(^|[^A-Za-z0-9_])syscall[0-6][[:space:]]*\([[:space:]]*[0-9]+' $files /dev/null |
       awk -v def="$root/guest/syscalls.def" '
           BEGIN { while ((getline l < def) > 0) if (l ~ /^SYSCALL\(/) {
                       sub(/^SYSCALL\([[:space:]]*/, "", l); sub(/,.*/, "", l); known[l + 0] = 1 } }

@@ -49,7 +49,7 @@ main          5
 '
 
 files=$(cd "$dir" && ls | grep -E '\.(c|h|S)$' || true)
-includes=$(cd "$dir" && grep -H -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null || true)
+includes=$(cd "$dir" && grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null || true)
 
 printf '%s\n' "$table" | awk -v dir="$dir" -v files="$files" -v includes="$includes" '
 function unit(file) {
