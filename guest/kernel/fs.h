@@ -14,9 +14,6 @@
 
 #include "kernel.h"
 
-#define ENXIO     6
-#define EOVERFLOW 75
-
 #define AT_FDCWD            0xffffff9cu /* -100 */
 #define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_EMPTY_PATH       0x1000
@@ -85,7 +82,7 @@ static inline long host_call(unsigned port, struct hc_fs *r)
     return r->result;
 }
 
-/* ---- descriptors and paths ---- */
+/* ---- descriptors ---- */
 
 static inline struct file *file_of(uint32_t fd)
 {
