@@ -1,17 +1,22 @@
 # sysemu: one non-recursive Makefile for the emulator, the guest kernel,
 # the guest programs and the tests.
-#   make / make all   build everything
+#   make / make all   the emulator (the guest kernel built in) and the guest
+#                     programs
 #   make run          reproduce the article's table (the main job)
-#   make test         unit and end-to-end tests
+#   make test         the layer and facts checks, then every test suite
 #   make test-asan    the tests under AddressSanitizer + UBSan
 #   make bench        emulator speed with and without cycle accounting
 #   make plot         the comparison as an SVG bar chart
+#   make traces       regenerate the reference traces in traces/
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
+
+.DEFAULT_GOAL := all
 
 BUILD ?= build
 SAN ?=
 CC ?= cc
 DEPS_OK := $(BUILD)/.deps-ok
+GEN := $(BUILD)/gen
 
 # pkg-config runs when a recipe needs it, after the dependency check.
 UC_CFLAGS = $(shell pkg-config --cflags unicorn capstone)
@@ -20,12 +25,12 @@ CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS = $(shell pkg-config --libs check)
 
 WARN := -Wall -Wextra -Werror
-HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP
+HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN)
 HOST_LDFLAGS = $(SAN)
 
 GUEST_CC := gcc
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
-	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP
+	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
 KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only
 GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
 
@@ -35,19 +40,25 @@ $(DEPS_OK): scripts/ensure-deps.sh
 	@sh scripts/ensure-deps.sh
 	@touch $@
 
+# ---- generated from guest/syscalls.def: the SYS_* numbers and NR_syscalls ----
+SYSCALL_NR := $(GEN)/syscall_nr.h
+$(SYSCALL_NR): guest/syscalls.def scripts/syscall-nr.awk
+	@mkdir -p $(@D)
+	awk -f scripts/syscall-nr.awk guest/syscalls.def > $@.tmp && mv $@.tmp $@
+
 # ---- guest kernel ----
 KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 	$(wildcard guest/vsyscall/*.S)
 KERNEL_OBJS := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRCS))
 KERNEL := $(BUILD)/guest/kernel.elf
 
-$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c | $(DEPS_OK)
+$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S | $(DEPS_OK)
+$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK)
+$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
 $(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld
@@ -59,10 +70,10 @@ MINI_OBJS := $(patsubst %,$(BUILD)/%.o,$(MINI_SRCS))
 PROGRAM_SRCS := $(wildcard guest/programs/*.c)
 PROGRAMS := $(patsubst guest/programs/%.c,$(BUILD)/guest/programs/%,$(PROGRAM_SRCS))
 
-$(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK)
+$(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
-$(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK)
+$(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 $(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS)
@@ -74,7 +85,7 @@ EMU_OBJS := $(patsubst %,$(BUILD)/%.o,$(EMU_SRCS)) $(BUILD)/emu/kernel_image.S.o
 EMU_LIB_OBJS := $(filter-out $(BUILD)/emu/main.c.o,$(EMU_OBJS))
 EMU := $(BUILD)/emu/emu
 
-$(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK)
+$(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL)
@@ -86,9 +97,9 @@ $(EMU): $(EMU_OBJS)
 # ---- tests ----
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_SUPPORT := $(BUILD)/tests/support.c.o
+TEST_SUPPORT := $(BUILD)/tests/support.c.o $(BUILD)/tests/machines.c.o
 
-$(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK)
+$(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -DEMU_PATH='"$(EMU)"' -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
@@ -118,7 +129,9 @@ $(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
 $(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
 	$(GUEST_CC) -m32 -static -no-pie -nostdlib -o $@ $(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o \
 		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
-$(BUILD)/tests/test_static: | $(STATIC_BINS) $(I386_OK)
+# The tests run these (test_static, test_hostfs, test_strace, test_report,
+# test_compare).
+$(TESTS): | $(STATIC_BINS) $(I386_OK)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.
@@ -132,7 +145,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -fno-sanitize-coverage=trace-cmp
 
-$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK)
+$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DFUZZ_TARGET_NAME='"$*"' -c $< -o $@
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS)
@@ -140,9 +153,9 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS)
 fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz
 
 # Regenerate the committed seed corpora (tests/fuzz/make_seeds.c).
-fuzz-seeds: $(BUILD)/guest/programs/hello
+fuzz-seeds: $(BUILD)/guest/programs/hello $(SYSCALL_NR)
 	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/crashes/elf
-	$(CC) -std=gnu11 -O2 $(WARN) -o $(BUILD)/fuzz/make_seeds tests/fuzz/make_seeds.c
+	$(CC) -std=gnu11 -O2 $(WARN) -I$(GEN) -o $(BUILD)/fuzz/make_seeds tests/fuzz/make_seeds.c
 	$(BUILD)/fuzz/make_seeds tests/fuzz $(BUILD)/guest/programs/hello
 
 fuzz:
@@ -154,35 +167,37 @@ fuzz:
 .SECONDARY:
 
 .PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
-all: $(EMU) $(PROGRAMS) $(TESTS)
+all: $(EMU) $(PROGRAMS)
 
-run: all
+run: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@echo "sysenter vs int \$$0x80, modeled from first principles (docs/cost-model.md)"
 	@echo
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop gettimeofday 10000
 	@echo
 	@$(EMU) compare --article $(BUILD)/guest/programs/syscall_loop getppid 10000
 
-test: all
-	@sh tests/run-tests.sh $(BUILD)
+test: all $(TESTS)
+	@sh scripts/check-layers.sh
+	@sh scripts/check-facts.sh
+	@sh tests/run-tests.sh $(TESTS)
 
 test-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
-bench: all
+bench: $(EMU) $(BUILD)/guest/programs/compute_loop $(BUILD)/guest/programs/syscall_loop
 	@sh tests/bench.sh $(BUILD)
 
 # The reference traces that tests/test_traces.c compares against.
 TRACE_CPUS := pentium4 pentium4,-sep pentium3 pentium3,-sep pentiumpro
-traces: all
+traces: $(EMU) $(BUILD)/guest/programs/one_call
 	@for c in $(TRACE_CPUS); do \
 		f=traces/$$(echo $$c | sed 's/,-sep/-nosep/').txt; \
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
 
-plot: all
+plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \
 		$(BUILD)/guest/programs/syscall_loop gettimeofday 10000
 	@echo "wrote $(BUILD)/compare-gettimeofday.svg"

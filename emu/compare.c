@@ -2,6 +2,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "names.h"
+#include "run.h"
+#include "syscall_nr.h"
 
 #define MAX_RUNS 8
 
@@ -32,9 +35,9 @@ static uint32_t most_frequent(const struct syscall_tracker *t, int *path)
     return nr;
 }
 
-static void collect(struct run_result *r, const struct machine *m)
+static void collect(struct run_result *r, const struct machine *m,
+                    const struct syscall_tracker *t)
 {
-    const struct syscall_tracker *t = &m->sys;
     int path;
     r->cycles = m->cycles;
     r->insns = m->insns;
@@ -61,22 +64,28 @@ static void run_one(const struct run_options *base, const char *spec, struct run
     opts.cpu_spec = spec;
     opts.quiet = true;
     struct machine *m = calloc(1, sizeof *m);
+    struct syscall_tracker *t = calloc(1, sizeof *t);
     snprintf(r->spec, sizeof r->spec, "%s", spec);
-    if (!m) {
+    if (!m || !t) {
         r->status = 125;
         snprintf(r->message, sizeof r->message, "out of memory");
+        free(m);
+        free(t);
         return;
     }
     r->status = machine_init(m, &opts);
+    if (r->status == 0 && syscalls_attach(t, m))
+        r->status = machine_fail(m, 125, "cannot track system calls");
     if (r->status == 0) {
         r->status = machine_run(m);
         r->cpu = m->cpu;
-        collect(r, m);
+        collect(r, m, t);
     }
     if (r->status != 0)
         snprintf(r->message, sizeof r->message, "%s", m->message);
     machine_destroy(m);
     free(m);
+    free(t);
 }
 
 static double mean(uint64_t sum, uint64_t n)
@@ -103,17 +112,19 @@ static const char *article_note(const char *model, uint32_t nr)
 {
     bool p4 = !strcmp(model, "pentium4"), p3 = !strcmp(model, "pentium3");
     /* today's libcs implement gettimeofday() with clock_gettime(64) */
-    bool time_of_day = nr == 78 || nr == 265 || nr == 403;
+    bool time_of_day = nr == SYS_gettimeofday || nr == SYS_clock_gettime ||
+                       nr == SYS_clock_gettime64;
+    bool getppid = nr == SYS_getppid || nr == SYS_getpid;
     if (p4 && time_of_day)
         return "published: article \"just over half the time\"; "
                "Linus's P4: 1280.4 / 2415.7 cycles = 0.53 (not used by the model)";
-    if (p4 && (nr == 64 || nr == 20))
+    if (p4 && getppid)
         return "published: Linus's P4 getppid 641 / 1761 cycles = 0.36 "
                "(the model's calibration point)";
     if (p3 && time_of_day)
         return "published: article \"a factor of 1.2\"; "
                "Linus's PIII: 561.7 / 686.2 cycles = 0.82 (not used by the model)";
-    if (p3 && (nr == 64 || nr == 20))
+    if (p3 && getppid)
         return "published: no P6 sysenter getppid figure; int $0x80 null call "
                "~320 cycles (lmbench, the model's calibration point)";
     return NULL;

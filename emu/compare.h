@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include "machine.h"
+#include "syscalls.h"
 
 #define DEFAULT_COMPARE_CPUS "pentium4;pentium4,-sep;pentium3;pentium3,-sep"
 

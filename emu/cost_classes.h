@@ -3,6 +3,8 @@
 #ifndef EMU_COST_CLASSES_H
 #define EMU_COST_CLASSES_H
 
+#include <stdint.h>
+
 #define COST_CLASSES(X) \
     X(ALU,        "alu",        "register ALU, mov, lea, test/cmp, setcc, nop") \
     X(LOAD,       "load",       "instruction reading memory") \
@@ -49,5 +51,11 @@ enum insn_class {
 
 /* Costs are kept in hundredths of a cycle so half-cycle ALU ops add up. */
 #define CENTI(cycles) ((uint32_t)((cycles) * 100.0 + 0.5))
+
+/* Hundredths of a cycle back to cycles. */
+static inline double centi_to_cycles(uint64_t centi)
+{
+    return (double)centi / 100.0;
+}
 
 #endif

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../guest/abi.h"
-#include "cpu_model.h"
+#include "../guest/x86.h"
+#include "cpu_models.h"
 
 #define P6_FEATURES (CPUID_FEATURE_FPU | (1u << 1) | (1u << 2) | (1u << 3) | \
                      CPUID_FEATURE_TSC | CPUID_FEATURE_MSR | (1u << 6) | (1u << 7) | \
@@ -121,6 +121,11 @@ static const char *const class_names[NCLASSES] = {
     COST_CLASSES(X)
 #undef X
 };
+
+const char *class_name(int cls)
+{
+    return cls >= 0 && cls < NCLASSES ? class_names[cls] : "?";
+}
 
 static const char *const class_what[NCLASSES] = {
 #define X(id, name, what) what,

@@ -1,27 +1,132 @@
 /*
- * What Unicorn 2.0.1 keeps in its CPU context but does not expose: the
- * error code of the exception being raised, and the "exception in flight"
- * that turns the next fault into a spurious double fault (upstream #1883,
- * see the facts file). Their offsets are found at start-up by raising known
- * faults on a scratch engine, then used through uc_context_save/restore.
+ * The engine: Unicorn 2.0.1 as Debian 12 ships it, and every place this
+ * project works around it. docs/unicorn.md tells each story at length;
+ * here is the list, each with its workaround and the test that shows it.
+ *
+ *  1. Spurious #DF. The engine never finishes delivering an exception, so
+ *     its "exception in flight" stays set, and the next fault is reported
+ *     as a double fault, the one after as a triple fault (upstream issue
+ *     #1883). engine_take_exception() clears it after each fault.
+ *     Test: test_trap many_faults_in_one_engine_are_never_double_faults.
+ *  2. The error code of an exception is not in the API. engine_probe_layout()
+ *     finds where the saved CPU context keeps it (and the in-flight field
+ *     of 1) by raising known faults on a scratch engine at start-up;
+ *     engine_take_exception() reads it. Tests: test_engine
+ *     probe_finds_error_code_before_in_flight_exception, test_trap
+ *     loading_kernel_ds_from_ring3_is_gp_with_selector.
+ *  3. A hook cannot raise the privilege level: uc_reg_write of CS or SS
+ *     is checked like a segment load at the current CPL (13), so at CPL 3
+ *     the kernel's selectors are refused. engine_enter_ring0() loads SS in
+ *     real mode (CR0.PE clear for one write, which makes the CPL 0), turns
+ *     PE back on and loads CS and SS with full checks. Tests: test_engine
+ *     a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can,
+ *     test_trap int80_through_dpl3_trap_gate_switches_to_ring0_stack.
+ *  4. An access to an address with no host memory behind it stops the
+ *     engine with an error instead of raising #PF: the engine checks the
+ *     backing before it walks the page tables. engine_back_memory() backs
+ *     all 4 GiB; the guest's page tables decide what exists. Tests:
+ *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
+ *     test_trap faults hole-read (a #PF at 0xe0000000).
+ *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
+ *     code at the end of the vsyscall page) is reported to the unmapped-
+ *     memory hook as a 64-bit address and ends the run. engine_watch()
+ *     notes it (engine_reports.wrap); the machine raises the #PF a 32-bit
+ *     CPU would raise on the wrapped address, in the never-mapped page 0.
+ *     Test: test_robustness running_off_the_end_of_the_address_space_is_a_page_fault.
+ *  6. in and out do not check IOPL. They get per-address code hooks (8),
+ *     and the CPU model raises #GP(0) at CPL 3 (emu/cpu_insns.c). Tests:
+ *     test_trap faults in, out; test_hypercall
+ *     out_to_a_hypercall_port_from_ring3_never_reaches_it.
+ *  7. #UD goes to UC_HOOK_INSN_INVALID, not to the interrupt hook, and
+ *     ends the run whatever the hook returns. engine_watch() notes it
+ *     (engine_reports.ud); the machine raises #UD once the run has
+ *     returned. Test: test_trap faults ud2.
+ *  8. rdtsc, rdmsr and wrmsr cannot be hooked as instructions. A code hook
+ *     on the instruction's own address can stand in for them:
+ *     engine_hook_code_at() adds one, engine_retranslate() drops the
+ *     block's translation so that the hook is seen, and the run restarts
+ *     at the block. Tests: test_cpu_insns rdtsc_counts_modeled_cycles,
+ *     sysenter_msrs_exist_only_with_sep.
+ *  9. sysenter only calls the UC_X86_INS_SYSENTER hook, then adds the
+ *     instruction's length (2) to EIP; EIP read inside the hook is not the
+ *     instruction's (it reads as the block's start). engine_sysenter_resume()
+ *     sets where execution goes on, allowing for the 2; the machine knows
+ *     the instruction from its own decode of the block. Tests: test_sysenter
+ *     sysenter_enters_ring0_at_msr_eip_and_esp, sysenter_without_sep_is_ud.
+ * 10. "tcg fatal error": the translator aborts the whole process on some
+ *     encodings a CPU rejects with #UD (lock cmp, lock cmps, a far call or
+ *     jump through a register). engine_run() runs with SIGABRT caught and
+ *     says so; the machine then runs up to the culprit and raises #UD.
+ *     Tests: test_engine a_translator_abort_is_survived, test_robustness
+ *     untranslatable_instruction_is_an_invalid_opcode.
+ * 11. CPUID answers as the engine's default CPU (leaf 1 EDX 0x07088100: no
+ *     SEP, no FPU), and uc_ctl_set_cpu_model does not change that. A
+ *     UC_X86_INS_CPUID hook that returns 1 supplies each model's answer
+ *     (emu/cpu_insns.c). Test: test_cpu_insns cpuid_reports_model_signature_and_sep.
+ * 12. No address translation: the engine walks the page tables for their
+ *     present, user and writable bits, then uses the virtual address as
+ *     the physical one. Every page lives at its own virtual address
+ *     (guest/abi.h's memory map) and the guest kernel maps pages only at
+ *     themselves. Test: test_boot paging_protects_and_the_fixmap_table_is_user.
+ * 13. uc_reg_write of CS or SS applies the checks of a segment load at the
+ *     current CPL: a same-ring CS change from a hook works, a ring raise
+ *     does not (3). Test: as 3.
+ * 14. A write of CR0 through the API has no side effects on 2.0.1 (no TLB
+ *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
+ *     the TLB and the jump cache: still correct, but every ring raise then
+ *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <unicorn/unicorn.h>
+#include "memory.h"
 
+/* Where the saved CPU context keeps what the API hides (quirks 1, 2). */
 struct engine_layout {
     size_t context_size;
     size_t error_code_offset;
     size_t old_exception_offset;
 };
 
+/* What the engine reported instead of raising an exception (quirks 5, 7);
+ * the machine delivers it once the run has returned. */
+struct engine_reports {
+    bool ud;              /* an invalid opcode at EIP */
+    bool wrap;            /* an access ran past 0xffffffff ... */
+    bool wrap_write;      /* ... a write? */
+    uint32_t wrap_addr;   /* where it wrapped to: a #PF's CR2 */
+};
+
+int engine_open(uc_engine **uc);
 /* 0, or -1 with a reason in err. */
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
-/* Read the pending error code and mark no exception in flight. */
+/* The pending exception's error code; marks no exception in flight. */
 uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
                                const struct engine_layout *layout);
+/* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
+bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
+/* Back every guest address with host memory. 0 or -1. */
+int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
+/* Note invalid opcodes and accesses past 4 GiB in r. 0 or -1. */
+int engine_watch(uc_engine *uc, struct engine_reports *r);
+/* uc_emu_start, but false if the translator aborted instead of returning. */
+bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err);
+/* A code hook on the instruction at addr only. 0 or -1. */
+int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user);
+/* A code hook on every instruction. 0 or -1. */
+int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
+/* Forget the translation of [addr, addr+size): new hooks apply there. */
+void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+/* In the sysenter hook: execution goes on at eip. */
+void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
+
+uint32_t engine_reg_read(uc_engine *uc, int reg);
+void engine_reg_write(uc_engine *uc, int reg, uint32_t value);
+uint64_t engine_read_msr(uc_engine *uc, uint32_t index);
+void engine_stop(uc_engine *uc);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The read-only file tree of "emu run --root DIR", served to the guest
- * kernel (guest/kernel/fs.c), which keeps the descriptors and offsets.
+ * kernel (guest/kernel/fs.h), which keeps the descriptors and offsets.
  *
  * Containment: every path is resolved by the host kernel with openat2 on
  * a descriptor of DIR and RESOLVE_IN_ROOT, so "..", absolute paths and

@@ -3,37 +3,11 @@
  * address of an argument block in kernel memory (abi.h). Ring 3 cannot get
  * here: the TSS has no I/O bitmap, so its "out" is a #GP.
  */
+#include "hypercall.h"
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "machine.h"
-#include "syscalls.h"
-
-static const char *signal_name(uint32_t sig)
-{
-    switch (sig) {
-    case 4: return "SIGILL";
-    case 5: return "SIGTRAP";
-    case 6: return "SIGABRT";
-    case 7: return "SIGBUS";
-    case 8: return "SIGFPE";
-    case 11: return "SIGSEGV";
-    default: return "signal";
-    }
-}
-
-const char *vector_name(uint32_t vector)
-{
-    static const char *const names[20] = {
-        "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-        "#BR bound range", "#UD invalid opcode", "#NM device not available",
-        "#DF double fault", "coprocessor overrun", "#TS invalid TSS",
-        "#NP segment not present", "#SS stack fault", "#GP general protection",
-        "#PF page fault", "reserved", "#MF x87 error", "#AC alignment check",
-        "#MC machine check", "#XM SIMD error",
-    };
-    return vector < 20 ? names[vector] : "exception";
-}
+#include "names.h"
 
 /* Copy guest text into a bounded C string. */
 static void guest_text(struct machine *m, uint32_t addr, uint32_t len, char *out, size_t cap)
@@ -51,7 +25,7 @@ static void guest_text(struct machine *m, uint32_t addr, uint32_t len, char *out
 static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
 {
     uint8_t *buf = guest_ptr(&m->mem, io->buf, io->len);
-    if (!buf || !machine_in_kernel(io->buf)) {
+    if (!buf || !in_kernel_ram(io->buf)) {
         io->result = -EFAULT;
         return;
     }
@@ -88,7 +62,7 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
         return;
     void *block = guest_ptr(&m->mem, value, 20);
-    if (!block || !machine_in_kernel(value)) {
+    if (!block || !in_kernel_ram(value)) {
         machine_stop(m, STOP_MACHINE, "hypercall %#x with a bad block address %08x", port, value);
         return;
     }
@@ -100,15 +74,15 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     case HC_PORT_EXIT: {
         const struct hc_exit *e = block;
         m->exit_status = (int)(e->status & 0xff);
-        syscalls_on_exit(m);
+        machine_notify_exit(m);
         machine_stop(m, STOP_EXIT, "exited with status %d", m->exit_status);
         break;
     }
     case HC_PORT_KILL: {
         const struct hc_fault *f = block;
         m->exit_status = 128 + (int)(f->signal & 0x7f);
-        syscalls_on_exit(m);
-        if (f->vector == 14)
+        machine_notify_exit(m);
+        if (f->vector == X86_VEC_PF)
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), vector_name(f->vector), f->eip, f->cr2,
                          f->error_code);

@@ -2,7 +2,6 @@
 #include <elf.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "memory.h"
 
@@ -20,21 +19,13 @@ static bool range_ok(size_t size, uint64_t off, uint64_t len)
     return off <= size && len <= size - off;
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* The image's symbol table and its string table, or false. */
+static bool symbol_table(const uint8_t *image, size_t size, const Elf32_Sym **syms,
+                         size_t *nsyms, const char **strs, size_t *strsize)
 {
-    const struct ksym *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, size_t errlen)
-{
-    memset(ks, 0, sizeof *ks);
     const Elf32_Ehdr *eh = elf_header(image, size);
-    if (!eh || !range_ok(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr))) {
-        snprintf(err, errlen, "built-in kernel image is not an i386 ELF file");
-        return -1;
-    }
-    ks->entry = eh->e_entry;
+    if (!eh || !range_ok(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr)))
+        return false;
     const Elf32_Shdr *sh = (const Elf32_Shdr *)(image + eh->e_shoff);
     for (int i = 0; i < eh->e_shnum; i++) {
         if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
@@ -42,63 +33,65 @@ int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, s
         const Elf32_Shdr *strtab = &sh[sh[i].sh_link];
         if (!range_ok(size, sh[i].sh_offset, sh[i].sh_size) ||
             !range_ok(size, strtab->sh_offset, strtab->sh_size))
-            break;
-        const Elf32_Sym *sym = (const Elf32_Sym *)(image + sh[i].sh_offset);
-        size_t n = sh[i].sh_size / sizeof *sym;
-        ks->syms = calloc(n ? n : 1, sizeof *ks->syms);
-        if (!ks->syms)
-            break;
-        for (size_t j = 0; j < n; j++) {
-            int type = ELF32_ST_TYPE(sym[j].st_info);
-            if (sym[j].st_shndx == SHN_UNDEF || sym[j].st_name >= strtab->sh_size ||
-                (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT))
-                continue;
-            const char *name = (const char *)image + strtab->sh_offset + sym[j].st_name;
-            if (!*name || name[0] == '.')
-                continue;
-            ks->syms[ks->count].addr = sym[j].st_value;
-            ks->syms[ks->count].name = strndup(name, strtab->sh_size - sym[j].st_name);
-            ks->count++;
-        }
-        qsort(ks->syms, ks->count, sizeof *ks->syms, cmp_sym);
+            return false;
+        *syms = (const Elf32_Sym *)(image + sh[i].sh_offset);
+        *nsyms = sh[i].sh_size / sizeof **syms;
+        *strs = (const char *)image + strtab->sh_offset;
+        *strsize = strtab->sh_size;
+        return true;
     }
-    ks->text_start = ksym_addr(ks, "_text");
-    ks->text_end = ksym_addr(ks, "_etext");
-    if (!ks->count || !ks->text_start) {
+    return false;
+}
+
+uint32_t ksym_find(const uint8_t *image, size_t size, const char *name)
+{
+    const Elf32_Sym *sym;
+    const char *strs;
+    size_t n, strsize, len = strlen(name);
+    if (!symbol_table(image, size, &sym, &n, &strs, &strsize))
+        return 0;
+    for (size_t j = 0; j < n; j++) {
+        int type = ELF32_ST_TYPE(sym[j].st_info);
+        if (sym[j].st_shndx == SHN_UNDEF || sym[j].st_name >= strsize ||
+            (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT))
+            continue;
+        if (strsize - sym[j].st_name > len &&
+            !memcmp(strs + sym[j].st_name, name, len + 1))
+            return sym[j].st_value;
+    }
+    return 0;
+}
+
+int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, size_t errlen)
+{
+    static const char *const names[NKSYMS] = {
+#define X(name) #name,
+        KERNEL_SYMBOLS(X)
+#undef X
+    };
+    const Elf32_Sym *sym;
+    const char *strs;
+    size_t n, strsize;
+
+    memset(ks, 0, sizeof *ks);
+    const Elf32_Ehdr *eh = elf_header(image, size);
+    if (!eh) {
+        snprintf(err, errlen, "built-in kernel image is not an i386 ELF file");
+        return -1;
+    }
+    if (!symbol_table(image, size, &sym, &n, &strs, &strsize)) {
         snprintf(err, errlen, "built-in kernel image has no symbol table");
         return -1;
     }
+    ks->entry = eh->e_entry;
+    for (int i = 0; i < NKSYMS; i++) {
+        ks->addr[i] = ksym_find(image, size, names[i]);
+        if (!ks->addr[i]) {
+            snprintf(err, errlen, "built-in kernel image lacks symbol %s", names[i]);
+            return -1;
+        }
+    }
     return 0;
-}
-
-void ksyms_free(struct ksyms *ks)
-{
-    for (size_t i = 0; i < ks->count; i++)
-        free(ks->syms[i].name);
-    free(ks->syms);
-    memset(ks, 0, sizeof *ks);
-}
-
-uint32_t ksym_addr(const struct ksyms *ks, const char *name)
-{
-    for (size_t i = 0; i < ks->count; i++)
-        if (!strcmp(ks->syms[i].name, name))
-            return ks->syms[i].addr;
-    return 0;
-}
-
-const char *ksym_lookup(const struct ksyms *ks, uint32_t addr, uint32_t *offset)
-{
-    if (addr < ks->text_start || addr >= ks->text_end)
-        return NULL;
-    const struct ksym *best = NULL;
-    for (size_t i = 0; i < ks->count && ks->syms[i].addr <= addr; i++)
-        best = &ks->syms[i];
-    if (!best)
-        return NULL;
-    if (offset)
-        *offset = addr - best->addr;
-    return best->name;
 }
 
 int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,

@@ -1,30 +1,42 @@
-/* The guest kernel image built into emu: loading it and naming its code. */
+/*
+ * The guest kernel image built into emu: its entry, the addresses of the
+ * kernel code the emulator must know, and loading it into guest memory.
+ * Each symbol the emulator uses is named here once; an image without one
+ * is refused at start-up.
+ */
 #ifndef EMU_KSYMS_H
 #define EMU_KSYMS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct ksym {
-    uint32_t addr;
-    char *name;
+#define KERNEL_SYMBOLS(X) \
+    X(syscall_call)     /* int $0x80: the dispatch call; entry ends, body begins */ \
+    X(syscall_return)   /* ... where the handler returns; exit begins */ \
+    X(sysenter_call)    /* the same two on the sysenter path */ \
+    X(sysenter_return) \
+    X(sysenter_exit)    /* the sysexit: the call leaves by sysexit */ \
+    X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */
+
+enum ksym {
+#define X(name) KSYM_##name,
+    KERNEL_SYMBOLS(X)
+#undef X
+    NKSYMS
 };
 
 struct ksyms {
-    struct ksym *syms; /* sorted by address */
-    size_t count;
     uint32_t entry;
-    uint32_t text_start, text_end;
+    uint32_t addr[NKSYMS];
 };
 
 struct guest_memory;
 
-/* Parse an ELF32 i386 image: symbols and entry. 0 or -1 with err. */
+/* The entry and every KERNEL_SYMBOLS address of an ELF32 i386 image.
+ * 0, or -1 with a reason in err. */
 int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, size_t errlen);
-void ksyms_free(struct ksyms *ks);
-uint32_t ksym_addr(const struct ksyms *ks, const char *name);
-/* Name of the function containing addr and the offset into it, or NULL. */
-const char *ksym_lookup(const struct ksyms *ks, uint32_t addr, uint32_t *offset);
+/* The address of any symbol of the image, 0 if it has none (tests). */
+uint32_t ksym_find(const uint8_t *image, size_t size, const char *name);
 /* Copy the image's PT_LOAD segments into guest memory. */
 int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,
                 char *err, size_t errlen);

@@ -1,4 +1,14 @@
-/* The machine model: one struct, passed explicitly, holds all emulator state. */
+/*
+ * The machine: one struct, passed explicitly, with the state of a run: the
+ * engine and guest memory, the CPU model, the cycle and instruction
+ * counters and the primitives that charge them, why the run ended, and the
+ * observers that are told what the CPU does (interrupt delivery, sysenter,
+ * each block, the program's exit, each instruction).
+ *
+ * The CPU mechanisms (trap.c, sysenter.c, cpu_insns.c, hypercall.c and the
+ * execution loop in run.c) act on it and report through machine_notify_*;
+ * accounting and tools above them subscribe with machine_observe.
+ */
 #ifndef EMU_MACHINE_H
 #define EMU_MACHINE_H
 
@@ -7,13 +17,13 @@
 #include <stdio.h>
 #include <unicorn/unicorn.h>
 #include "../guest/abi.h"
-#include "cpu_model.h"
-#include "cost.h"
+#include "../guest/x86.h"
+#include "cpu_models.h"
+#include "decode.h"
 #include "engine.h"
 #include "hostfs.h"
 #include "ksyms.h"
 #include "memory.h"
-#include "syscalls.h"
 
 enum stop_reason {
     STOP_NONE,
@@ -24,10 +34,6 @@ enum stop_reason {
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
 };
-
-struct trace;
-
-#define MAX_SPECIAL_HOOKS 1024
 
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
@@ -53,6 +59,35 @@ struct run_options {
     uint32_t epoch_sec;
 };
 
+/* An interrupt or exception that went through the IDT. */
+enum event_kind { EVENT_SOFTWARE, EVENT_FAULT };
+struct delivery_event {
+    int vector;
+    enum event_kind kind;
+    uint32_t from_cpl;         /* the CPL it interrupted */
+    uint32_t error_code;
+    uint32_t return_eip;       /* where iret goes back to */
+};
+
+struct machine;
+
+/* What an observer is told; any callback may be NULL. */
+struct machine_observer {
+    void *ctx;
+    void (*delivery)(void *ctx, struct machine *m, const struct delivery_event *e);
+    /* a sysenter the CPU accepted, at insn_addr (0 if unknown) */
+    void (*sysenter)(void *ctx, struct machine *m, uint32_t insn_addr);
+    /* a block about to run, already charged */
+    void (*block)(void *ctx, struct machine *m, const struct block *b);
+    /* the program exited or was killed: the run is about to stop */
+    void (*exit)(void *ctx, struct machine *m);
+    /* an instruction about to run (costs a code hook on every instruction) */
+    void (*insn)(void *ctx, struct machine *m, uint32_t addr, uint32_t size);
+};
+
+#define MACHINE_MAX_OBSERVERS 8
+#define MAX_SPECIAL_HOOKS 1024
+
 struct machine {
     uc_engine *uc;
     struct cpu_config cpu;
@@ -60,9 +95,11 @@ struct machine {
     struct guest_memory mem;
     struct engine_layout layout;
     uc_context *scratch_ctx;
+    struct engine_reports reports;  /* exceptions the engine reported, not raised */
     struct ksyms ksyms;
+    struct hostfs fs;               /* the --root file tree */
 
-    /* cycle and instruction accounting (cost.c) */
+    /* cycle and instruction accounting */
     struct block_cache blocks;
     const struct block *cur_block;
     uint64_t block_start_cycles;   /* in centicycles, before cur_block */
@@ -71,67 +108,56 @@ struct machine {
     uint64_t exceptions;
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t prev_block_addr;
-    uint32_t special_addrs[MAX_SPECIAL_HOOKS];
-    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
+    uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     int nspecial;
 
-    /* the --root file tree (hostfs.c) */
-    struct hostfs fs;
-
-    /* system calls and traps in flight and done (syscalls.c) */
-    struct syscall_tracker sys;
-    struct trace *trace;
+    struct machine_observer observers[MACHINE_MAX_OBSERVERS];
+    int nobservers;
+    bool insn_hooked;              /* the every-instruction hook is in */
 
     /* why the run ended */
     enum stop_reason stop;
     int exit_status;
     char message[512];
     int delivery_depth;
-    bool pending_ud;               /* the engine stopped on an invalid opcode */
-    bool pending_wrap;             /* ... on an access past 0xffffffff: */
-    bool wrap_write;               /* a write? */
-    uint32_t wrap_addr;            /* where it wrapped to (a #PF's CR2) */
     int engine_aborts;             /* translations the engine aborted */
-    bool ud_pending;               /* run up to ud_at, then raise #UD */
-    uint32_t ud_at;                /* there (machine_run) */
+    bool abort_ud_pending;         /* after an abort: run up to abort_ud_at, */
+    uint32_t abort_ud_at;          /* then raise #UD there (run.c) */
 };
 
-/* machine.c */
-/* A machine with the guest kernel booting the program in opts. */
-int machine_init(struct machine *m, const struct run_options *opts);
-/* Only the CPU, memory and hooks: for tests that build their own guest. */
-int machine_init_bare(struct machine *m, const struct run_options *opts);
+/* The CPU model, the engine, guest memory and the decoder; no hooks yet.
+ * 0, or the emu exit status with the reason in m->message. */
+int machine_create(struct machine *m, const struct run_options *opts);
 void machine_destroy(struct machine *m);
-int machine_run(struct machine *m);   /* returns the emu exit status */
+/* Record status and a reason in m->message; returns status. */
+int machine_fail(struct machine *m, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* End the run (the first reason given wins). */
 void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-uint32_t reg_read(struct machine *m, int reg);
-void reg_write(struct machine *m, int reg, uint32_t value);
-static inline bool machine_in_kernel(uint32_t addr)
+
+static inline uint32_t reg_read(struct machine *m, int reg)
 {
-    return addr >= KERNEL_BASE && addr - KERNEL_BASE < KERNEL_RAM_SIZE;
+    return engine_reg_read(m->uc, reg);
 }
 
-/* trap.c: IDT delivery and exceptions, which Unicorn leaves to us */
-enum event_kind { EVENT_SOFTWARE, EVENT_FAULT };
-void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
-                       bool has_error, uint32_t error_code, uint32_t return_eip,
-                       uint32_t origin_eip);
-void raise_fault(struct machine *m, int vector, bool has_error,
-                 uint32_t error_code, uint32_t eip);
-bool enter_ring0(struct machine *m, uint16_t cs, uint16_t ss, uint32_t esp);
-void on_interrupt(uc_engine *uc, uint32_t intno, void *user);
-bool vector_has_error_code(int vector);
+static inline void reg_write(struct machine *m, int reg, uint32_t value)
+{
+    engine_reg_write(m->uc, reg, value);
+}
 
-/* sysenter.c: SEP, MSRs, CPUID, the TSC */
-void on_sysenter(uc_engine *uc, void *user);
-int on_cpuid(uc_engine *uc, void *user);
-void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user);
+/* Charge count instructions of class cls. */
+void charge(struct machine *m, int cls, uint64_t count);
+/* Stop charging the current block at insns[index]: refund it and the rest. */
+void truncate_current_block(struct machine *m, uint32_t index);
+/* Centicycles at the start of the instruction at addr in the current block. */
+uint64_t cycles_before(struct machine *m, uint32_t addr);
 
-bool on_invalid_insn(uc_engine *uc, void *user);
-void deliver_pending_ud(struct machine *m);
-
-/* hypercall.c */
-void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user);
+/* Tell o what happens from now on. 0, or -1 if there are too many. */
+int machine_observe(struct machine *m, const struct machine_observer *o);
+void machine_notify_delivery(struct machine *m, const struct delivery_event *e);
+void machine_notify_sysenter(struct machine *m, uint32_t insn_addr);
+void machine_notify_block(struct machine *m, const struct block *b);
+void machine_notify_exit(struct machine *m);
 
 #endif

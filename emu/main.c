@@ -1,10 +1,14 @@
 /* emu: command line. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "boot.h"
 #include "compare.h"
-#include "machine.h"
+#include "report.h"
+#include "run.h"
+#include "strace.h"
+#include "syscalls.h"
+#include "trace.h"
 
 #define DEFAULT_CPU "pentium4"
 #define DEFAULT_MAX_INSNS 2000000000ull
@@ -68,20 +72,33 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-static void print_report(const struct machine *m, FILE *f)
+/* The trace file of --trace, opened before the guest is loaded. */
+static int open_trace(struct machine *m, const struct run_options *opts, struct trace **out)
 {
-    const struct syscall_tracker *t = &m->sys;
-    fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles\n",
-            m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
-            m->cycles / 100);
-    fprintf(f, "emu: report: system calls: %" PRIu64 " via sysenter, %" PRIu64
-            " via int $0x80; returns: %" PRIu64 " sysexit, %" PRIu64 " iret; %" PRIu64
-            " unknown (ENOSYS); %" PRIu64 " traps\n",
-            t->by_path[PATH_SYSENTER], t->by_path[PATH_INT80], t->returns_sysexit,
-            t->returns_iret, t->enosys, t->by_path[PATH_TRAP]);
-    if (t->vsyscall_calls)
-        fprintf(f, "emu: report: %" PRIu64 " calls through the vsyscall page, %.1f cycles each\n",
-                t->vsyscall_calls, (double)t->vsyscall_cycles / 100.0 / (double)t->vsyscall_calls);
+    char err[256];
+    enum trace_format fmt = TRACE_TEXT;
+    if (opts->trace_format && trace_parse_format(opts->trace_format, &fmt))
+        return machine_fail(m, 2, "unknown trace format '%s' (text, json or csv)",
+                            opts->trace_format);
+    *out = trace_open(opts->trace_path, fmt, opts->trace_insns, m->cpu.model->clock_mhz,
+                      err, sizeof err);
+    return *out ? 0 : machine_fail(m, 2, "%s", err);
+}
+
+/* A machine booting the program, with the accounting and the outputs the
+ * options ask for. 0, or the exit status with the reason in m->message. */
+static int start(struct machine *m, const struct run_options *opts,
+                 struct syscall_tracker *sys, struct trace **trace)
+{
+    int status = machine_init_bare(m, opts);
+    if (!status && opts->trace_path)
+        status = open_trace(m, opts, trace);
+    if (!status)
+        status = machine_boot(m);
+    if (!status && (syscalls_attach(sys, m) || (*trace && trace_attach(*trace, m, sys)) ||
+                    (opts->strace && strace_attach(m, sys))))
+        status = machine_fail(m, 125, "cannot attach the system-call accounting");
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -190,21 +207,25 @@ int main(int argc, char **argv)
         return compare_main(&opts, cpus, article, svg);
 
     struct machine *m = calloc(1, sizeof *m);
-    if (!m) {
+    struct syscall_tracker *sys = calloc(1, sizeof *sys);
+    struct trace *trace = NULL;
+    if (!m || !sys) {
         fprintf(stderr, "emu: out of memory\n");
         return 125;
     }
-    int status = machine_init(m, &opts);
+    int status = start(m, &opts, sys, &trace);
     if (status == 0) {
         status = machine_run(m);
         if (m->stop != STOP_EXIT)
             fprintf(stderr, "emu: %s: %s\n", opts.program, m->message);
         if (report)
-            print_report(m, stderr);
+            report_print(m, sys, stderr);
     } else {
         fprintf(stderr, "emu: %s\n", m->message);
     }
+    trace_close(trace);
     machine_destroy(m);
     free(m);
+    free(sys);
     return status;
 }

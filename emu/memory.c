@@ -1,10 +1,11 @@
 #include "memory.h"
 #include <sys/mman.h>
-#include "../guest/abi.h"
 
-static int map_region(uc_engine *uc, struct guest_memory *mem, uint32_t base,
-                      uint32_t size, const char *name)
+int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t size,
+               const char *name)
 {
+    if (mem->count == (int)(sizeof mem->regions / sizeof mem->regions[0]))
+        return -1;
     /* Reserved, not committed: the host only backs pages the guest touches. */
     void *host = mmap(NULL, size, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -15,24 +16,6 @@ static int map_region(uc_engine *uc, struct guest_memory *mem, uint32_t base,
         return -1;
     }
     mem->regions[mem->count++] = (struct mem_region){ base, size, host, name };
-    return 0;
-}
-
-/*
- * The engine checks that an address is backed before it walks the page
- * tables, so an access to an unbacked address would stop the engine instead
- * of raising #PF. Every address is therefore backed; the guest's page
- * tables decide which pages exist.
- */
-int memory_map_all(uc_engine *uc, struct guest_memory *mem)
-{
-    mem->count = 0;
-    if (map_region(uc, mem, 0, USER_SPACE_TOP, "user") ||
-        map_region(uc, mem, KERNEL_BASE, KERNEL_RAM_SIZE, "kernel") ||
-        map_region(uc, mem, KERNEL_BASE + KERNEL_RAM_SIZE,
-                   FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
-        map_region(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
-        return -1;
     return 0;
 }
 

@@ -1,10 +1,16 @@
-/* Guest RAM: host memory mapped into the engine at fixed guest addresses. */
+/*
+ * Guest RAM: host memory mapped into the engine at fixed guest addresses.
+ * The engine does not translate addresses (docs/unicorn.md, quirk 12), so
+ * a guest page always lives at its own virtual address.
+ */
 #ifndef EMU_MEMORY_H
 #define EMU_MEMORY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <unicorn/unicorn.h>
+#include "../guest/abi.h"
 
 struct mem_region {
     uint32_t base;
@@ -18,9 +24,17 @@ struct guest_memory {
     int count;
 };
 
-int memory_map_all(uc_engine *uc, struct guest_memory *mem);
+/* Back [base, base+size) with fresh zeroed host memory. 0 or -1. */
+int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t size,
+               const char *name);
 void memory_unmap_all(struct guest_memory *mem);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL. */
 uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len);
+
+/* Is addr in the kernel's RAM (PAGE_OFFSET and up, KERNEL_RAM_SIZE of it)? */
+static inline bool in_kernel_ram(uint32_t addr)
+{
+    return addr >= KERNEL_BASE && addr - KERNEL_BASE < KERNEL_RAM_SIZE;
+}
 
 #endif

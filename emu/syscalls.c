@@ -1,28 +1,27 @@
 #include "syscalls.h"
 #include <string.h>
-#include "machine.h"
-#include "trace.h"
 
-void syscalls_init(struct machine *m)
+const char *sys_path_name(int path)
 {
-    struct syscall_tracker *t = &m->sys;
-    memset(t, 0, sizeof *t);
-    t->syscall_call = ksym_addr(&m->ksyms, "syscall_call");
-    t->syscall_return = ksym_addr(&m->ksyms, "syscall_return");
-    t->sysenter_call = ksym_addr(&m->ksyms, "sysenter_call");
-    t->sysenter_return = ksym_addr(&m->ksyms, "sysenter_return");
-    t->sysenter_exit = ksym_addr(&m->ksyms, "sysenter_exit");
-    t->ni_syscall = ksym_addr(&m->ksyms, "sys_ni_syscall");
+    static const char *const names[NPATHS] = { "int80", "sysenter", "trap" };
+    return path >= 0 && path < NPATHS ? names[path] : "?";
 }
 
-static void begin(struct machine *m, enum sys_path path, uint32_t nr, uint64_t start,
-                  uint32_t user_eip)
+const char *sys_return_name(int ret)
 {
-    struct syscall_tracker *t = &m->sys;
+    static const char *const names[] = { "-", "iret", "sysexit", "exited" };
+    return ret >= 0 && ret <= RET_EXITED ? names[ret] : "?";
+}
+
+static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
+                  uint32_t nr, uint64_t start, uint32_t user_eip)
+{
     static const int arg_regs[6] = { UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
                                      UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP };
-    if (m->trace && t->user_since < start)
-        trace_user_span(m->trace, t->user_since, start);
+    if (t->user_since < start)
+        for (int i = 0; i < t->nlisteners; i++)
+            if (t->listeners[i].user_span)
+                t->listeners[i].user_span(t->listeners[i].ctx, t->user_since, start);
     memset(&t->cur, 0, sizeof t->cur);
     t->cur.seq = ++t->seq;
     t->cur.nr = nr;
@@ -38,27 +37,27 @@ static void begin(struct machine *m, enum sys_path path, uint32_t nr, uint64_t s
     t->by_path[path]++;
 }
 
-void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from_cpl,
-                          uint32_t error_code, uint32_t return_eip)
+static void tracker_on_delivery(void *ctx, struct machine *m,
+                                const struct delivery_event *e)
 {
-    struct syscall_tracker *t = &m->sys;
-    if (from_cpl == 0) {
+    struct syscall_tracker *t = ctx;
+    if (e->from_cpl == 0) {
         if (t->active)
             t->cur.kernel_faults++;
         return;
     }
-    if (kind == EVENT_SOFTWARE && vector == 0x80) {
-        begin(m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, return_eip);
+    if (e->kind == EVENT_SOFTWARE && e->vector == SYSCALL_VECTOR) {
+        begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, e->return_eip);
         return;
     }
-    begin(m, PATH_TRAP, (uint32_t)vector, m->cycles, return_eip);
-    t->cur.error_code = error_code;
+    begin(t, m, PATH_TRAP, (uint32_t)e->vector, m->cycles, e->return_eip);
+    t->cur.error_code = e->error_code;
 }
 
-void syscalls_on_sysenter(struct machine *m, uint32_t insn_addr)
+static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
 {
-    struct syscall_tracker *t = &m->sys;
-    begin(m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
+    struct syscall_tracker *t = ctx;
+    begin(t, m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
           insn_addr ? cycles_before(m, insn_addr) : m->cycles, insn_addr);
     /* The sixth argument is on the user stack, where EBP points. */
     const uint8_t *p = guest_ptr(&m->mem, t->cur.args[5], 4);
@@ -81,9 +80,9 @@ static void account(struct syscall_tracker *t)
     s->total += r->end - r->start;
 }
 
-static void finish(struct machine *m, uint64_t end, enum sys_return how)
+static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
+                   enum sys_return how)
 {
-    struct syscall_tracker *t = &m->sys;
     struct syscall_record *r = &t->cur;
     r->end = end;
     r->insns_end = m->insns;
@@ -105,10 +104,9 @@ static void finish(struct machine *m, uint64_t end, enum sys_return how)
     t->active = false;
     t->phase = PHASE_NONE;
     t->user_since = end;
-    if (m->trace)
-        trace_syscall(m->trace, r);
-    if (m->opts->strace)
-        strace_print(m, r);
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].record)
+            t->listeners[i].record(t->listeners[i].ctx, r);
 }
 
 static bool block_contains(const struct block *b, uint32_t addr)
@@ -122,13 +120,13 @@ static bool in_vsyscall_page(uint32_t addr)
 }
 
 /* Calls through the vsyscall page, timed from the call to the return. */
-static void track_vsyscall(struct machine *m, const struct block *b)
+static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
+                           const struct block *b)
 {
-    struct syscall_tracker *t = &m->sys;
     if (b->addr == VSYSCALL_BASE && !t->in_vsyscall) {
         t->in_vsyscall = true;
         t->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
-    } else if (t->in_vsyscall && !machine_in_kernel(b->addr) && !in_vsyscall_page(b->addr)) {
+    } else if (t->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
         uint64_t span = m->block_start_cycles - t->vsyscall_start;
         t->in_vsyscall = false;
         t->vsyscall_calls++;
@@ -141,20 +139,20 @@ static void track_vsyscall(struct machine *m, const struct block *b)
     }
 }
 
-void syscalls_on_block(struct machine *m, const struct block *b)
+static void tracker_on_block(void *ctx, struct machine *m, const struct block *b)
 {
-    struct syscall_tracker *t = &m->sys;
-    bool kernel = machine_in_kernel(b->addr);
+    struct syscall_tracker *t = ctx;
+    bool kernel = in_kernel_ram(b->addr);
 
     if (!kernel) {
         t->user_started = true;
-        track_vsyscall(m, b);
+        track_vsyscall(t, m, b);
     }
     if (t->active) {
         if (kernel && b->addr == t->ni_syscall)
             t->cur_unknown = true;
         if (!kernel) {
-            finish(m, m->block_start_cycles,
+            finish(t, m, m->block_start_cycles,
                    t->cur.ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
         } else if (t->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
@@ -171,8 +169,33 @@ void syscalls_on_block(struct machine *m, const struct block *b)
     t->prev_last_cost = b->insns[b->ninsns - 1].cost;
 }
 
-void syscalls_on_exit(struct machine *m)
+static void tracker_on_exit(void *ctx, struct machine *m)
 {
-    if (m->sys.active)
-        finish(m, m->cycles, RET_EXITED);
+    struct syscall_tracker *t = ctx;
+    if (t->active)
+        finish(t, m, m->cycles, RET_EXITED);
+}
+
+int syscalls_attach(struct syscall_tracker *t, struct machine *m)
+{
+    memset(t, 0, sizeof *t);
+    t->syscall_call = m->ksyms.addr[KSYM_syscall_call];
+    t->syscall_return = m->ksyms.addr[KSYM_syscall_return];
+    t->sysenter_call = m->ksyms.addr[KSYM_sysenter_call];
+    t->sysenter_return = m->ksyms.addr[KSYM_sysenter_return];
+    t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
+    t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
+    const struct machine_observer o = {
+        .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,
+        .block = tracker_on_block, .exit = tracker_on_exit,
+    };
+    return machine_observe(m, &o);
+}
+
+int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l)
+{
+    if (t->nlisteners == SYSCALL_MAX_LISTENERS)
+        return -1;
+    t->listeners[t->nlisteners++] = *l;
+    return 0;
 }

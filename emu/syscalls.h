@@ -1,13 +1,16 @@
 /*
  * System calls and traps as the machine sees them: where each one entered
  * (int $0x80 or sysenter), where it left (iret or sysexit), and the cycles
- * of its entry, body and exit, split at the kernel's dispatch call.
+ * of its entry, body and exit, split at the kernel's dispatch call. The
+ * tracker learns it all from the machine's events (machine_observe) and
+ * hands each finished record to its listeners (trace, strace).
  */
 #ifndef EMU_SYSCALLS_H
 #define EMU_SYSCALLS_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "machine.h"
 
 #define SYSCALL_STATS_MAX 1024
 
@@ -32,6 +35,16 @@ struct syscall_stat {
     uint64_t calls, entry, body, exit, total; /* sums, centicycles */
 };
 
+/* Who is told about each system call or trap once it is over. */
+struct syscall_listener {
+    void *ctx;
+    void (*record)(void *ctx, const struct syscall_record *r);
+    /* user mode ran from start to end (centicycles), before a record began */
+    void (*user_span)(void *ctx, uint64_t start, uint64_t end);
+};
+
+#define SYSCALL_MAX_LISTENERS 4
+
 struct syscall_tracker {
     struct syscall_record cur;
     enum sys_phase phase;
@@ -52,18 +65,17 @@ struct syscall_tracker {
     /* kernel code addresses that split the phases */
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;
     uint32_t ni_syscall;     /* the kernel's handler of unknown numbers */
+    struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
+    int nlisteners;
 };
 
-struct machine;
-struct block;
+/* "int80", "sysenter", "trap"; "-", "iret", "sysexit", "exited". */
+const char *sys_path_name(int path);
+const char *sys_return_name(int ret);
 
-void syscalls_init(struct machine *m);
-void syscalls_on_delivery(struct machine *m, int vector, int kind, uint32_t from_cpl,
-                          uint32_t error_code, uint32_t return_eip);
-void syscalls_on_sysenter(struct machine *m, uint32_t insn_addr);
-void syscalls_on_block(struct machine *m, const struct block *b);
-void syscalls_on_exit(struct machine *m);
-const char *syscall_name(uint32_t nr);
-const char *vector_name(uint32_t vector);
+/* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
+int syscalls_attach(struct syscall_tracker *t, struct machine *m);
+/* Tell l about every record from now on. 0, or -1 if there are too many. */
+int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l);
 
 #endif

@@ -1,24 +1,11 @@
 /*
- * What the CPU model adds to the engine: sysenter (Unicorn only calls a
- * hook), CPUID per model, the SYSENTER MSRs only where SEP exists, and a
- * TSC that counts modeled cycles.
+ * sysenter: the engine only calls a hook (engine.h, quirk 9); the CPU's
+ * part is here. Where SEP works, the CPU loads flat ring-0 CS and SS from
+ * SYSENTER_CS, ESP and EIP from their MSRs, and clears IF, RF and VM; it
+ * saves nothing. Where it does not, sysenter is #UD.
  */
-#include <string.h>
-#include "machine.h"
-#include "syscalls.h"
-
-#define EFLAGS_IF 0x00000200u
-#define EFLAGS_RF 0x00010000u
-#define EFLAGS_VM 0x00020000u
-#define CR0_PE 0x1u
-#define SYSENTER_LEN 2 /* 0f 34: the engine adds it to EIP after the hook */
-
-static uint64_t read_msr(struct machine *m, uint32_t index)
-{
-    uc_x86_msr msr = { .rid = index, .value = 0 };
-    uc_reg_read(m->uc, UC_X86_REG_MSR, &msr);
-    return msr.value;
-}
+#include "sysenter.h"
+#include "trap.h"
 
 /* The sysenter of the current block: the engine ends a block after it. */
 static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
@@ -31,18 +18,13 @@ static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
     return in->cls == CLASS_SYSENTER ? in : NULL;
 }
 
-/* After this hook the engine adds the instruction length to EIP. */
-static void undo_sysenter_advance(struct machine *m)
-{
-    reg_write(m, UC_X86_REG_EIP, reg_read(m, UC_X86_REG_EIP) - SYSENTER_LEN);
-}
-
+/* The fault goes to its handler, where raise_fault has pointed EIP. */
 static void sysenter_fault(struct machine *m, uint32_t index, int vector,
                            bool has_error, uint32_t addr)
 {
     truncate_current_block(m, index);
     raise_fault(m, vector, has_error, 0, addr);
-    undo_sysenter_advance(m);
+    engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP));
 }
 
 void on_sysenter(uc_engine *uc, void *user)
@@ -59,144 +41,35 @@ void on_sysenter(uc_engine *uc, void *user)
         return;
     }
     if (!m->cpu.sep_works) {
-        sysenter_fault(m, index, 6, false, in->addr);
+        sysenter_fault(m, index, X86_VEC_UD, false, in->addr);
         return;
     }
-    uint32_t cs = (uint32_t)read_msr(m, MSR_IA32_SYSENTER_CS) & 0xfffc;
-    if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & CR0_PE)) {
+    /* The selector is the MSR's low 16 bits. */
+    uint32_t cs = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff &
+                  ~X86_SEL_RPL;
+    if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & X86_CR0_PE)) {
         if (!in) {
             machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
             return;
         }
-        sysenter_fault(m, index, 13, true, in->addr);
+        sysenter_fault(m, index, X86_VEC_GP, true, in->addr);
         return;
     }
-    syscalls_on_sysenter(m, in ? in->addr : 0);
+    machine_notify_sysenter(m, in ? in->addr : 0);
     /*
      * The CPU loads flat ring-0 CS = SYSENTER_CS and SS = SYSENTER_CS + 8
      * without reading the GDT; the engine can only load from the GDT, whose
      * entries 12 and 13 are exactly those flat segments.
      */
-    if (!enter_ring0(m, (uint16_t)cs, (uint16_t)(cs + 8),
-                     (uint32_t)read_msr(m, MSR_IA32_SYSENTER_ESP))) {
+    if (!engine_enter_ring0(m->uc, (uint16_t)cs, (uint16_t)(cs + 8),
+                            (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_ESP))) {
         machine_stop(m, STOP_MACHINE, "sysenter: SYSENTER_CS %#x does not name flat "
                      "ring-0 code and data segments in the GDT", cs);
         return;
     }
     uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
-    reg_write(m, UC_X86_REG_EFLAGS, eflags & ~(EFLAGS_IF | EFLAGS_RF | EFLAGS_VM));
-    reg_write(m, UC_X86_REG_EIP,
-              (uint32_t)read_msr(m, MSR_IA32_SYSENTER_EIP) - SYSENTER_LEN);
+    reg_write(m, UC_X86_REG_EFLAGS,
+              eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
+    engine_sysenter_resume(m->uc, (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP));
 }
 
-/* A 12-character vendor string as CPUID leaf 0 returns it: EBX, EDX, ECX. */
-static void vendor_regs(uint32_t *b, uint32_t *c, uint32_t *d, const char *s12)
-{
-    memcpy(b, s12, 4);
-    memcpy(d, s12 + 4, 4);
-    memcpy(c, s12 + 8, 4);
-}
-
-int on_cpuid(uc_engine *uc, void *user)
-{
-    struct machine *m = user;
-    (void)uc;
-    uint32_t leaf = reg_read(m, UC_X86_REG_EAX);
-    uint32_t a = 0, b = 0, c = 0, d = 0;
-    const struct cpu_model *model = m->cpu.model;
-
-    if (leaf == 0) {
-        a = 2;
-        vendor_regs(&b, &c, &d, "GenuineIntel");
-    } else if (leaf == 1) {
-        a = cpu_signature(model);
-        d = cpu_features(&m->cpu);
-    } else if (leaf == 0x80000000u && model->brand) {
-        a = 0x80000004u;
-    } else if (leaf >= 0x80000002u && leaf <= 0x80000004u && model->brand) {
-        char brand[48] = { 0 };
-        strncpy(brand, model->brand, sizeof brand - 1);
-        const char *p = brand + 16 * (leaf - 0x80000002u);
-        memcpy(&a, p, 4);
-        memcpy(&b, p + 4, 4);
-        memcpy(&c, p + 8, 4);
-        memcpy(&d, p + 12, 4);
-    }
-    reg_write(m, UC_X86_REG_EAX, a);
-    reg_write(m, UC_X86_REG_EBX, b);
-    reg_write(m, UC_X86_REG_ECX, c);
-    reg_write(m, UC_X86_REG_EDX, d);
-    return 1;
-}
-
-static uint64_t tsc_at(struct machine *m, uint32_t addr)
-{
-    return cycles_before(m, addr) / 100;
-}
-
-/* Give EDX:EAX a value and skip the 2-byte instruction at addr. */
-static void complete_with(struct machine *m, uint32_t index, uint32_t addr, uint64_t v)
-{
-    reg_write(m, UC_X86_REG_EAX, (uint32_t)v);
-    reg_write(m, UC_X86_REG_EDX, (uint32_t)(v >> 32));
-    truncate_current_block(m, index + 1);
-    reg_write(m, UC_X86_REG_EIP, addr + 2);
-}
-
-static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
-{
-    /* Outside ring 0 the engine raises #GP(0) itself. */
-    if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
-        return;
-    uint32_t msr = reg_read(m, UC_X86_REG_ECX);
-    bool is_read = (in->flags & SPECIAL_RDMSR) != 0;
-    if (msr == MSR_IA32_TSC) {
-        /* This model's TSC is its cycle count: reads see it, writes are
-         * dropped. */
-        if (is_read) {
-            complete_with(m, index, in->addr, tsc_at(m, in->addr));
-        } else {
-            truncate_current_block(m, index + 1);
-            reg_write(m, UC_X86_REG_EIP, in->addr + 2);
-        }
-        return;
-    }
-    bool sep_msr = msr >= MSR_IA32_SYSENTER_CS && msr <= MSR_IA32_SYSENTER_EIP;
-    if (sep_msr && m->cpu.sep_works)
-        return; /* the engine keeps these three itself; sysexit reads them */
-    truncate_current_block(m, index);
-    raise_fault(m, 13, true, 0, in->addr);
-}
-
-/*
- * Unicorn 2.0.1 dropped the I/O permission check. With CPL > IOPL the CPU
- * would consult the TSS I/O bitmap; the guest's TSS has none, so: #GP(0).
- */
-static void io_permission(struct machine *m, const struct insn *in, uint32_t index)
-{
-    uint32_t cpl = reg_read(m, UC_X86_REG_CS) & 3;
-    uint32_t iopl = (reg_read(m, UC_X86_REG_EFLAGS) >> 12) & 3;
-    if (cpl <= iopl)
-        return;
-    truncate_current_block(m, index);
-    raise_fault(m, 13, true, 0, in->addr);
-}
-
-void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
-{
-    struct machine *m = user;
-    uint32_t index;
-    (void)uc;
-    (void)size;
-    if (m->stop != STOP_NONE)
-        return;
-    const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
-    if (!in || index >= m->cur_limit)
-        return;
-    if (in->flags & SPECIAL_RDTSC)
-        complete_with(m, index, in->addr, tsc_at(m, in->addr));
-    else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
-        msr_access(m, in, index);
-    else if (in->flags & SPECIAL_IO)
-        io_permission(m, in, index);
-}

@@ -3,10 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "machine.h"
-
-static const char *const path_names[NPATHS] = { "int80", "sysenter", "trap" };
-static const char *const return_names[] = { "-", "iret", "sysexit", "exited" };
+#include "names.h"
 
 int trace_parse_format(const char *name, enum trace_format *out)
 {
@@ -55,7 +52,7 @@ struct trace *trace_open(const char *path, enum trace_format format, bool insns,
 
 static double cyc(uint64_t centi)
 {
-    return (double)centi / 100.0;
+    return centi_to_cycles(centi);
 }
 
 static void json_event(struct trace *t, const char *name, const char *cat, int tid,
@@ -86,8 +83,8 @@ void trace_syscall(struct trace *t, const struct syscall_record *r)
         fprintf(t->f, "%6" PRIu64 " %-8s %-9s %-16s nr=%-3u ret=%-8d in=%-8s out=%-7s "
                 "entry=%8.2f body=%8.2f exit=%8.2f total=%8.2f insns=%" PRIu64
                 " start=%.2f\n",
-                r->seq, kind, path_names[r->path], name, r->nr, r->result,
-                path_names[r->path], return_names[r->ret], cyc(body - r->start),
+                r->seq, kind, sys_path_name(r->path), name, r->nr, r->result,
+                sys_path_name(r->path), sys_return_name(r->ret), cyc(body - r->start),
                 cyc(exit - body), cyc(r->end - exit), cyc(r->end - r->start),
                 r->insns_end - r->insns_start, cyc(r->start));
         if (r->kernel_faults)
@@ -95,8 +92,8 @@ void trace_syscall(struct trace *t, const struct syscall_record *r)
                     r->kernel_faults);
         break;
     case TRACE_CSV:
-        fprintf(t->f, "%s,%" PRIu64 ",%s,%s,%s,", kind, r->seq, name, path_names[r->path],
-                return_names[r->ret]);
+        fprintf(t->f, "%s,%" PRIu64 ",%s,%s,%s,", kind, r->seq, name, sys_path_name(r->path),
+                sys_return_name(r->ret));
         if (t->insns)
             fputs(",,", t->f);
         fprintf(t->f, "%u,%u,%u,%u,%u,%u,%u,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%" PRIu64 "%s\n",
@@ -110,11 +107,11 @@ void trace_syscall(struct trace *t, const struct syscall_record *r)
         snprintf(args, sizeof args,
                  "{\"nr\":%u,\"path\":\"%s\",\"return\":\"%s\",\"result\":%d,"
                  "\"cycles\":%.2f}",
-                 r->nr, path_names[r->path], return_names[r->ret], r->result,
+                 r->nr, sys_path_name(r->path), sys_return_name(r->ret), r->result,
                  cyc(r->end - r->start));
         char label[64];
         snprintf(label, sizeof label, "kernel: %s", name);
-        json_event(t, label, path_names[r->path], 1, r->start, r->end, args);
+        json_event(t, label, sys_path_name(r->path), 1, r->start, r->end, args);
         json_event(t, "entry", "phase", 1, r->start, body, NULL);
         if (r->body_start)
             json_event(t, "body", "phase", 1, body, exit, NULL);
@@ -180,75 +177,14 @@ int trace_close(struct trace *t)
     return rc ? -1 : 0;
 }
 
-/* Which argument of system call nr is a path, or -1. */
-static int path_arg(uint32_t nr)
+/* An instruction about to run, with its cost and the total after it. */
+static void trace_on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
 {
-    switch (nr) {
-    case 5: case 11: case 12: case 33: case 85: case 106: case 107: case 195: case 196:
-        return 0;   /* open execve chdir access readlink stat lstat stat64 lstat64 */
-    case 295: case 300: case 305: case 307: case 383: case 439:
-        return 1;   /* openat fstatat64 readlinkat faccessat statx faccessat2 */
-    default:
-        return -1;
-    }
-}
-
-/* A user string argument, quoted, at most 96 bytes of it. */
-static void print_user_string(const struct machine *m, uint32_t addr)
-{
-    const uint32_t max = 96;
-    const uint8_t *p = NULL;
-    uint32_t n = 0;
-    if (addr >= USER_SPACE_BASE && addr < USER_SPACE_TOP)
-        p = guest_ptr(&m->mem, addr, USER_SPACE_TOP - addr < max ? USER_SPACE_TOP - addr : max);
-    if (!p) {
-        fprintf(stderr, "%#x", addr);
-        return;
-    }
-    fputc('"', stderr);
-    for (; n < max && addr + n < USER_SPACE_TOP && p[n]; n++) {
-        if (p[n] == '"' || p[n] == '\\')
-            fprintf(stderr, "\\%c", p[n]);
-        else if (p[n] >= 0x20 && p[n] < 0x7f)
-            fputc(p[n], stderr);
-        else
-            fprintf(stderr, "\\x%02x", p[n]);
-    }
-    fputs(n == max && p[n - 1] ? "\"..." : "\"", stderr);
-}
-
-void strace_print(struct machine *m, const struct syscall_record *r)
-{
-    if (r->path == PATH_TRAP) {
-        fprintf(stderr, "--- %s at %08x error %#x ---\n", vector_name(r->nr), r->user_eip,
-                r->error_code);
-        return;
-    }
-    fprintf(stderr, "[%s/%s] %s(", path_names[r->path], return_names[r->ret],
-            syscall_name(r->nr));
-    for (int i = 0; i < 6; i++) {
-        if (i)
-            fputs(", ", stderr);
-        if (i == path_arg(r->nr))
-            print_user_string(m, r->args[i]);
-        else
-            fprintf(stderr, "%#x", r->args[i]);
-    }
-    fputc(')', stderr);
-    if (r->ret == RET_EXITED)
-        fputs(" = ?\n", stderr);
-    else
-        fprintf(stderr, " = %d <%.0f cycles>\n", r->result, cyc(r->end - r->start));
-}
-
-void on_trace_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
-{
-    struct machine *m = user;
-    uint32_t addr = (uint32_t)address, index;
-    (void)uc;
+    struct trace *t = ctx;
+    uint32_t index;
     const struct insn *in = block_find_insn(m->cur_block, addr, &index);
     /* Boot is the same every run; tracing starts with the program. */
-    if (!in || index >= m->cur_limit || !m->trace || !m->sys.user_started)
+    if (!in || index >= m->cur_limit || !t->sys->user_started)
         return;
     const uint8_t *code = guest_ptr(&m->mem, addr, size);
     char text[192] = "?";
@@ -258,5 +194,27 @@ void on_trace_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         cs_free(ci, 1);
     }
     uint64_t total = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
-    trace_insn(m->trace, addr, machine_in_kernel(addr), text, in->cost, total);
+    trace_insn(t, addr, in_kernel_ram(addr), text, in->cost, total);
+}
+
+static void trace_on_record(void *ctx, const struct syscall_record *r)
+{
+    trace_syscall(ctx, r);
+}
+
+static void trace_on_user_span(void *ctx, uint64_t start, uint64_t end)
+{
+    trace_user_span(ctx, start, end);
+}
+
+int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys)
+{
+    const struct syscall_listener l = {
+        .ctx = t, .record = trace_on_record, .user_span = trace_on_user_span,
+    };
+    const struct machine_observer o = { .ctx = t, .insn = trace_on_insn };
+    t->sys = sys;
+    if (syscalls_listen(sys, &l))
+        return -1;
+    return t->insns ? machine_observe(m, &o) : 0;
 }

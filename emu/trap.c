@@ -3,25 +3,17 @@
  * only reports the vector (UC_HOOK_INTR); everything the CPU does between
  * "int n" or a fault and the first instruction of the handler is here.
  */
+#include "trap.h"
 #include <string.h>
-#include "machine.h"
-#include "syscalls.h"
-
-#define GATE_TYPE_INTR32 0xe
-#define GATE_TYPE_TRAP32 0xf
-#define EFLAGS_TF 0x00000100u
-#define EFLAGS_IF 0x00000200u
-#define EFLAGS_NT 0x00004000u
-#define EFLAGS_RF 0x00010000u
-#define EFLAGS_VM 0x00020000u
-#define CR0_PE 0x1u
-
-/* An error code naming an IDT entry: bit 1 = IDT, bit 0 = external event. */
-#define IDT_ERROR(vector, ext) ((uint32_t)(vector) * 8 + 2 + ((ext) ? 1 : 0))
 
 bool vector_has_error_code(int vector)
 {
-    return vector == 8 || (vector >= 10 && vector <= 14) || vector == 17;
+    return vector >= 0 && vector < 32 && ((X86_VEC_ERROR_CODE_MASK >> vector) & 1);
+}
+
+static uint32_t access_byte(uint64_t desc)
+{
+    return (uint32_t)(desc >> X86_DESC_ACCESS_SHIFT) & 0xff;
 }
 
 static bool read_descriptor(struct machine *m, uint32_t table_base, uint32_t table_limit,
@@ -36,30 +28,10 @@ static bool read_descriptor(struct machine *m, uint32_t table_base, uint32_t tab
     return true;
 }
 
-/*
- * Raise the CPL to 0 and load the kernel's CS and SS. The engine checks a
- * segment load from the host against the current CPL, so at CPL 3 it
- * refuses ring-0 selectors. A real-mode load of SS (PE briefly clear,
- * which this write does without side effects) makes the CPL 0; with PE
- * back on, CS and SS then load from the GDT with full checks.
- */
-bool enter_ring0(struct machine *m, uint16_t cs, uint16_t ss, uint32_t esp)
-{
-    uint32_t cr0 = reg_read(m, UC_X86_REG_CR0), zero = 0;
-    reg_write(m, UC_X86_REG_CR0, cr0 & ~CR0_PE);
-    uc_err e1 = uc_reg_write(m->uc, UC_X86_REG_SS, &zero);
-    reg_write(m, UC_X86_REG_CR0, cr0);
-    uint32_t cs32 = cs, ss32 = ss;
-    uc_err e2 = uc_reg_write(m->uc, UC_X86_REG_CS, &cs32);
-    uc_err e3 = uc_reg_write(m->uc, UC_X86_REG_SS, &ss32);
-    reg_write(m, UC_X86_REG_ESP, esp);
-    return e1 == UC_ERR_OK && e2 == UC_ERR_OK && e3 == UC_ERR_OK;
-}
-
 static bool push_frame(struct machine *m, uint32_t esp, const uint32_t *words, int n)
 {
     uint8_t *p = guest_ptr(&m->mem, esp - 4u * (uint32_t)n, 4u * (uint32_t)n);
-    if (!p || !machine_in_kernel(esp - 4u * (uint32_t)n))
+    if (!p || !in_kernel_ram(esp - 4u * (uint32_t)n))
         return false;
     /* words[0] is pushed first, so it ends up at the highest address */
     for (int i = 0; i < n; i++)
@@ -81,7 +53,7 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
 {
     bool ext = kind != EVENT_SOFTWARE;
     uint32_t cs = reg_read(m, UC_X86_REG_CS);
-    uint32_t cpl = cs & 3;
+    uint32_t cpl = cs & X86_SEL_RPL;
     uc_x86_mmr idtr = { 0 }, gdtr = { 0 }, tr = { 0 };
     uc_reg_read(m->uc, UC_X86_REG_IDTR, &idtr);
     uc_reg_read(m->uc, UC_X86_REG_GDTR, &gdtr);
@@ -92,36 +64,39 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
         return;
     }
     if (!read_descriptor(m, (uint32_t)idtr.base, idtr.limit, (uint16_t)(vector * 8), &gate)) {
-        raise_fault(m, 13, true, IDT_ERROR(vector, ext), origin_eip);
+        raise_fault(m, X86_VEC_GP, true, X86_IDT_ERROR((uint32_t)vector, ext), origin_eip);
         return;
     }
-    uint32_t type = (uint32_t)(gate >> 40) & 0x1f;
-    uint32_t dpl = (uint32_t)(gate >> 45) & 3;
-    bool present = (gate >> 47) & 1;
+    uint32_t access = access_byte(gate);
+    uint32_t type = access & (X86_AR_S | 0xf);   /* S must be clear in a gate */
+    uint32_t dpl = (access >> X86_AR_DPL_SHIFT) & 3;
+    bool present = (access & X86_AR_P) != 0;
     uint16_t sel = (uint16_t)(gate >> 16);
     uint32_t offset = (uint32_t)(gate & 0xffff) | (uint32_t)((gate >> 32) & 0xffff0000);
 
-    if (type != GATE_TYPE_INTR32 && type != GATE_TYPE_TRAP32) {
-        raise_fault(m, 13, true, IDT_ERROR(vector, ext), origin_eip);
+    if (type != X86_TYPE_INTR_GATE32 && type != X86_TYPE_TRAP_GATE32) {
+        raise_fault(m, X86_VEC_GP, true, X86_IDT_ERROR((uint32_t)vector, ext), origin_eip);
         return;
     }
     /* A fault in delivering a software int points at the int itself. */
     if (kind == EVENT_SOFTWARE && dpl < cpl) {
-        raise_fault(m, 13, true, IDT_ERROR(vector, 0), origin_eip);
+        raise_fault(m, X86_VEC_GP, true, X86_IDT_ERROR((uint32_t)vector, 0), origin_eip);
         return;
     }
     if (!present) {
-        raise_fault(m, 11, true, IDT_ERROR(vector, ext), origin_eip);
+        raise_fault(m, X86_VEC_NP, true, X86_IDT_ERROR((uint32_t)vector, ext), origin_eip);
         return;
     }
     uint64_t code_desc;
-    if ((sel & 0xfffc) == 0 || (sel & 4) ||
-        !read_descriptor(m, (uint32_t)gdtr.base, gdtr.limit, sel & 0xfff8, &code_desc) ||
-        ((code_desc >> 43) & 3) != 3 /* S=1, code */ || !((code_desc >> 47) & 1)) {
+    const uint32_t present_code = X86_AR_P | X86_AR_S | X86_AR_CODE;
+    if ((sel & ~X86_SEL_RPL) == 0 || (sel & X86_SEL_TI) ||
+        !read_descriptor(m, (uint32_t)gdtr.base, gdtr.limit, sel & ~(X86_SEL_TI | X86_SEL_RPL),
+                         &code_desc) ||
+        (access_byte(code_desc) & present_code) != present_code) {
         delivery_failed(m, vector, "the gate's code segment is not a present code segment");
         return;
     }
-    uint32_t new_cpl = (uint32_t)(code_desc >> 45) & 3;
+    uint32_t new_cpl = (access_byte(code_desc) >> X86_AR_DPL_SHIFT) & 3;
     if (new_cpl > cpl) {
         delivery_failed(m, vector, "the gate's code segment is less privileged");
         return;
@@ -159,12 +134,12 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
     new_esp -= 4u * (uint32_t)n;
 
     if (new_cpl < cpl) {
-        if (!enter_ring0(m, sel, new_ss, new_esp)) {
+        if (!engine_enter_ring0(m->uc, sel, new_ss, new_esp)) {
             delivery_failed(m, vector, "the TSS ring-0 stack segment is unusable");
             return;
         }
     } else {
-        if ((cs & 0xfffc) != (sel & 0xfffc)) {
+        if ((cs & ~X86_SEL_RPL) != (sel & ~X86_SEL_RPL)) {
             uint32_t sel32 = sel;
             if (uc_reg_write(m->uc, UC_X86_REG_CS, &sel32) != UC_ERR_OK) {
                 delivery_failed(m, vector, "cannot load the gate's code segment");
@@ -173,12 +148,13 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
         }
         reg_write(m, UC_X86_REG_ESP, new_esp);
     }
-    eflags &= ~(EFLAGS_TF | EFLAGS_NT | EFLAGS_RF | EFLAGS_VM);
-    if (type == GATE_TYPE_INTR32)
-        eflags &= ~EFLAGS_IF;
+    eflags &= ~(X86_EFLAGS_TF | X86_EFLAGS_NT | X86_EFLAGS_RF | X86_EFLAGS_VM);
+    if (type == X86_TYPE_INTR_GATE32)
+        eflags &= ~X86_EFLAGS_IF;
     reg_write(m, UC_X86_REG_EFLAGS, eflags);
     reg_write(m, UC_X86_REG_EIP, offset);
-    syscalls_on_delivery(m, vector, kind, cpl, error_code, return_eip);
+    machine_notify_delivery(m, &(struct delivery_event){ vector, kind, cpl, error_code,
+                                                         return_eip });
     charge(m, new_cpl < cpl ? (kind == EVENT_SOFTWARE ? CLASS_INT : CLASS_EXCEPTION)
                             : CLASS_INT_SAME, 1);
 }
@@ -205,24 +181,29 @@ static const struct insn *software_int(struct machine *m, uint32_t intno, uint32
     return NULL;
 }
 
-/* Unicorn reports #UD here, not to the interrupt hook, and then stops the
- * run whatever the hook says; machine_run delivers it. */
-bool on_invalid_insn(uc_engine *uc, void *user)
-{
-    struct machine *m = user;
-    (void)uc;
-    m->pending_ud = true;
-    return true;
-}
-
-void deliver_pending_ud(struct machine *m)
+void raise_reported_ud(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
-    m->pending_ud = false;
+    m->reports.ud = false;
     if (block_find_insn(m->cur_block, eip, &index))
         truncate_current_block(m, index);
     m->delivery_depth = 0;
-    raise_fault(m, 6, false, 0, eip);
+    raise_fault(m, X86_VEC_UD, false, 0, eip);
+}
+
+/* Not present; a write or a read (an instruction fetch reads); user or
+ * supervisor by the CPL. */
+void raise_wrapped_pf(struct machine *m)
+{
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
+    bool user = (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0;
+    m->reports.wrap = false;
+    if (block_find_insn(m->cur_block, eip, &index))
+        truncate_current_block(m, index);
+    reg_write(m, UC_X86_REG_CR2, m->reports.wrap_addr);
+    m->delivery_depth = 0;
+    raise_fault(m, X86_VEC_PF, true,
+                (user ? X86_PF_USER : 0) | (m->reports.wrap_write ? X86_PF_WRITE : 0), eip);
 }
 
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
@@ -240,7 +221,7 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
         return;
     }
     uint32_t error_code = engine_take_exception(m->uc, m->scratch_ctx, &m->layout);
-    if (intno == 8) {
+    if (intno == X86_VEC_DF) {
         machine_stop(m, STOP_MACHINE, "double fault at eip %08x", eip);
         return;
     }

@@ -1,8 +1,10 @@
 /*
  * Guest-visible constants shared by the emulator (emu/) and the guest kernel
  * (guest/). Everything both sides must agree on lives here and nowhere else:
- * segment selectors, MSR numbers, the memory map, the fixmap/vsyscall page,
- * the hypercall ports and the boot record the emulator hands the kernel.
+ * segment selectors, the memory map, the fixmap/vsyscall page, the hypercall
+ * ports and the boot record the emulator hands the kernel. Facts of the CPU
+ * itself are in x86.h; the system calls in syscalls.def, the signals in
+ * signals.def.
  *
  * This header is included from C (host and guest) and from guest assembly,
  * so everything outside the __ASSEMBLER__ block is a plain #define.
@@ -33,18 +35,8 @@
 #define __TSS_SEL    (GDT_ENTRY_TSS * 8)                /* 0x80 */
 #define __LDT_SEL    (GDT_ENTRY_LDT * 8)                /* 0x88 */
 
-/* ---- Model-specific registers ---- */
-#define MSR_IA32_TSC          0x010
-#define MSR_IA32_SYSENTER_CS  0x174
-#define MSR_IA32_SYSENTER_ESP 0x175
-#define MSR_IA32_SYSENTER_EIP 0x176
-
-/* ---- CPUID leaf 1 EDX feature bits the kernel looks at ---- */
-#define CPUID_FEATURE_FPU (1u << 0)
-#define CPUID_FEATURE_TSC (1u << 4)
-#define CPUID_FEATURE_MSR (1u << 5)
-#define CPUID_FEATURE_CX8 (1u << 8)
-#define CPUID_FEATURE_SEP (1u << 11)
+/* ---- The Linux i386 system call: int $0x80 ---- */
+#define SYSCALL_VECTOR 0x80
 
 /*
  * ---- Memory map ----

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <check.h>
 #include "../emu/machine.h"
+#include "../emu/run.h"
+#include "../emu/syscalls.h"
 
 struct emu_result {
     int status;   /* exit status, or 128+signal if emu itself died */
@@ -31,6 +33,53 @@ const char *program(const char *name);   /* path of a built guest program */
 char *read_file(const char *path);
 bool json_valid(const char *text);
 int count_lines_containing(const char *text, const char *needle);
+/* A scratch file name under /tmp for this test process, by tag. */
+const char *scratch(const char *tag);
+
+/* The counts of --report's "system calls: N via sysenter, M via int $0x80"
+ * line; false if there is none. */
+struct report {
+    long sysenter, int80, sysexit, iret, unknown;
+};
+bool parse_report(const char *err, struct report *rep);
+/* The first four of them (the line without its ENOSYS count is enough). */
+bool report_paths(const char *err, long *sysenter, long *int80, long *sysexits, long *irets);
+
+/* A static i386 program of build/static, or "busybox" (Debian's). */
+const char *fixture(const char *name);
+
+/*
+ * A scratch file tree for --root (tree_make / tree_remove, as an unchecked
+ * fixture): tree_root() is the root, with
+ *   hello.txt (two lines), sub/inner.txt, abs-out -> /etc/passwd,
+ *   rel-out -> ../secret.txt, secret-abs -> the secret's host path,
+ *   link-in -> sub/inner.txt, loop1 <-> loop2, fifo
+ * and tree_dir()/secret.txt beside it, outside the root, holding SECRET.
+ */
+#define SECRET "sysemu-outside-secret-7d1c"
+void tree_make(void);
+void tree_remove(void);
+const char *tree_dir(void);
+const char *tree_root(void);
+/* Neither the secret nor /etc/passwd shows up in r's output. */
+void no_secret(const struct emu_result *r);
+
+/*
+ * A program of build/guest/programs under the guest kernel, in this
+ * process: guest_new boots it (quiet, with the system-call accounting
+ * attached) so that a test can observe the machine before guest_run.
+ */
+struct guest {
+    struct machine m;
+    struct syscall_tracker sys;
+    struct run_options opts;
+    char *argv[8];
+    char *envp[1];
+};
+/* cpu, the program's name, then up to 6 arguments and NULL. */
+struct guest *guest_new(const char *cpu, const char *prog, ...);
+int guest_run(struct guest *g);
+void guest_free(struct guest *g);
 
 /*
  * A bare machine: the patch's GDT at BARE_GDT, an IDT at BARE_IDT whose
@@ -48,6 +97,7 @@ int count_lines_containing(const char *text, const char *needle);
 struct bare {
     struct machine m;
     struct run_options opts;
+    struct syscall_tracker sys;   /* attached: no kernel, so no phases */
 };
 
 void bare_init(struct bare *b, const char *cpu_spec);

@@ -1,7 +1,8 @@
 /*
  * What the guest kernel set up at boot, read back from the machine after a
  * run: the patch's GDT, the IDT gates, the TSS, paging with the user bit on
- * the fixmap page table, the vsyscall page and the SEP trampoline.
+ * the fixmap page table, the vsyscall page and the SEP trampoline; and
+ * what a program sees of it.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "support.h"
 
 static struct machine *m;
+static struct syscall_tracker *sys;
 static struct run_options opts;
 static char *argv_hello[] = { NULL, NULL };
 static char *envp[] = { NULL };
@@ -25,7 +27,9 @@ static void boot(const char *cpu)
     opts.envp = envp;
     opts.quiet = true;
     m = calloc(1, sizeof *m);
+    sys = calloc(1, sizeof *sys);
     ck_assert_int_eq(machine_init(m, &opts), 0);
+    ck_assert_int_eq(syscalls_attach(sys, m), 0);
     ck_assert_int_eq(machine_run(m), 0);
 }
 
@@ -33,6 +37,7 @@ static void teardown(void)
 {
     machine_destroy(m);
     free(m);
+    free(sys);
 }
 
 static uint64_t u64_at(uint32_t addr)
@@ -51,7 +56,8 @@ static uint32_t u32_at(uint32_t addr)
 
 static uint32_t sym(const char *name)
 {
-    uint32_t a = ksym_addr(&m->ksyms, name);
+    uint32_t a = ksym_find(kernel_image_start,
+                           (size_t)(kernel_image_end - kernel_image_start), name);
     ck_assert_msg(a != 0, "no kernel symbol %s", name);
     return a;
 }
@@ -85,8 +91,8 @@ START_TEST(gdt_has_the_patch_layout)
         ck_assert_msg(u64_at(gdt + 8 * (uint32_t)i) == 0, "GDT entry %d not empty", i);
     /* TSS (busy after ltr) and LDT descriptors at 16 and 17 */
     uint64_t tss = u64_at(gdt + 16 * 8), ldt = u64_at(gdt + 17 * 8);
-    ck_assert_uint_eq((tss >> 40) & 0xff, 0x8b);
-    ck_assert_uint_eq((ldt >> 40) & 0xff, 0x82);
+    ck_assert_uint_eq((tss >> X86_DESC_ACCESS_SHIFT) & 0xff, X86_AR_P | X86_TYPE_TSS32_BUSY);
+    ck_assert_uint_eq((ldt >> X86_DESC_ACCESS_SHIFT) & 0xff, X86_AR_P | X86_TYPE_LDT);
     uint32_t tss_base = (uint32_t)(((tss >> 16) & 0xffffff) | ((tss >> 32) & 0xff000000));
     ck_assert_uint_eq(tss_base, sym("init_tss"));
     /* selectors the machine saw */
@@ -104,18 +110,21 @@ static void check_gate(int vector, const char *handler, int type, int dpl)
     uint32_t offset = (uint32_t)(g & 0xffff) | (uint32_t)((g >> 32) & 0xffff0000);
     ck_assert_uint_eq(offset, sym(handler));
     ck_assert_uint_eq((g >> 16) & 0xffff, __KERNEL_CS);
-    ck_assert_uint_eq((g >> 40) & 0xf, (uint64_t)type);
-    ck_assert_uint_eq((g >> 45) & 3, (uint64_t)dpl);
-    ck_assert_uint_eq((g >> 47) & 1, 1);
+    uint32_t access = (uint32_t)(g >> X86_DESC_ACCESS_SHIFT) & 0xff;
+    ck_assert_uint_eq(access & 0xf, (uint32_t)type);
+    ck_assert_uint_eq((access >> X86_AR_DPL_SHIFT) & 3, (uint32_t)dpl);
+    ck_assert_uint_eq(access & X86_AR_P, X86_AR_P);
 }
 
 START_TEST(idt_and_tss)
 {
     boot("pentium3");
-    check_gate(0x80, "system_call", 0xf, 3);   /* trap gate, callable from ring 3 */
-    check_gate(14, "page_fault", 0xe, 0);      /* interrupt gate: CR2 stays valid */
-    check_gate(13, "general_protection", 0xf, 0);
-    check_gate(3, "int3", 0xf, 3);
+    /* a trap gate, callable from ring 3 */
+    check_gate(SYSCALL_VECTOR, "system_call", X86_TYPE_TRAP_GATE32, 3);
+    /* an interrupt gate: CR2 stays valid */
+    check_gate(X86_VEC_PF, "page_fault", X86_TYPE_INTR_GATE32, 0);
+    check_gate(X86_VEC_GP, "general_protection", X86_TYPE_TRAP_GATE32, 0);
+    check_gate(X86_VEC_BP, "int3", X86_TYPE_TRAP_GATE32, 3);
     uint32_t tss = sym("init_tss");
     ck_assert_uint_eq(u32_at(tss + 4), sym("init_thread_union") + 8192); /* esp0 */
     ck_assert_uint_eq(u32_at(tss + 8) & 0xffff, __KERNEL_DS);            /* ss0 */
@@ -127,14 +136,15 @@ START_TEST(paging_protects_and_the_fixmap_table_is_user)
 {
     boot("pentium4");
     uint32_t cr0 = reg_read(m, UC_X86_REG_CR0), cr3 = reg_read(m, UC_X86_REG_CR3);
-    ck_assert_uint_eq(cr0 & 0x80010000u, 0x80010000u);    /* PG and WP */
+    const uint32_t prw = X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER;
+    ck_assert_uint_eq(cr0 & (X86_CR0_PG | X86_CR0_WP), X86_CR0_PG | X86_CR0_WP);
     uint32_t pde = u32_at(cr3 + 4 * (VSYSCALL_BASE >> 22));
-    ck_assert_uint_eq(pde & 7, 7);                       /* present, RW, user (the patch) */
+    ck_assert_uint_eq(pde & prw, prw);                   /* present, RW, user (the patch) */
     uint32_t pte = u32_at((pde & ~0xfffu) + 4 * ((VSYSCALL_BASE >> 12) & 0x3ff));
-    ck_assert_uint_eq(pte & 7, 5);                       /* present, user, read-only */
+    ck_assert_uint_eq(pte & prw, X86_PTE_PRESENT | X86_PTE_USER);   /* read-only */
     ck_assert_uint_eq(pte & ~0xfffu, VSYSCALL_BASE);      /* mapped at itself */
     uint32_t kpde = u32_at(cr3 + 4 * (KERNEL_BASE >> 22));
-    ck_assert_uint_eq(kpde & 4, 0);                      /* kernel: supervisor only */
+    ck_assert_uint_eq(kpde & X86_PTE_USER, 0);           /* kernel: supervisor only */
 }
 END_TEST
 
@@ -144,7 +154,7 @@ START_TEST(sep_cpu_gets_trampoline_and_sysenter_page)
     ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_CS), __KERNEL_CS);
     uint32_t page = (uint32_t)msr(MSR_IA32_SYSENTER_EIP);
     ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_ESP), page + PAGE_SIZE);
-    ck_assert(machine_in_kernel(page));
+    ck_assert(in_kernel_ram(page));
     const uint8_t *t = guest_ptr(&m->mem, page, 11);
     ck_assert(t[0] == 0x8b && t[1] == 0x25 && t[6] == 0xe9);  /* movl esp0, %esp; jmp */
     uint32_t slot, rel;
@@ -169,10 +179,46 @@ START_TEST(no_sep_means_int80_page_and_no_msrs)
         ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_CS), 0);
         ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_EIP), 0);
         ck_assert_mem_eq(guest_ptr(&m->mem, VSYSCALL_BASE, 3), stub, 3);
-        ck_assert_uint_eq(m->sys.by_path[PATH_SYSENTER], 0);
+        ck_assert_uint_eq(sys->by_path[PATH_SYSENTER], 0);
         if (i < 2)
             teardown();
     }
+}
+END_TEST
+
+/* What a program sees of it: its segments, AT_SYSINFO, the stub. */
+#define SYSENTER_STUB "vsyscall=51 52 55 89 e5 0f 34 5d 5a 59 c3"
+#define INT80_STUB "vsyscall=cd 80 c3 00 00 00 00 00 00 00 00"
+
+static const struct {
+    const char *cpu;
+    const char *stub;
+} whoami_cases[] = {
+    { "pentium4", SYSENTER_STUB },
+    { "pentium3", SYSENTER_STUB },
+    { "pentiumpro", INT80_STUB },
+    { "pentium4,-sep", INT80_STUB },
+    { "pentium3,-sep", INT80_STUB },
+};
+
+START_TEST(whoami_segments_sysinfo_and_vsyscall_stub)
+{
+    const char *cpu = whoami_cases[_i].cpu;
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpu, program("whoami"), NULL);
+    ck_assert_msg(r.status == 0, "whoami on %s: exit %d, stderr: %s", cpu, r.status, r.err);
+    ck_assert_int_eq(count_char(r.out, '\n'), 1);
+    ck_assert_msg(strstr(r.out, "cs=0073 ss=007b ds=007b es=007b sysinfo=fffff000"),
+                  "whoami on %s: %s", cpu, r.out);
+    ck_assert_msg(strstr(r.out, whoami_cases[_i].stub), "whoami on %s: %s (want %s)", cpu,
+                  r.out, whoami_cases[_i].stub);
+    const char *fl = strstr(r.out, "eflags=");
+    ck_assert_ptr_nonnull(fl);
+    unsigned long eflags = strtoul(fl + 7, NULL, 16);
+    ck_assert_msg(eflags & X86_EFLAGS_IF, "IF clear in user mode: %08lx", eflags);
+    ck_assert_msg((eflags & X86_EFLAGS_IOPL) == 0, "IOPL not 0 in user mode: %08lx", eflags);
+    ck_assert_msg(eflags & X86_EFLAGS_FIXED, "EFLAGS bit 1 clear: %08lx", eflags);
+    emu_result_free(&r);
 }
 END_TEST
 
@@ -186,6 +232,12 @@ Suite *boot_suite(void)
     tcase_add_test(tc, paging_protects_and_the_fixmap_table_is_user);
     tcase_add_test(tc, sep_cpu_gets_trampoline_and_sysenter_page);
     tcase_add_test(tc, no_sep_means_int80_page_and_no_msrs);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("programs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, whoami_segments_sysinfo_and_vsyscall_stub, 0,
+                        sizeof whoami_cases / sizeof whoami_cases[0]);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,12 @@
-/* The engine probe: finding Unicorn's hidden exception state. */
+/*
+ * The engine's quirks (emu/engine.h) and their workarounds, shown on the
+ * engine itself: the hidden exception state, the refused privilege raise,
+ * unbacked memory, and the translator's abort.
+ */
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "support.h"
 
 START_TEST(probe_finds_error_code_before_in_flight_exception)
@@ -18,11 +24,148 @@ START_TEST(probe_finds_error_code_before_in_flight_exception)
 }
 END_TEST
 
+/* What a code hook at CPL 3 saw and did (quirks 3, 13, 14). */
+static struct {
+    uc_err direct;               /* uc_reg_write of the kernel CS */
+    bool raised;                 /* engine_enter_ring0 */
+    uint32_t cs, ss, esp, eflags;
+} ring;
+
+static void raise_from_cpl3(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+{
+    (void)address;
+    (void)size;
+    (void)user;
+    uint32_t kcs = __KERNEL_CS;
+    ring.direct = uc_reg_write(uc, UC_X86_REG_CS, &kcs);
+    ring.raised = engine_enter_ring0(uc, __KERNEL_CS, __KERNEL_DS, BARE_KSTACK - 64);
+    ring.cs = engine_reg_read(uc, UC_X86_REG_CS);
+    ring.ss = engine_reg_read(uc, UC_X86_REG_SS);
+    ring.esp = engine_reg_read(uc, UC_X86_REG_ESP);
+    ring.eflags = engine_reg_read(uc, UC_X86_REG_EFLAGS);
+    uc_emu_stop(uc);
+}
+
+START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
+{
+    static struct bare b;
+    uint8_t nops[] = { 0x90, 0x90, 0xf4 };
+    bare_init(&b, "pentium4");
+    bare_write(&b, BARE_UCODE, nops, sizeof nops);
+    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, NULL), 0);
+    bare_run(&b, BARE_UCODE, true);   /* iret to ring 3, then the hook */
+    ck_assert_int_ne(ring.direct, UC_ERR_OK);
+    ck_assert(ring.raised);
+    ck_assert_uint_eq(ring.cs, __KERNEL_CS);
+    ck_assert_uint_eq(ring.ss, __KERNEL_DS);
+    ck_assert_uint_eq(ring.cs & X86_SEL_RPL, 0);   /* CPL 0 */
+    ck_assert_uint_eq(ring.esp, BARE_KSTACK - 64);
+    /* the flags are the user's still: the raise changes no EFLAGS bit */
+    ck_assert_uint_eq(ring.eflags & (X86_EFLAGS_IF | X86_EFLAGS_FIXED),
+                      X86_EFLAGS_IF | X86_EFLAGS_FIXED);
+    bare_destroy(&b);
+}
+END_TEST
+
+static int last_intno;
+
+static void note_interrupt(uc_engine *uc, uint32_t intno, void *user)
+{
+    (void)user;
+    last_intno = (int)intno;
+    uc_emu_stop(uc);
+}
+
+/* With paging on, read 0x00400000, whose page directory entry is not
+ * present; back it with host memory or not. */
+static uc_err read_not_present_page(bool backed)
+{
+    static const uint8_t code[] = {
+        0xb8, 0x00, 0x20, 0x00, 0x00,        /* mov $0x2000, %eax: the page directory */
+        0x0f, 0x22, 0xd8,                    /* mov %eax, %cr3 */
+        0x0f, 0x20, 0xc0,                    /* mov %cr0, %eax */
+        0x0d, 0x01, 0x00, 0x00, 0x80,        /* or $0x80000001, %eax: PG, PE */
+        0x0f, 0x22, 0xc0,                    /* mov %eax, %cr0 */
+        0xa1, 0x00, 0x00, 0x40, 0x00,        /* mov 0x00400000, %eax */
+        0xf4,
+    };
+    const uint32_t pde = 0x3000 | X86_PTE_PRESENT | X86_PTE_RW;
+    const uint32_t pte = 0x1000 | X86_PTE_PRESENT | X86_PTE_RW;   /* the code page */
+    uc_engine *uc;
+    uc_hook h;
+    ck_assert_int_eq(engine_open(&uc), 0);
+    ck_assert_int_eq(uc_mem_map(uc, 0x1000, 0x3000, UC_PROT_ALL), UC_ERR_OK);
+    if (backed)
+        ck_assert_int_eq(uc_mem_map(uc, 0x400000, 0x1000, UC_PROT_ALL), UC_ERR_OK);
+    uc_mem_write(uc, 0x1000, code, sizeof code);
+    uc_mem_write(uc, 0x2000, &pde, 4);
+    uc_mem_write(uc, 0x3000 + 4 * 1, &pte, 4);
+    uc_hook_add(uc, &h, UC_HOOK_INTR, note_interrupt, NULL, 1, 0);
+    last_intno = -1;
+    uc_err e = uc_emu_start(uc, 0x1000, 0x1000 + sizeof code, 0, 100);
+    uc_close(uc);
+    return e;
+}
+
+START_TEST(unbacked_addresses_stop_the_engine_backed_ones_fault)
+{
+    /* the quirk: no #PF, the run fails */
+    ck_assert_int_eq(read_not_present_page(false), UC_ERR_READ_UNMAPPED);
+    ck_assert_int_eq(last_intno, -1);
+    /* backed (engine_back_memory backs everything): a #PF, as on the CPU */
+    ck_assert_int_eq(read_not_present_page(true), UC_ERR_OK);
+    ck_assert_int_eq(last_intno, X86_VEC_PF);
+}
+END_TEST
+
+START_TEST(every_guest_address_is_backed)
+{
+    static struct bare b;
+    bare_init(&b, "pentium3");
+    static const uint32_t probes[] = { 0, USER_SPACE_BASE, 0x7fffffffu, USER_SPACE_TOP - 4,
+                                       KERNEL_BASE, KERNEL_BASE + KERNEL_RAM_SIZE,
+                                       0xe0000000u, FIXADDR_TOP - 4, FIXADDR_TOP, 0xfffffffcu };
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++)
+        ck_assert_msg(guest_ptr(&b.m.mem, probes[i], 4), "%08x is not backed", probes[i]);
+    bare_destroy(&b);
+}
+END_TEST
+
+START_TEST(a_translator_abort_is_survived)
+{
+    /* lock cmp %al, (%eax): the translator aborts the process on it */
+    static const uint8_t code[] = { 0xf0, 0x38, 0x00, 0xf4 };
+    uc_engine *uc;
+    uc_err e = UC_ERR_OK;
+    ck_assert_int_eq(engine_open(&uc), 0);
+    ck_assert_int_eq(uc_mem_map(uc, 0x1000, 0x1000, UC_PROT_ALL), UC_ERR_OK);
+    uc_mem_write(uc, 0x1000, code, sizeof code);
+    /* the engine prints its own complaint on stderr: keep it out of the log */
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    bool returned = engine_run(uc, 0x1000, 0x1000 + sizeof code, &e);
+    dup2(saved, 2);
+    close(null);
+    close(saved);
+    ck_assert_msg(!returned, "the translator took lock cmp: quirk 10 is gone (error %d)", e);
+    /* and the engine still runs other code */
+    static const uint8_t ok[] = { 0x90, 0xf4 };
+    uc_mem_write(uc, 0x1800, ok, sizeof ok);
+    ck_assert(engine_run(uc, 0x1800, 0x1800 + 1, &e));
+    ck_assert_int_eq(e, UC_ERR_OK);
+    uc_close(uc);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
-    TCase *tc = tcase_create("probe");
+    TCase *tc = tcase_create("quirks");
     tcase_add_test(tc, probe_finds_error_code_before_in_flight_exception);
+    tcase_add_test(tc, a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can);
+    tcase_add_test(tc, unbacked_addresses_stop_the_engine_backed_ones_fault);
+    tcase_add_test(tc, every_guest_address_is_backed);
+    tcase_add_test(tc, a_translator_abort_is_survived);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,5 +1,10 @@
-/* The kernel's slow exits: pending work after sysenter, and the fixup for a
- * segment register that cannot be restored. */
+/*
+ * System-call entry and exit as programs see them: check_syscalls checks
+ * arguments, results and registers through int $0x80 and through the
+ * vsyscall page on every model; and the kernel's slow exits, pending work
+ * after sysenter and the fixup for a segment register that cannot be
+ * restored.
+ */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +12,51 @@
 #include "support.h"
 
 static const char *const models[] = { "pentium4", "pentium3", "pentium4,-sep", "pentiumpro" };
+
+/* ------------------------------------------------------- check_syscalls */
+
+static const char *const all_models[] = {
+    "pentium4", "pentium4,-sep", "pentium3", "pentium3,-sep", "pentiumpro",
+};
+#define NMODELS 5
+
+/* loop index: model * 2 + (0 int80, 1 vsyscall) */
+START_TEST(check_syscalls_passes)
+{
+    const char *cpu = all_models[_i / 2], *mode = _i % 2 ? "vsyscall" : "int80";
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpu, program("check_syscalls"), mode, NULL);
+    char *fail = line_with(r.out, "FAIL");
+    ck_assert_msg(!fail, "check_syscalls %s on %s: %s", mode, cpu, fail);
+    ck_assert_msg(count_lines_containing(r.out, "ok ") >= 30,
+                  "check_syscalls %s on %s: only %d ok lines; exit %d, stderr: %s", mode, cpu,
+                  count_lines_containing(r.out, "ok "), r.status, r.err);
+    ck_assert_msg(r.status == 0, "check_syscalls %s on %s: exit %d, stderr: %s", mode, cpu,
+                  r.status, r.err);
+    ck_assert_str_eq(r.err, "");
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(check_syscalls_output_is_the_same_everywhere)
+{
+    struct emu_result ref;
+    emu(&ref, "run", "--cpu", all_models[0], program("check_syscalls"), "int80", NULL);
+    ck_assert_msg(count_lines_containing(ref.out, "ok ") >= 30, "reference run: %s", ref.out);
+    for (int i = 0; i < 2 * NMODELS; i++) {
+        const char *cpu = all_models[i / 2], *mode = i % 2 ? "vsyscall" : "int80";
+        struct emu_result r;
+        emu(&r, "run", "--cpu", cpu, program("check_syscalls"), mode, NULL);
+        ck_assert_msg(!strcmp(r.out, ref.out),
+                      "check_syscalls %s on %s differs from int80 on pentium4:\n%s\n---\n%s",
+                      mode, cpu, r.out, ref.out);
+        emu_result_free(&r);
+    }
+    emu_result_free(&ref);
+}
+END_TEST
+
+/* ------------------------------------------------------------ slow exits */
 
 START_TEST(pending_work_returns_through_iret)
 {
@@ -51,6 +101,12 @@ END_TEST
 Suite *entry_suite(void)
 {
     Suite *s = suite_create("entry");
+    TCase *calls = tcase_create("syscalls");
+    tcase_set_timeout(calls, 120);
+    tcase_add_loop_test(calls, check_syscalls_passes, 0, 2 * NMODELS);
+    tcase_add_test(calls, check_syscalls_output_is_the_same_everywhere);
+    suite_add_tcase(s, calls);
+
     TCase *tc = tcase_create("slow paths");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, pending_work_returns_through_iret, 0, 4);

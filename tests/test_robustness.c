@@ -312,7 +312,7 @@ START_TEST(writing_the_gdt_or_idt_from_user_mode_is_a_page_fault)
     emu(&r, "run", program("faults"), cases[_i], NULL);
     long eip = hex_after(r.out, "eip="), cr2 = hex_after(r.out, "cr2=");
     ck_assert_msg(eip > 0 && cr2 >= 0xc0000000L, "%s printed: %s", cases[_i], r.out);
-    assert_page_fault(&r, eip, cr2, 7, cases[_i]);
+    assert_page_fault(&r, eip, cr2, X86_PF_USER | X86_PF_WRITE | X86_PF_PROT, cases[_i]);
     ck_assert_int_eq(count_char(r.err, '\n'), 1);
     emu_result_free(&r);
 }
@@ -328,10 +328,10 @@ static const struct {
     const char *name, *cpu, *call;
     int error;
 } bad_ebp[] = {
-    { "sysenter-bad-ebp", "pentium4", "getpid(", 4 },
-    { "sysenter-bad-ebp", "pentium3", "getpid(", 4 },
-    { "args6-kernel-ebp", "pentium4", "sysemu_args6(", 5 },
-    { "args6-kernel-ebp", "pentium3", "sysemu_args6(", 5 },
+    { "sysenter-bad-ebp", "pentium4", "getpid(", X86_PF_USER },
+    { "sysenter-bad-ebp", "pentium3", "getpid(", X86_PF_USER },
+    { "args6-kernel-ebp", "pentium4", "sysemu_args6(", X86_PF_USER | X86_PF_PROT },
+    { "args6-kernel-ebp", "pentium3", "sysemu_args6(", X86_PF_USER | X86_PF_PROT },
 };
 
 START_TEST(sysenter_with_a_bad_ebp_returns_efault_then_faults_in_user_mode)
@@ -390,18 +390,19 @@ START_TEST(running_off_the_end_of_the_address_space_is_a_page_fault)
      * guard: a #PF with CR2 = 0, not a machine failure (exit 125). */
     struct emu_result r;
     emu(&r, "run", program("faults"), "wrap-read", NULL);
-    assert_page_fault(&r, hex_after(r.out, "eip="), 0, 4, "wrap-read");
+    assert_page_fault(&r, hex_after(r.out, "eip="), 0, X86_PF_USER, "wrap-read");
     emu_result_free(&r);
 
     /* A write's first half is on the read-only vsyscall page: that faults. */
     emu(&r, "run", program("faults"), "wrap-write", NULL);
-    assert_page_fault(&r, hex_after(r.out, "eip="), 0xfffffffeL, 7, "wrap-write");
+    assert_page_fault(&r, hex_after(r.out, "eip="), 0xfffffffeL,
+                      X86_PF_USER | X86_PF_WRITE | X86_PF_PROT, "wrap-write");
     emu_result_free(&r);
 
     /* Code on the last bytes of the page runs on into page 0. */
     for (int i = 0; i < NMODELS; i++) {
         emu(&r, "run", "--cpu", models[i], program("faults"), "vsyscall-jump", "4095", NULL);
-        assert_page_fault(&r, 0xffffffffL, 0, 4, models[i]);
+        assert_page_fault(&r, 0xffffffffL, 0, X86_PF_USER, models[i]);
         emu_result_free(&r);
     }
 }

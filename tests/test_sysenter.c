@@ -1,4 +1,5 @@
-/* sysenter, sysexit, the SYSENTER MSRs, CPUID and the TSC on bare machines. */
+/* sysenter and sysexit on bare machines; the vsyscall page under the guest
+ * kernel. */
 #include <check.h>
 #include <stdlib.h>
 #include "support.h"
@@ -41,9 +42,9 @@ START_TEST(sysenter_enters_ring0_at_msr_eip_and_esp)
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_CS), __KERNEL_CS);
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_SS), __KERNEL_DS);
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESP), SYSENTER_STACK);
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & 0x200, 0);  /* IF cleared */
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF, 0);  /* IF cleared */
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EBP), 0x11223344);    /* untouched */
-    ck_assert_uint_eq(b.m.sys.by_path[PATH_SYSENTER], 1);
+    ck_assert_uint_eq(b.sys.by_path[PATH_SYSENTER], 1);
     bare_destroy(&b);
 }
 END_TEST
@@ -61,7 +62,7 @@ START_TEST(sysexit_returns_to_ring3_with_ecx_edx)
     bare_write(&b, 0x08049000, &hlt, 1);
     bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
     bare_run(&b, BARE_HANDLER - 0x100, false);
-    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     uint32_t f = BARE_KSTACK - 24;                    /* err, eip, cs, eflags, esp, ss */
     ck_assert_uint_eq(bare_u32(&b, f + 4), 0x08049000);
     ck_assert_uint_eq(bare_u32(&b, f + 8), __USER_CS);
@@ -77,7 +78,7 @@ START_TEST(sysenter_without_sep_is_ud)
     for (int i = 0; i < 3; i++) {
         bare_init(&b, models[i]);
         run_user(user_sysenter, sizeof user_sysenter);
-        ck_assert_int_eq(bare_halted_vector(&b), 6);
+        ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_UD);
         ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), BARE_UCODE + 5); /* at sysenter */
         ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 16), __USER_CS);
         bare_destroy(&b);
@@ -89,7 +90,7 @@ START_TEST(sysenter_with_zero_sysenter_cs_is_gp0)
 {
     bare_init(&b, "pentium3");
     run_user(user_sysenter, sizeof user_sysenter);
-    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 24), 0);
     bare_destroy(&b);
 }
@@ -101,86 +102,64 @@ START_TEST(sysexit_from_ring3_is_gp)
     setup_sep_msrs();
     uint8_t code[] = { 0x0f, 0x35 };
     run_user(code, sizeof code);
-    ck_assert_int_eq(bare_halted_vector(&b), 13);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), BARE_UCODE);
     bare_destroy(&b);
 }
 END_TEST
 
-/* ring 0: wrmsr(0x174, 0x60); rdmsr back into a marker register; hlt */
-static const uint8_t kernel_wrmsr[] = {
-    0xb9, 0x74, 0x01, 0, 0,  /* mov $0x174,%ecx */
-    0xb8, 0x60, 0, 0, 0,     /* mov $0x60,%eax */
-    0x31, 0xd2,              /* xor %edx,%edx */
-    0x0f, 0x30,              /* wrmsr */
-    0x31, 0xc0,              /* xor %eax,%eax */
-    0x0f, 0x32,              /* rdmsr */
-    0x89, 0xc6,              /* mov %eax,%esi */
-    0xf4,
+/* ------------------------------------------ the vsyscall page (guest) */
+
+static const char *const models[] = {
+    "pentium4", "pentium4,-sep", "pentium3", "pentium3,-sep", "pentiumpro",
 };
+#define NMODELS 5
 
-START_TEST(sysenter_msrs_exist_only_with_sep)
+START_TEST(sysenter_by_hand_returns_through_sysenter_return_on_sep)
 {
-    bare_init(&b, "pentium3");
-    bare_write(&b, BARE_HANDLER - 0x100, kernel_wrmsr, sizeof kernel_wrmsr);
-    bare_run(&b, BARE_HANDLER - 0x100, false);
-    ck_assert_int_eq(bare_halted_vector(&b), -1);
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESI), 0x60);
-    bare_destroy(&b);
+    const char *cpu = _i ? "pentium3" : "pentium4";
+    struct emu_result r;
+    emu(&r, "run", "--report", "--cpu", cpu, program("faults"), "sysenter-by-hand", NULL);
+    ck_assert_msg(r.status == 0, "sysenter-by-hand on %s: exit %d, %s", cpu, r.status, r.err);
+    ck_assert_msg(strstr(r.out, "sysenter-by-hand: returned 1\n"), "%s", r.out);
+    long s = 0, i = 0, x = 0, ir = 0;
+    ck_assert(report_paths(r.err, &s, &i, &x, &ir));
+    ck_assert_msg(s >= 1, "no sysenter counted: %s", r.err);
+    emu_result_free(&r);
+}
+END_TEST
 
-    const char *without[] = { "pentium3,-sep", "pentiumpro" };
-    for (int i = 0; i < 2; i++) {
-        bare_init(&b, without[i]);
-        bare_write(&b, BARE_HANDLER - 0x100, kernel_wrmsr, sizeof kernel_wrmsr);
-        bare_run(&b, BARE_HANDLER - 0x100, false);
-        ck_assert_int_eq(bare_halted_vector(&b), 13);
-        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 16), 0);       /* error 0 */
-        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 12),
-                          BARE_HANDLER - 0x100 + 12);                          /* at wrmsr */
-        bare_destroy(&b);
+START_TEST(vsyscall_page_is_user_readable)
+{
+    struct emu_result r;
+    emu(&r, "run", "--cpu", "pentium4", program("faults"), "vsyscall-read", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "vsyscall-read: 51\n");
+    emu_result_free(&r);
+    emu(&r, "run", "--cpu", "pentiumpro", program("faults"), "vsyscall-read", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "vsyscall-read: cd\n");
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(vsyscall_jump_odd_ends_cleanly)
+{
+    const char *cpu = models[_i];
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpu, program("faults"), "vsyscall-jump-odd", NULL);
+    bool killed = r.status == 128 + 4 || r.status == 128 + 5 || r.status == 128 + 7 ||
+                  r.status == 128 + 8 || r.status == 128 + 11;
+    ck_assert_msg(r.status == 0 || killed,
+                  "vsyscall-jump-odd on %s: exit %d (not a clean exit or kill): %s", cpu,
+                  r.status, r.err);
+    if (killed) {
+        ck_assert_msg(strstr(r.err, "killed by") && count_char(r.err, '\n') == 1, "%s",
+                      r.err);
+    } else {
+        ck_assert_str_eq(r.err, "");
     }
-}
-END_TEST
-
-static uint32_t cpuid_edx(const char *model, uint32_t *signature)
-{
-    uint8_t code[] = { 0xb8, 1, 0, 0, 0, 0x0f, 0xa2, 0x89, 0xc6, 0xf4 }; /* cpuid; mov %eax,%esi */
-    bare_init(&b, model);
-    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
-    bare_run(&b, BARE_HANDLER - 0x100, false);
-    uint32_t edx = bare_reg(&b, UC_X86_REG_EDX);
-    *signature = bare_reg(&b, UC_X86_REG_ESI);
-    bare_destroy(&b);
-    return edx;
-}
-
-START_TEST(cpuid_reports_model_signature_and_sep)
-{
-    uint32_t sig;
-    ck_assert_uint_ne(cpuid_edx("pentium4", &sig) & CPUID_FEATURE_SEP, 0);
-    ck_assert_uint_eq(sig, 0xf27);
-    ck_assert_uint_eq(cpuid_edx("pentium4,-sep", &sig) & CPUID_FEATURE_SEP, 0);
-    ck_assert_uint_ne(cpuid_edx("pentium3", &sig) & CPUID_FEATURE_SEP, 0);
-    ck_assert_uint_eq(sig, 0x686);
-    /* the Pentium Pro claims SEP; the kernel must not believe it */
-    ck_assert_uint_ne(cpuid_edx("pentiumpro", &sig) & CPUID_FEATURE_SEP, 0);
-    ck_assert_uint_eq(sig, 0x611);
-    ck_assert_uint_ne(cpuid_edx("pentiumpro", &sig) & CPUID_FEATURE_TSC, 0);
-}
-END_TEST
-
-START_TEST(rdtsc_counts_modeled_cycles)
-{
-    /* rdtsc; mov %eax,%esi; imul %ecx,%ecx x3; rdtsc; hlt */
-    uint8_t code[] = { 0x0f, 0x31, 0x89, 0xc6, 0x0f, 0xaf, 0xc9, 0x0f, 0xaf, 0xc9,
-                       0x0f, 0xaf, 0xc9, 0x0f, 0x31, 0xf4 };
-    bare_init(&b, "pentium3");
-    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
-    bare_run(&b, BARE_HANDLER - 0x100, false);
-    const uint32_t *cost = b.m.cpu.cost;
-    uint32_t expected = (cost[CLASS_RDTSC] + cost[CLASS_ALU] + 3 * cost[CLASS_MUL]) / 100;
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX) - bare_reg(&b, UC_X86_REG_ESI), expected);
-    bare_destroy(&b);
+    emu_result_free(&r);
 }
 END_TEST
 
@@ -193,9 +172,13 @@ Suite *sysenter_suite(void)
     tcase_add_test(tc, sysenter_without_sep_is_ud);
     tcase_add_test(tc, sysenter_with_zero_sysenter_cs_is_gp0);
     tcase_add_test(tc, sysexit_from_ring3_is_gp);
-    tcase_add_test(tc, sysenter_msrs_exist_only_with_sep);
-    tcase_add_test(tc, cpuid_reports_model_signature_and_sep);
-    tcase_add_test(tc, rdtsc_counts_modeled_cycles);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("vsyscall page");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, sysenter_by_hand_returns_through_sysenter_return_on_sep, 0, 2);
+    tcase_add_test(tc, vsyscall_page_is_user_readable);
+    tcase_add_loop_test(tc, vsyscall_jump_odd_ends_cleanly, 0, NMODELS);
     suite_add_tcase(s, tc);
     return s;
 }

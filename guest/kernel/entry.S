@@ -5,6 +5,7 @@
  * names from ptrace.h.
  */
 #include "../abi.h"
+#include "../x86.h"
 #include "ptrace.h"
 #include "errno.h"
 #include "syscall_nr.h"
@@ -111,6 +112,7 @@ syscall_badsys:
 
 /*
  * sysenter: the CPU loaded CS/SS from SYSENTER_CS and ESP/EIP from the MSRs
+ * (set up, with the per-CPU trampoline, by enable_sep_cpu in sysenter.c)
  * and cleared IF; it saved nothing. The per-CPU trampoline has switched to
  * the task's esp0. The vsyscall stub left ESP in EBP, with the caller's
  * EBP (the sixth argument) on top of that stack; it will return to
@@ -170,7 +172,7 @@ ENTRY(enter_user)
 	movl 8(%esp), %ecx
 	pushl $(__USER_DS)
 	pushl %ecx
-	pushl $(EFLAGS_IF | 0x2)
+	pushl $(X86_EFLAGS_IF | X86_EFLAGS_FIXED)
 	pushl $(__USER_CS)
 	pushl %eax
 	movl $(__USER_DS), %eax
@@ -187,39 +189,37 @@ ENTRY(enter_user)
 	xorl %ebp, %ebp
 	iret
 
-/* Exceptions: the stub pushes an error code where the CPU does not, then the
- * vector, so every trap frame has the same layout (struct trap_frame). */
-#define TRAP_NOERR(name, vector) \
+/* Exceptions: the stub pushes an error code where the CPU does not (the
+ * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap
+ * frame has the same layout (struct trap_frame). */
+#define TRAP(name, vector) \
 ENTRY(name) \
+	.if !((X86_VEC_ERROR_CODE_MASK >> (vector)) & 1); \
 	pushl $0; \
+	.endif; \
 	pushl $(vector); \
 	jmp trap_common
 
-#define TRAP_ERR(name, vector) \
-ENTRY(name) \
-	pushl $(vector); \
-	jmp trap_common
-
-TRAP_NOERR(divide_error, 0)
-TRAP_NOERR(debug, 1)
-TRAP_NOERR(nmi, 2)
-TRAP_NOERR(int3, 3)
-TRAP_NOERR(overflow, 4)
-TRAP_NOERR(bounds, 5)
-TRAP_NOERR(invalid_op, 6)
-TRAP_NOERR(device_not_available, 7)
-TRAP_ERR(double_fault, 8)
-TRAP_NOERR(coprocessor_segment_overrun, 9)
-TRAP_ERR(invalid_TSS, 10)
-TRAP_ERR(segment_not_present, 11)
-TRAP_ERR(stack_segment, 12)
-TRAP_ERR(general_protection, 13)
-TRAP_ERR(page_fault, 14)
-TRAP_NOERR(spurious_interrupt_bug, 15)
-TRAP_NOERR(coprocessor_error, 16)
-TRAP_ERR(alignment_check, 17)
-TRAP_NOERR(machine_check, 18)
-TRAP_NOERR(simd_coprocessor_error, 19)
+TRAP(divide_error, X86_VEC_DE)
+TRAP(debug, X86_VEC_DB)
+TRAP(nmi, X86_VEC_NMI)
+TRAP(int3, X86_VEC_BP)
+TRAP(overflow, X86_VEC_OF)
+TRAP(bounds, X86_VEC_BR)
+TRAP(invalid_op, X86_VEC_UD)
+TRAP(device_not_available, X86_VEC_NM)
+TRAP(double_fault, X86_VEC_DF)
+TRAP(coprocessor_segment_overrun, X86_VEC_CSO)
+TRAP(invalid_TSS, X86_VEC_TS)
+TRAP(segment_not_present, X86_VEC_NP)
+TRAP(stack_segment, X86_VEC_SS)
+TRAP(general_protection, X86_VEC_GP)
+TRAP(page_fault, X86_VEC_PF)
+TRAP(spurious_interrupt_bug, X86_VEC_SPURIOUS)
+TRAP(coprocessor_error, X86_VEC_MF)
+TRAP(alignment_check, X86_VEC_AC)
+TRAP(machine_check, X86_VEC_MC)
+TRAP(simd_coprocessor_error, X86_VEC_XM)
 
 trap_common:
 	SAVE_ALL

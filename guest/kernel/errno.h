@@ -5,6 +5,7 @@
 #define ESRCH   3
 #define EINTR   4
 #define EIO     5
+#define ENXIO   6
 #define ENOEXEC 8
 #define EBADF   9
 #define EAGAIN  11
@@ -24,5 +25,6 @@
 #define ERANGE  34
 #define ENAMETOOLONG 36
 #define ENOSYS  38
+#define EOVERFLOW 75
 #define E2BIG   7
 #endif

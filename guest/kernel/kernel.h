@@ -5,14 +5,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../abi.h"
+#include "../x86.h"
 #include "ptrace.h"
 #include "errno.h"
-#include "syscall_nr.h"
+#include "signal.h"
+#include "syscalls.h"
 
 #define NULL_PTR ((void *)0)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
 #define PAGE_DOWN(x)  ((x) & ~(PAGE_SIZE - 1))
+#define MAX_RW_COUNT  0x7ffff000u /* the most one read or write moves, as Linux */
 
 /* lib.c */
 void *memcpy(void *dst, const void *src, size_t n);
@@ -46,15 +49,11 @@ void identify_cpu(void);
 static inline int cpu_has(uint32_t bit) { return (boot_cpu.features & bit) != 0; }
 
 /* mm.c: paging. Virtual == physical for every page (see abi.h). */
-#define PTE_PRESENT 0x001
-#define PTE_RW      0x002
-#define PTE_USER    0x004
-#define PTE_ACCESSED 0x020
-#define PTE_DIRTY   0x040
-#define _PAGE_TABLE    (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED | PTE_DIRTY)
-#define _KERNPG_TABLE  (PTE_PRESENT | PTE_RW | PTE_ACCESSED | PTE_DIRTY)
-#define PAGE_READONLY  (PTE_PRESENT | PTE_USER | PTE_ACCESSED)
-#define PAGE_SHARED    (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED)
+#define _PAGE_TABLE   (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER | X86_PTE_ACCESSED | \
+                       X86_PTE_DIRTY)
+#define _KERNPG_TABLE (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_ACCESSED | X86_PTE_DIRTY)
+#define PAGE_READONLY (X86_PTE_PRESENT | X86_PTE_USER | X86_PTE_ACCESSED)
+#define PAGE_SHARED   (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER | X86_PTE_ACCESSED)
 void paging_init(void);
 void *alloc_kernel_page(void);  /* zeroed, never freed */
 /* Map [start, start+len) for user access (zero-filled, identity mapped);
@@ -88,7 +87,7 @@ extern uint32_t vsyscall_entry; /* what AT_SYSINFO says */
 /* vdso.c: the ELF image AT_SYSINFO_EHDR points at, inside the vsyscall page */
 void vdso_fill(void *where);
 
-/* time.c */
+/* timer_tsc.c: the clock */
 void time_init(void);
 void do_gettimeofday(uint32_t *sec, uint32_t *usec);
 
@@ -110,43 +109,17 @@ struct thread_info {
 };
 extern struct thread_info *current;
 
-/* tls.c */
-long sys_set_thread_area(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-long sys_get_thread_area(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-
-/* fs.c: descriptors 3 and up, on the read-only tree of emu run --root */
-#define FS_SYSCALL(name) long name(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t)
-FS_SYSCALL(sys_open);
-FS_SYSCALL(sys_openat);
-FS_SYSCALL(sys_close);
-FS_SYSCALL(sys_lseek);
-FS_SYSCALL(sys_llseek);
-FS_SYSCALL(sys_getdents64);
-FS_SYSCALL(sys_stat);
-FS_SYSCALL(sys_lstat);
-FS_SYSCALL(sys_fstat);
-FS_SYSCALL(sys_stat64);
-FS_SYSCALL(sys_lstat64);
-FS_SYSCALL(sys_fstat64);
-FS_SYSCALL(sys_statx);
-FS_SYSCALL(sys_access);
-FS_SYSCALL(sys_faccessat);
-FS_SYSCALL(sys_faccessat2);
-FS_SYSCALL(sys_readlink);
-FS_SYSCALL(sys_readlinkat);
-FS_SYSCALL(sys_fcntl64);
-FS_SYSCALL(sys_getcwd);
-#undef FS_SYSCALL
+/* Descriptors 3 and up, on the read-only tree of emu run --root (fs.h):
+ * fs.c */
 int fs_fd_open(uint32_t fd);             /* 0-2, or an open file */
-long fs_read(uint32_t fd, uint32_t buf, uint32_t count);
 long fs_ioctl(uint32_t fd);
+/* file.c */
+long fs_read(uint32_t fd, uint32_t buf, uint32_t count);
 long fs_mmap_check(uint32_t fd, uint32_t shared, uint32_t writable);
 long fs_mmap_fill(uint32_t fd, uint32_t addr, uint32_t len, uint64_t offset);
 
-/* syscall.c */
-typedef long (*syscall_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t);
-extern syscall_fn sys_call_table[NR_syscalls];
-void syscall_init(void);
+/* random.c */
+void random_init(void);
 
 /* entry.S */
 __attribute__((noreturn)) void enter_user(uint32_t eip, uint32_t esp);

@@ -17,7 +17,7 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     paging_init();
     tss_init((uint32_t)init_thread_union + THREAD_SIZE);
     time_init();
-    syscall_init();
+    random_init();
     sysenter_setup();
 
     struct exec_result res;

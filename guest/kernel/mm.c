@@ -8,8 +8,6 @@
 
 #define PDE_INDEX(va) ((va) >> 22)
 #define PTE_INDEX(va) (((va) >> 12) & 0x3ff)
-#define CR0_PG 0x80000000u
-#define CR0_WP 0x00010000u
 
 extern char _end[];
 static uint32_t *swapper_pg_dir;
@@ -34,7 +32,7 @@ static inline void invlpg(uint32_t va)
 static uint32_t *page_table(uint32_t va, uint32_t table_flags, int create)
 {
     uint32_t *pde = &swapper_pg_dir[PDE_INDEX(va)];
-    if (!(*pde & PTE_PRESENT)) {
+    if (!(*pde & X86_PTE_PRESENT)) {
         if (!create)
             return NULL_PTR;
         *pde = (uint32_t)alloc_kernel_page() | table_flags;
@@ -53,11 +51,11 @@ void paging_init(void)
     next_free_page = PAGE_ALIGN((uint32_t)_end);
     swapper_pg_dir = alloc_kernel_page();
     for (uint32_t va = KERNEL_BASE; va < KERNEL_BASE + KERNEL_RAM_SIZE; va += PAGE_SIZE)
-        set_pte(va, PTE_PRESENT | PTE_RW, _KERNPG_TABLE);
+        set_pte(va, X86_PTE_PRESENT | X86_PTE_RW, _KERNPG_TABLE);
     __asm__ volatile("movl %0, %%cr3" : : "r"(swapper_pg_dir) : "memory");
     uint32_t cr0;
     __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
-    __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 | CR0_PG | CR0_WP) : "memory");
+    __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 | X86_CR0_PG | X86_CR0_WP) : "memory");
 }
 
 /*
@@ -89,12 +87,12 @@ int map_user_range(uint32_t start, uint32_t len, int writable)
         return -EINVAL;
     for (uint32_t va = start; va < start + len; va += PAGE_SIZE) {
         uint32_t *pte = user_pte(va, 1);
-        if (*pte & PTE_PRESENT) {
+        if (*pte & X86_PTE_PRESENT) {
             if (writable)
-                *pte |= PTE_RW;
+                *pte |= X86_PTE_RW;
         } else {
             /* Zero it through a kernel-writable mapping, then hand it out. */
-            *pte = va | PTE_PRESENT | PTE_RW;
+            *pte = va | X86_PTE_PRESENT | X86_PTE_RW;
             invlpg(va);
             memset((void *)va, 0, PAGE_SIZE);
             *pte = va | (writable ? PAGE_SHARED : PAGE_READONLY);
@@ -124,7 +122,7 @@ void unmap_user_range(uint32_t start, uint32_t len)
         return;
     for (uint32_t va = start; va < start + len; va += PAGE_SIZE) {
         uint32_t *pte = user_pte(va, 0);
-        if (pte && (*pte & PTE_PRESENT)) {
+        if (pte && (*pte & X86_PTE_PRESENT)) {
             *pte = 0;
             invlpg(va);
         }
@@ -138,7 +136,7 @@ int user_range_mapped(uint32_t start, uint32_t len)
         return 0;
     for (uint32_t va = start; va < start + len; va += PAGE_SIZE) {
         uint32_t *pte = user_pte(va, 0);
-        if (!pte || !(*pte & PTE_PRESENT))
+        if (!pte || !(*pte & X86_PTE_PRESENT))
             return 0;
     }
     return 1;

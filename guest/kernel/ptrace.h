@@ -44,12 +44,6 @@
 #define _TIF_IRET          (1 << TIF_IRET)
 #define _TIF_ALLWORK_MASK  0xffff
 
-#define EFLAGS_IF  0x00000200
-#define EFLAGS_TF  0x00000100
-#define EFLAGS_IOPL 0x00003000
-#define EFLAGS_NT  0x00004000
-#define EFLAGS_VM  0x00020000
-
 #ifndef __ASSEMBLER__
 #include <stdint.h>
 

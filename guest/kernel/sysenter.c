@@ -1,5 +1,6 @@
 /*
  * The vsyscall page and SEP set-up of the 2.5.53 patch (sysenter.c there).
+ * The frame a sysenter call runs on is built by sysenter_entry in entry.S.
  */
 #include "kernel.h"
 
@@ -43,7 +44,7 @@ void sysenter_setup(void)
     }
     /* Fill the page through a kernel-writable mapping, then make it what
      * user space sees: present, user, read-only. */
-    set_fixmap(VSYSCALL_BASE, PTE_PRESENT | PTE_RW);
+    set_fixmap(VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
     memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
     memcpy((void *)VSYSCALL_BASE, stub, len);
     vdso_fill((void *)VSYSCALL_EHDR);

@@ -1,88 +1,86 @@
 /*
- * Time of day from the TSC, the way Linux 2.5 did it: a timer tick every
- * 1/HZ s advances xtime and notes the TSC; gettimeofday adds the cycles
- * since the last tick, scaled to microseconds by one 32x32 multiply.
- *
- * There is no timer interrupt in this machine, so the ticks that would
- * have happened are applied when the clock is next read. The emulator's
- * TSC counts modeled cycles, so guest time is modeled time.
+ * The time system calls: gettimeofday, time, clock_gettime. Every clock
+ * reads the TSC clock of timer_tsc.c.
  */
 #include "kernel.h"
 
-#define HZ 100
-#define USEC_PER_SEC 1000000u
-#define USEC_PER_TICK (USEC_PER_SEC / HZ)
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 
-static struct { uint32_t sec, usec; } xtime;
-static uint64_t last_tick_tsc;
-static uint32_t cycles_per_tick;
-/* 2^32 / (cycles per microsecond): usec = (cycles * quotient) >> 32 */
-static uint32_t fast_gettimeoffset_quotient;
-
-static inline uint32_t local_irq_save(void)
+long sys_gettimeofday(uint32_t utv, uint32_t utz, uint32_t a3,
+                      uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint32_t flags;
-    __asm__ volatile("pushfl; popl %0; cli" : "=r"(flags) : : "memory");
-    return flags;
+    uint32_t tv[2], tz[2] = { 0, 0 };
+
+    if (utv) {
+        do_gettimeofday(&tv[0], &tv[1]);
+        if (copy_to_user(utv, tv, sizeof(tv)) != 0)
+            return -EFAULT;
+    }
+    if (utz && copy_to_user(utz, tz, sizeof(tz)) != 0)
+        return -EFAULT;
+    return 0;
 }
 
-static inline void local_irq_restore(uint32_t flags)
+long sys_time(uint32_t ut, uint32_t a2, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    __asm__ volatile("pushl %0; popfl" : : "r"(flags) : "memory", "cc");
+    uint32_t sec, usec;
+
+    do_gettimeofday(&sec, &usec);
+    if (ut && put_user_u32(sec, ut) != 0)
+        return -EFAULT;
+    return sec;
 }
 
-void time_init(void)
-{
-    uint32_t khz = boot->cpu_khz;
-    if (khz <= 1000)
-        panic("cpu_khz %u too low for the TSC clock", khz);
-    cycles_per_tick = khz * (1000 / HZ);
-    /* (1000 << 32) / khz, as one divide of EDX:EAX = 1000:0 */
-    uint32_t remainder;
-    __asm__("divl %4" : "=a"(fast_gettimeoffset_quotient), "=d"(remainder)
-            : "0"(0u), "1"(1000u), "rm"(khz));
-    (void)remainder;
-    xtime.sec = boot->epoch_sec;
-    xtime.usec = boot->epoch_usec % USEC_PER_SEC;
-    last_tick_tsc = rdtsc();
-}
+#define CLOCK_REALTIME          0
+#define CLOCK_REALTIME_COARSE   5
+#define CLOCK_REALTIME_ALARM    8
+#define CLOCK_SGI_CYCLE         10
+#define CLOCK_TAI               11
 
-/* The timer interrupts that would have run by now. */
-static void run_missed_ticks(uint64_t now)
+/* Every clock is derived from gettimeofday; the non-wall clocks count from
+ * TSC zero, i.e. from the start of the machine. */
+static int read_clock(uint32_t id, uint32_t *sec, uint32_t *nsec)
 {
-    while (now - last_tick_tsc >= cycles_per_tick) {
-        last_tick_tsc += cycles_per_tick;
-        xtime.usec += USEC_PER_TICK;
-        if (xtime.usec >= USEC_PER_SEC) {
-            xtime.usec -= USEC_PER_SEC;
-            xtime.sec++;
+    uint32_t usec;
+
+    if (id > CLOCK_TAI || id == CLOCK_SGI_CYCLE)
+        return -EINVAL;
+    do_gettimeofday(sec, &usec);
+    if (id != CLOCK_REALTIME && id != CLOCK_REALTIME_COARSE &&
+        id != CLOCK_REALTIME_ALARM && id != CLOCK_TAI) {
+        if (usec < boot->epoch_usec) {
+            usec += 1000000;
+            *sec -= 1;
         }
+        usec -= boot->epoch_usec;
+        *sec -= boot->epoch_sec;
     }
+    *nsec = usec * 1000;
+    return 0;
 }
 
-static uint32_t do_fast_gettimeoffset(uint64_t now)
+long sys_clock_gettime(uint32_t id, uint32_t uts, uint32_t a3,
+                       uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint32_t delta = (uint32_t)now - (uint32_t)last_tick_tsc;
-    uint32_t usec, lo;
-    __asm__("mull %3" : "=a"(lo), "=d"(usec)
-            : "0"(delta), "rm"(fast_gettimeoffset_quotient));
-    (void)lo;
-    return usec;
+    uint32_t ts[2];
+    int err = read_clock(id, &ts[0], &ts[1]);
+
+    if (err)
+        return err;
+    return copy_to_user(uts, ts, sizeof(ts));
 }
 
-void do_gettimeofday(uint32_t *sec, uint32_t *usec)
+long sys_clock_gettime64(uint32_t id, uint32_t uts, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint32_t flags = local_irq_save();
-    uint64_t now = rdtsc();
-    run_missed_ticks(now);
-    uint32_t u = do_fast_gettimeoffset(now) + xtime.usec;
-    uint32_t s = xtime.sec;
-    local_irq_restore(flags);
+    uint32_t sec, nsec;
+    int64_t ts[2];
+    int err = read_clock(id, &sec, &nsec);
 
-    while (u >= USEC_PER_SEC) {
-        u -= USEC_PER_SEC;
-        s++;
-    }
-    *sec = s;
-    *usec = u;
+    if (err)
+        return err;
+    ts[0] = sec;
+    ts[1] = nsec;
+    return copy_to_user(uts, ts, sizeof(ts));
 }

@@ -22,6 +22,10 @@ struct user_desc {
 #define UD_SEG_NOT_PRESENT 0x20
 #define UD_USEABLE         0x40
 
+/* An access-byte or a flags bit in its place in a descriptor. */
+#define DESC_ACCESS(bits) ((uint64_t)(bits) << X86_DESC_ACCESS_SHIFT)
+#define DESC_FLAG(bits)   ((uint64_t)(bits) << X86_DESC_FLAGS_SHIFT)
+
 static uint64_t tls_array[GDT_ENTRY_TLS_ENTRIES];
 
 static void load_TLS(void)
@@ -42,18 +46,18 @@ static uint64_t make_descriptor(const struct user_desc *u)
     uint32_t contents = (u->flags >> UD_CONTENTS_SHIFT) & 3;
     /* S=1, DPL 3; type: data read/write (read-only with read_exec_only),
      * expand-down for "stack", code execute/read for "code". */
-    uint32_t type = (contents << 2) | ((u->flags & UD_READ_EXEC_ONLY) ? 0 : 2);
+    uint32_t type = (contents << 2) | ((u->flags & UD_READ_EXEC_ONLY) ? 0 : X86_AR_RW);
     uint64_t d = (u->limit & 0xffff) | ((uint64_t)(u->base_addr & 0xffffff) << 16);
-    d |= (uint64_t)(type | 0x10 | 0x60) << 40;
+    d |= DESC_ACCESS(type | X86_AR_S | X86_AR_DPL3);
     if (!(u->flags & UD_SEG_NOT_PRESENT))
-        d |= 1ull << 47;
+        d |= DESC_ACCESS(X86_AR_P);
     d |= (uint64_t)((u->limit >> 16) & 0xf) << 48;
     if (u->flags & UD_USEABLE)
-        d |= 1ull << 52;
+        d |= DESC_FLAG(X86_DESC_AVL);
     if (u->flags & UD_SEG_32BIT)
-        d |= 1ull << 54;
+        d |= DESC_FLAG(X86_DESC_DB);
     if (u->flags & UD_LIMIT_IN_PAGES)
-        d |= 1ull << 55;
+        d |= DESC_FLAG(X86_DESC_G);
     d |= (uint64_t)(u->base_addr >> 24) << 56;
     return d;
 }
@@ -101,13 +105,13 @@ long sys_get_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
     struct user_desc u = { .entry_number = idx };
     u.base_addr = (uint32_t)((d >> 16) & 0xffffff) | (uint32_t)((d >> 56) << 24);
     u.limit = (uint32_t)(d & 0xffff) | (uint32_t)(((d >> 48) & 0xf) << 16);
-    uint32_t type = (uint32_t)(d >> 40) & 0xf;
-    u.flags = ((d >> 54) & 1 ? UD_SEG_32BIT : 0) |
+    uint32_t type = (uint32_t)(d >> X86_DESC_ACCESS_SHIFT) & 0xf;
+    u.flags = (d & DESC_FLAG(X86_DESC_DB) ? UD_SEG_32BIT : 0) |
               (((type >> 2) & 3) << UD_CONTENTS_SHIFT) |
-              (type & 2 ? 0 : UD_READ_EXEC_ONLY) |
-              ((d >> 55) & 1 ? UD_LIMIT_IN_PAGES : 0) |
-              ((d >> 47) & 1 ? 0 : UD_SEG_NOT_PRESENT) |
-              ((d >> 52) & 1 ? UD_USEABLE : 0);
+              (type & X86_AR_RW ? 0 : UD_READ_EXEC_ONLY) |
+              (d & DESC_FLAG(X86_DESC_G) ? UD_LIMIT_IN_PAGES : 0) |
+              (d & DESC_ACCESS(X86_AR_P) ? 0 : UD_SEG_NOT_PRESENT) |
+              (d & DESC_FLAG(X86_DESC_AVL) ? UD_USEABLE : 0);
     if (d == 0)
         u.flags = UD_READ_EXEC_ONLY | UD_SEG_NOT_PRESENT;
     return copy_to_user(uinfo, &u, sizeof u) ? -EFAULT : 0;

@@ -28,9 +28,8 @@ _Static_assert(sizeof(struct pt_regs) == PT_SIZE, "pt_regs size");
 _Static_assert(__builtin_offsetof(struct trap_frame, error_code) == TF_ERROR, "trap frame");
 _Static_assert(__builtin_offsetof(struct trap_frame, xss) == TF_OLDSS, "trap frame");
 
-#define GATE_INTERRUPT 0x8e /* present, DPL 0, 32-bit interrupt gate */
-#define GATE_TRAP      0x8f /* present, DPL 0, 32-bit trap gate */
-#define GATE_DPL3      0x60
+#define GATE_INTERRUPT (X86_AR_P | X86_TYPE_INTR_GATE32) /* DPL 0 */
+#define GATE_TRAP      (X86_AR_P | X86_TYPE_TRAP_GATE32)
 
 static struct gate idt_table[256] __attribute__((aligned(8)));
 struct tss_struct init_tss __attribute__((aligned(128)));
@@ -56,7 +55,7 @@ static void set_gate(int n, uint8_t type_attr, void (*handler)(void))
 static uint64_t system_descriptor(uint32_t base, uint32_t limit, uint8_t type)
 {
     uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
-    d |= (uint64_t)type << 40;
+    d |= (uint64_t)type << X86_DESC_ACCESS_SHIFT;
     d |= (uint64_t)((limit >> 16) & 0xf) << 48;
     d |= (uint64_t)(base >> 24) << 56;
     return d;
@@ -64,23 +63,23 @@ static uint64_t system_descriptor(uint32_t base, uint32_t limit, uint8_t type)
 
 void trap_init(void)
 {
-    static void (*const handlers[20])(void) = {
+    static void (*const handlers[X86_NR_EXCEPTIONS])(void) = {
         divide_error, debug, nmi, int3, overflow, bounds, invalid_op,
         device_not_available, double_fault, coprocessor_segment_overrun,
         invalid_TSS, segment_not_present, stack_segment, general_protection,
         page_fault, spurious_interrupt_bug, coprocessor_error, alignment_check,
         machine_check, simd_coprocessor_error,
     };
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < X86_NR_EXCEPTIONS; i++)
         set_gate(i, GATE_TRAP, handlers[i]);
     /* As in Linux 2.5: the page fault is an interrupt gate, and int3,
      * into and bound may be used from user mode. */
-    set_gate(14, GATE_INTERRUPT, page_fault);
-    set_gate(2, GATE_INTERRUPT, nmi);
-    set_gate(3, GATE_TRAP | GATE_DPL3, int3);
-    set_gate(4, GATE_TRAP | GATE_DPL3, overflow);
-    set_gate(5, GATE_TRAP | GATE_DPL3, bounds);
-    set_gate(0x80, GATE_TRAP | GATE_DPL3, system_call);
+    set_gate(X86_VEC_PF, GATE_INTERRUPT, page_fault);
+    set_gate(X86_VEC_NMI, GATE_INTERRUPT, nmi);
+    set_gate(X86_VEC_BP, GATE_TRAP | X86_AR_DPL3, int3);
+    set_gate(X86_VEC_OF, GATE_TRAP | X86_AR_DPL3, overflow);
+    set_gate(X86_VEC_BR, GATE_TRAP | X86_AR_DPL3, bounds);
+    set_gate(SYSCALL_VECTOR, GATE_TRAP | X86_AR_DPL3, system_call);
 
     struct { uint16_t limit; uint32_t base; } __attribute__((packed)) idtr = {
         sizeof(idt_table) - 1, (uint32_t)idt_table,
@@ -96,9 +95,9 @@ void tss_init(uint32_t esp0)
     init_tss.ss0 = __KERNEL_DS;
     init_tss.io_bitmap_base = sizeof(init_tss) + 0x1000;
     gdt_table[GDT_ENTRY_TSS] =
-        system_descriptor((uint32_t)&init_tss, sizeof(init_tss) - 1, 0x89);
+        system_descriptor((uint32_t)&init_tss, sizeof(init_tss) - 1, X86_AR_P | X86_TYPE_TSS32);
     gdt_table[GDT_ENTRY_LDT] =
-        system_descriptor((uint32_t)default_ldt, sizeof(default_ldt) - 1, 0x82);
+        system_descriptor((uint32_t)default_ldt, sizeof(default_ldt) - 1, X86_AR_P | X86_TYPE_LDT);
     __asm__ volatile("ltr %w0" : : "r"(__TSS_SEL));
     __asm__ volatile("lldt %w0" : : "r"(__LDT_SEL));
 }
@@ -113,18 +112,18 @@ uint32_t read_cr2(void)
 static int signal_for(uint32_t vector)
 {
     switch (vector) {
-    case 0: case 4: case 16: case 19: return 8;  /* SIGFPE */
-    case 1: case 3: return 5;                     /* SIGTRAP */
-    case 6: return 4;                             /* SIGILL */
-    case 7: return 8;
-    case 17: return 7;                            /* SIGBUS */
-    default: return 11;                           /* SIGSEGV */
+    case X86_VEC_DE: case X86_VEC_OF: case X86_VEC_MF: case X86_VEC_XM: return SIGFPE;
+    case X86_VEC_DB: case X86_VEC_BP: return SIGTRAP;
+    case X86_VEC_UD: return SIGILL;
+    case X86_VEC_NM: return SIGFPE;
+    case X86_VEC_AC: return SIGBUS;
+    default: return SIGSEGV;
     }
 }
 
 void do_trap(struct trap_frame *tf)
 {
-    uint32_t cr2 = tf->vector == 14 ? read_cr2() : 0;
+    uint32_t cr2 = tf->vector == X86_VEC_PF ? read_cr2() : 0;
 
     if (user_mode(tf->xcs))
         kill_user(tf, cr2, signal_for(tf->vector));
@@ -144,10 +143,10 @@ void do_iret_fault(void)
     struct pt_regs *regs =
         (struct pt_regs *)((uint32_t)current + THREAD_SIZE - PT_SIZE);
     struct trap_frame tf = {
-        .vector = 13, .eip = regs->eip, .xcs = regs->xcs,
+        .vector = X86_VEC_GP, .eip = regs->eip, .xcs = regs->xcs,
         .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
     };
-    kill_user(&tf, 0, 11);
+    kill_user(&tf, 0, SIGSEGV);
 }
 
 /* The work syscall_exit_work was sent for. There is one task, so

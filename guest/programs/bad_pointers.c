@@ -21,32 +21,6 @@
 #define ENOSYS 38
 #define PAGE 4096u
 
-#define SYS_fstat 108
-#define SYS_mmap 90
-#define SYS_rt_sigaction 174
-#define SYS_rt_sigprocmask 175
-#define SYS_sigaltstack 186
-#define SYS_ugetrlimit 191
-#define SYS_fstat64 197
-#define SYS_get_thread_area 244
-#define SYS_clock_gettime 265
-#define SYS_prlimit64 340
-#define SYS_getrandom 355
-#define SYS_clock_gettime64 403
-/* the file calls (guest/kernel/fs.c) */
-#define SYS_open 5
-#define SYS_access 33
-#define SYS_readlink 85
-#define SYS_stat 106
-#define SYS_lstat 107
-#define SYS_getcwd 183
-#define SYS_stat64 195
-#define SYS_lstat64 196
-#define SYS_openat 295
-#define SYS_readlinkat 305
-#define SYS_faccessat 307
-#define SYS_statx 383
-#define SYS_faccessat2 439
 #define AT_FDCWD (-100)
 
 /* How a call uses the pointer under test. */

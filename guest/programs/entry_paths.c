@@ -9,15 +9,13 @@
  */
 #include "mini/mini.h"
 
-#define SYS_sched_yield_nr 158
-
 struct user_desc {
     uint32_t entry_number, base_addr, limit, flags;
 };
 
 static int yield(void)
 {
-    long y = syscall0(SYS_sched_yield_nr);
+    long y = syscall0(SYS_sched_yield);
     long pid = syscall0(SYS_getpid);
     printf("sched_yield=%ld getpid=%ld\n", y, pid);
     return y == 0 && pid == 1 ? 0 : 1;

@@ -140,7 +140,7 @@ __asm__(
     /*
      * sysenter without the vsyscall page: build the frame the stub would
      * (ECX, EDX, EBP below a return address) so that the kernel's return
-     * to SYSENTER_RETURN pops it and comes back here. EAX = 20, getpid.
+     * to SYSENTER_RETURN pops it and comes back here, with getpid's result.
      */
     "	.globl f_sysenter, at_sysenter\n"
     "f_sysenter:\n"
@@ -150,7 +150,7 @@ __asm__(
     "	pushl %edx\n"
     "	pushl %ebp\n"
     "	movl %esp, %ebp\n"
-    "	movl $20, %eax\n"
+    "	movl $" STR(SYS_getpid) ", %eax\n"
     "at_sysenter:\n"
     "	sysenter\n"
     "1:	popl %ebp\n"
@@ -274,7 +274,7 @@ __asm__(
     "	pushl %edi\n"
     "	movl %esp, odd_saved_esp\n"
     "	pushl $odd_landing\n"
-    "	movl $20, %eax\n"
+    "	movl $" STR(SYS_getpid) ", %eax\n"
     "	movl $0xfffff001, %ecx\n"
     "at_vsyscall_odd:\n"
     "	call *%ecx\n"
@@ -316,7 +316,7 @@ __asm__(
     "	jmp *stub_sysenter\n"
 
     /*
-     * call 0xfffff000 + offset (the argument) with EAX = 20 (getpid) and
+     * call 0xfffff000 + offset (the argument) with EAX = SYS_getpid and
      * the other registers zero. Above the return address lie four words
      * of jump_landing: a stub entered at a wrong offset that pops too much
      * returns there. The stack is restored either way.
@@ -339,7 +339,7 @@ __asm__(
     "	xorl %esi, %esi\n"
     "	xorl %edi, %edi\n"
     "	xorl %ebp, %ebp\n"
-    "	movl $20, %eax\n"
+    "	movl $" STR(SYS_getpid) ", %eax\n"
     "	call *%ecx\n"
     "jump_landing:\n"
     "	movl jump_saved_esp, %esp\n"

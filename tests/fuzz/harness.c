@@ -82,14 +82,19 @@ void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_
     snprintf(r->cpu, sizeof r->cpu, "%s", opts.cpu_spec);
 
     struct machine *m = calloc(1, sizeof *m);
-    if (!m || (t == FUZZ_SYSCALL && !hex)) {
+    struct syscall_tracker *sys = calloc(1, sizeof *sys);
+    if (!m || !sys || (t == FUZZ_SYSCALL && !hex)) {
         r->init_status = 125;
         snprintf(r->message, sizeof r->message, "harness: out of memory");
         free(m);
+        free(sys);
         free(hex);
         return;
     }
     r->init_status = machine_init(m, &opts);
+    /* the accounting runs too: it reads guest memory on every call */
+    if (r->init_status == 0 && syscalls_attach(sys, m))
+        r->init_status = machine_fail(m, 125, "harness: cannot track system calls");
     if (r->init_status == 0) {
         if (fuzz_machine_hook)
             fuzz_machine_hook(m);
@@ -101,6 +106,7 @@ void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_
     snprintf(r->message, sizeof r->message, "%s", m->message);
     machine_destroy(m);
     free(m);
+    free(sys);
     free(hex);
 }
 

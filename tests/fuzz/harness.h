@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../../emu/machine.h"
+#include "../../emu/run.h"
+#include "../../emu/syscalls.h"
 
 enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_NTARGETS };
 

@@ -72,7 +72,8 @@ static void elf_seeds(const char *hello)
     put_elf("tiny-loop", &e);
 
     /* 200 nops before exit(3): room for mutations to make instructions */
-    static const uint8_t exit3[12] = { 0xb8, 1, 0, 0, 0, 0xbb, 3, 0, 0, 0, 0xcd, 0x80 };
+    static const uint8_t exit3[12] = { 0xb8, SYS_exit, 0, 0, 0, 0xbb, 3, 0, 0, 0,
+                                       0xcd, SYSCALL_VECTOR };
     uint8_t sled[200 + sizeof exit3];
     memset(sled, 0x90, 200);
     memcpy(sled + 200, exit3, sizeof exit3);

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "syscall_nr.h"
+#include "../../guest/abi.h"
 
 #define TINY_BASE     0x08048000u
 #define TINY_PHOFF    52u
@@ -59,9 +61,9 @@ static inline struct tiny_phdr *tiny_ph(struct tiny_elf *e, int i)
 static inline void tiny_elf_init(struct tiny_elf *e, uint8_t status, int loop)
 {
     static const uint8_t exit_code[12] = {
-        0xb8, 0x01, 0x00, 0x00, 0x00,   /* mov $1, %eax (exit) */
+        0xb8, SYS_exit, 0, 0, 0,        /* mov $SYS_exit, %eax */
         0xbb, 0x00, 0x00, 0x00, 0x00,   /* mov $status, %ebx */
-        0xcd, 0x80,                     /* int $0x80 */
+        0xcd, SYSCALL_VECTOR,           /* int $0x80 */
     };
     static const uint8_t loop_code[2] = { 0xeb, 0xfe };  /* jmp . */
 

@@ -5,22 +5,11 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define SYS_exit 1
-#define SYS_read 3
-#define SYS_write 4
-#define SYS_time 13
-#define SYS_getpid 20
-#define SYS_brk 45
-#define SYS_getppid 64
-#define SYS_gettimeofday 78
-#define SYS_munmap 91
-#define SYS_uname 122
-#define SYS_writev 146
-#define SYS_sched_yield 158
-#define SYS_mmap2 192
-#define SYS_set_thread_area 243
-#define SYS_exit_group 252
-#define SYS_sysemu_args6 999
+#include "syscall_nr.h"   /* SYS_*: generated from guest/syscalls.def */
+
+/* A number as a string, for assembly: "movl $" STR(SYS_getpid) ", %eax" */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct timeval { long tv_sec, tv_usec; };
 

@@ -1,4 +1,4 @@
-/* CPU model names, flags and identity. */
+/* CPU model names, flags, identity and cost tables, and emu --list-cpus. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,18 +52,56 @@ START_TEST(signatures_are_the_real_parts)
 }
 END_TEST
 
-Suite *cpu_model_suite(void)
+START_TEST(cost_tables_are_complete)
 {
-    Suite *s = suite_create("cpu_model");
+    for (int m = 0; m < cpu_model_count; m++)
+        for (int c = 0; c < NCLASSES; c++)
+            ck_assert_msg(cpu_models[m].cost[c] > 0, "%s: class %s has no cost",
+                          cpu_models[m].name, class_name(c));
+}
+END_TEST
+
+START_TEST(list_cpus_gives_the_signatures)
+{
+    static const char *const want[3][2] = {
+        { "pentium4 ", "0x00f27" }, { "pentium3 ", "0x00686" }, { "pentiumpro ", "0x00611" },
+    };
+    struct emu_result r;
+    emu(&r, "--list-cpus", NULL);
+    ck_assert_int_eq(r.status, 0);
+    for (int i = 0; i < 3; i++) {
+        char *line = NULL;
+        for (const char *p = r.out; p && *p;) {
+            if (!strncmp(p, want[i][0], strlen(want[i][0]))) {
+                const char *end = strchr(p, '\n');
+                line = strndup(p, end ? (size_t)(end - p) : strlen(p));
+                break;
+            }
+            p = strchr(p, '\n');
+            p = p ? p + 1 : NULL;
+        }
+        ck_assert_msg(line, "no line for %s in: %s", want[i][0], r.out);
+        ck_assert_msg(strstr(line, want[i][1]), "%s: want %s", line, want[i][1]);
+        free(line);
+    }
+    emu_result_free(&r);
+}
+END_TEST
+
+Suite *cpu_models_suite(void)
+{
+    Suite *s = suite_create("cpu_models");
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, models_parse_with_and_without_sep);
     tcase_add_test(tc, unknown_models_and_flags_are_errors);
     tcase_add_test(tc, signatures_are_the_real_parts);
+    tcase_add_test(tc, cost_tables_are_complete);
+    tcase_add_test(tc, list_cpus_gives_the_signatures);
     suite_add_tcase(s, tc);
     return s;
 }
 
 int main(void)
 {
-    return run_suite(cpu_model_suite());
+    return run_suite(cpu_models_suite());
 }

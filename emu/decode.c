@@ -1,19 +1,7 @@
-#include "cost.h"
+#include "decode.h"
 #include <stdlib.h>
 #include <string.h>
-#include "machine.h"
-#include "trace.h"
-
-static const char *const class_names[NCLASSES] = {
-#define X(id, name, what) name,
-    COST_CLASSES(X)
-#undef X
-};
-
-const char *class_name(int cls)
-{
-    return cls >= 0 && cls < NCLASSES ? class_names[cls] : "?";
-}
+#include "../guest/x86.h"
 
 int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
 {
@@ -215,9 +203,9 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         in->cls = (uint8_t)classify_insn(&insn[i], &in->flags);
         if (in->flags & INSN_SOFTINT) {
             const cs_x86 *x = &insn[i].detail->x86;
-            in->int_vector = insn[i].id == X86_INS_INT3 ? 3
-                           : insn[i].id == X86_INS_INTO ? 4
-                           : insn[i].id == X86_INS_INT1 ? 1
+            in->int_vector = insn[i].id == X86_INS_INT3 ? X86_VEC_BP
+                           : insn[i].id == X86_INS_INTO ? X86_VEC_OF
+                           : insn[i].id == X86_INS_INT1 ? X86_VEC_DB
                            : (uint8_t)x->operands[0].imm;
         }
         /* int n is charged when it is delivered: its cost depends on the gate. */
@@ -300,118 +288,34 @@ uint64_t block_prefix_cost(const struct block *b, uint32_t index)
     return sum;
 }
 
-void charge(struct machine *m, int cls, uint64_t count)
+bool decodable(struct block_cache *bc, const struct guest_memory *mem, uint32_t addr)
 {
-    m->cycles += (uint64_t)m->cpu.cost[cls] * count;
-}
-
-uint64_t cycles_before(struct machine *m, uint32_t addr)
-{
-    uint32_t index;
-    if (!block_find_insn(m->cur_block, addr, &index))
-        return m->cycles;
-    return m->block_start_cycles + block_prefix_cost(m->cur_block, index);
-}
-
-void truncate_current_block(struct machine *m, uint32_t index)
-{
-    const struct block *b = m->cur_block;
-    if (!b || index >= m->cur_limit)
-        return;
-    for (uint32_t i = index; i < m->cur_limit; i++)
-        m->cycles -= b->insns[i].cost;
-    m->insns -= m->cur_limit - index;
-    m->cur_limit = index;
-}
-
-/* Code hooks go in only for the addresses that need them, so most code
- * runs without a per-instruction callback. */
-static bool is_hooked(const struct machine *m, uint32_t addr)
-{
-    for (int h = 0; h < m->nspecial; h++)
-        if (m->special_addrs[h] == addr)
-            return true;
-    return false;
-}
-
-static bool specials_hooked(struct machine *m, const struct block *b)
-{
-    for (uint32_t i = 0; i < b->ninsns; i++)
-        if ((b->insns[i].flags & SPECIALS) && !is_hooked(m, b->insns[i].addr))
-            return false;
+    const uint8_t *code = guest_ptr(mem, addr, 16);
+    cs_insn *insn = NULL;
+    if (!code || cs_disasm(bc->capstone, code, 16, addr, 1, &insn) != 1)
+        return false;
+    cs_free(insn, 1);
     return true;
 }
 
-static int hook_specials(struct machine *m, const struct block *b)
+uint32_t first_undecodable(struct block_cache *bc, const struct guest_memory *mem,
+                           uint32_t eip)
 {
-    for (uint32_t i = 0; i < b->ninsns; i++) {
-        const struct insn *in = &b->insns[i];
-        if (!(in->flags & SPECIALS) || is_hooked(m, in->addr))
-            continue;
-        if (m->nspecial == MAX_SPECIAL_HOOKS)
-            return -1;
-        uc_hook h;
-        if (uc_hook_add(m->uc, &h, UC_HOOK_CODE, on_special_insn, m,
-                        in->addr, in->addr) != UC_ERR_OK)
-            return -1;
-        m->special_addrs[m->nspecial] = in->addr;
-        m->special_hooks[m->nspecial++] = h;
+    static const uint8_t enders[] = { CS_GRP_JUMP, CS_GRP_CALL, CS_GRP_RET, CS_GRP_INT,
+                                      CS_GRP_IRET };
+    uint32_t addr = eip;
+    while (addr - eip < PAGE_SIZE) {
+        const uint8_t *code = guest_ptr(mem, addr, 16);
+        cs_insn *insn = NULL;
+        if (!code || cs_disasm(bc->capstone, code, 16, addr, 1, &insn) != 1)
+            return addr;
+        bool ends = false;
+        for (size_t i = 0; i < sizeof enders; i++)
+            ends = ends || cs_insn_group(bc->capstone, insn, enders[i]);
+        addr += insn->size;
+        cs_free(insn, 1);
+        if (ends)
+            break;
     }
-    return 0;
-}
-
-void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
-{
-    struct machine *m = user;
-    uint32_t addr = (uint32_t)address;
-
-    if (m->stop != STOP_NONE) {
-        uc_emu_stop(uc);
-        return;
-    }
-    const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
-    const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
-    if (!b) {
-        /* Code Capstone cannot decode still runs in the engine (which
-         * ignores a stray lock prefix, for one): count it as one
-         * instruction, or a loop of it ("lock jmp .") would never meet
-         * the budget. */
-        m->cur_block = NULL;
-        if (++m->insns > m->opts->max_insns)
-            machine_stop(m, STOP_BUDGET, "instruction budget of %llu exhausted "
-                         "(raise it with --max-insns)",
-                         (unsigned long long)m->opts->max_insns);
-        return;
-    }
-    /*
-     * The block hook runs before the block's exit check, so stopping here
-     * keeps the block from running: put the code hooks in, drop the
-     * translation and start the block again.
-     */
-    if (b->specials && !specials_hooked(m, b)) {
-        if (hook_specials(m, b)) {
-            machine_stop(m, STOP_MACHINE, "too many special instructions to hook");
-            return;
-        }
-        uc_ctl_remove_cache(uc, addr, addr + size);
-        reg_write(m, UC_X86_REG_EIP, addr);
-        return;
-    }
-    if (m->insns + b->ninsns > m->opts->max_insns) {
-        machine_stop(m, STOP_BUDGET, "instruction budget of %llu exhausted "
-                     "(raise it with --max-insns)",
-                     (unsigned long long)m->opts->max_insns);
-        return;
-    }
-    m->cur_block = b;
-    m->cur_limit = b->ninsns;
-    m->block_start_cycles = m->cycles;
-    m->cycles += b->cost;
-    m->insns += b->ninsns;
-    /* A rep op ends its block; its later iterations re-run a block that
-     * starts at it. Any other execution of it is a new rep: pay start-up. */
-    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != addr)
-        charge(m, CLASS_REP_START, 1);
-    m->prev_block_addr = addr;
-    syscalls_on_block(m, b);
+    return eip;
 }

@@ -1,6 +1,6 @@
 /* CPU models: CPUID identity, SEP support and the cycle cost table. */
-#ifndef EMU_CPU_MODEL_H
-#define EMU_CPU_MODEL_H
+#ifndef EMU_CPU_MODELS_H
+#define EMU_CPU_MODELS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,6 +35,8 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
 /* Apply "CLASS=CYCLES" to cfg->cost; 0, or -1 with a message in err. */
 int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen);
 void cpu_costs_list(FILE *out);
+/* "alu", "sysenter" ...: the name of an enum insn_class. */
+const char *class_name(int cls);
 uint32_t cpu_signature(const struct cpu_model *m);
 uint32_t cpu_features(const struct cpu_config *c);
 void cpu_models_list(FILE *out);

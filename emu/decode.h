@@ -1,17 +1,18 @@
 /*
- * Cycle accounting. Each translated block is decoded once with Capstone,
- * its instructions classified and costed for the CPU model, and cached by
- * address (re-decoded if the guest rewrote the bytes). The block hook then
- * charges the whole block; events that cut a block short refund the rest.
+ * Decoding. Each translated block is decoded once with Capstone, its
+ * instructions classified and costed for the CPU model, and cached by
+ * address (decoded again if the guest rewrote the bytes). The machine
+ * charges a block from this as it runs (machine.h).
  */
-#ifndef EMU_COST_H
-#define EMU_COST_H
+#ifndef EMU_DECODE_H
+#define EMU_DECODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 #include "cost_classes.h"
+#include "memory.h"
 
 /* Instructions the model must see before they execute (code hooks). */
 #define SPECIAL_RDTSC  0x01
@@ -19,8 +20,8 @@
 #define SPECIAL_WRMSR  0x04
 #define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
 #define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO)
-#define INSN_SOFTINT   0x08
-#define INSN_REP       0x10  /* rep-prefixed string op */  /* int n / int3 / into: charged at delivery */
+#define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
+#define INSN_REP       0x10  /* rep-prefixed string op */
 
 struct insn {
     uint32_t addr;
@@ -47,8 +48,6 @@ struct block_cache {
     const uint32_t *cost_table;
 };
 
-struct machine;
-
 int block_cache_init(struct block_cache *bc, const uint32_t *cost_table);
 void block_cache_free(struct block_cache *bc);
 /* The decoded block at addr for the given code bytes (NULL if undecodable). */
@@ -59,17 +58,15 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
 void block_free(struct block *b);
 int classify_insn(const cs_insn *insn, uint8_t *flags);
-const char *class_name(int cls);
 const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_t *index);
 /* Centicycles of insns [0, index) of b. */
 uint64_t block_prefix_cost(const struct block *b, uint32_t index);
 
-/* The UC_HOOK_BLOCK callback. */
-void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user);
-/* Stop charging the current block at insns[index]: refund it and the rest. */
-void truncate_current_block(struct machine *m, uint32_t index);
-/* Centicycles at the start of the instruction at addr in the current block. */
-uint64_t cycles_before(struct machine *m, uint32_t addr);
-void charge(struct machine *m, int cls, uint64_t count);
+/* Can Capstone decode the instruction at addr? */
+bool decodable(struct block_cache *bc, const struct guest_memory *mem, uint32_t addr);
+/* The first instruction of the block at eip that Capstone cannot decode;
+ * eip itself if the block ends (a jump, a call, an int) before one. */
+uint32_t first_undecodable(struct block_cache *bc, const struct guest_memory *mem,
+                           uint32_t eip);
 
 #endif

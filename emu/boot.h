@@ -1,0 +1,16 @@
+/* Booting: the guest kernel and the program's boot record into memory. */
+#ifndef EMU_BOOT_H
+#define EMU_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "machine.h"
+
+/* Load the built-in kernel image, the program file and its arguments, and
+ * point the CPU at the kernel's entry with EBX = the boot record.
+ * 0, or the emu exit status with the reason in m->message. */
+int machine_boot(struct machine *m);
+/* The same with another kernel image (tests). */
+int machine_boot_image(struct machine *m, const uint8_t *image, size_t size);
+
+#endif

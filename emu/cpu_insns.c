@@ -1,0 +1,122 @@
+/*
+ * The instructions whose result is the CPU model's: CPUID answers as the
+ * modeled part (engine.h, quirk 11), the TSC counts modeled cycles, the
+ * SYSENTER MSRs exist only where SEP does, and in/out obey IOPL (quirk 6).
+ * rdtsc, rdmsr, wrmsr, in and out run through per-address code hooks
+ * (quirk 8) that the execution loop puts on each one it decodes.
+ */
+#include "cpu_insns.h"
+#include <string.h>
+#include "trap.h"
+
+/* A 12-character vendor string as CPUID leaf 0 returns it: EBX, EDX, ECX. */
+static void vendor_regs(uint32_t *b, uint32_t *c, uint32_t *d, const char *s12)
+{
+    memcpy(b, s12, 4);
+    memcpy(d, s12 + 4, 4);
+    memcpy(c, s12 + 8, 4);
+}
+
+int on_cpuid(uc_engine *uc, void *user)
+{
+    struct machine *m = user;
+    (void)uc;
+    uint32_t leaf = reg_read(m, UC_X86_REG_EAX);
+    uint32_t a = 0, b = 0, c = 0, d = 0;
+    const struct cpu_model *model = m->cpu.model;
+
+    if (leaf == 0) {
+        a = 2;
+        vendor_regs(&b, &c, &d, "GenuineIntel");
+    } else if (leaf == 1) {
+        a = cpu_signature(model);
+        d = cpu_features(&m->cpu);
+    } else if (leaf == 0x80000000u && model->brand) {
+        a = 0x80000004u;
+    } else if (leaf >= 0x80000002u && leaf <= 0x80000004u && model->brand) {
+        char brand[48] = { 0 };
+        strncpy(brand, model->brand, sizeof brand - 1);
+        const char *p = brand + 16 * (leaf - 0x80000002u);
+        memcpy(&a, p, 4);
+        memcpy(&b, p + 4, 4);
+        memcpy(&c, p + 8, 4);
+        memcpy(&d, p + 12, 4);
+    }
+    reg_write(m, UC_X86_REG_EAX, a);
+    reg_write(m, UC_X86_REG_EBX, b);
+    reg_write(m, UC_X86_REG_ECX, c);
+    reg_write(m, UC_X86_REG_EDX, d);
+    return 1;
+}
+
+static uint64_t tsc_at(struct machine *m, uint32_t addr)
+{
+    return cycles_before(m, addr) / 100;
+}
+
+/* Give EDX:EAX a value and skip the 2-byte instruction at addr. */
+static void complete_with(struct machine *m, uint32_t index, uint32_t addr, uint64_t v)
+{
+    reg_write(m, UC_X86_REG_EAX, (uint32_t)v);
+    reg_write(m, UC_X86_REG_EDX, (uint32_t)(v >> 32));
+    truncate_current_block(m, index + 1);
+    reg_write(m, UC_X86_REG_EIP, addr + 2);
+}
+
+static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
+{
+    /* Outside ring 0 the engine raises #GP(0) itself. */
+    if ((reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0)
+        return;
+    uint32_t msr = reg_read(m, UC_X86_REG_ECX);
+    bool is_read = (in->flags & SPECIAL_RDMSR) != 0;
+    if (msr == MSR_IA32_TSC) {
+        /* This model's TSC is its cycle count: reads see it, writes are
+         * dropped. */
+        if (is_read) {
+            complete_with(m, index, in->addr, tsc_at(m, in->addr));
+        } else {
+            truncate_current_block(m, index + 1);
+            reg_write(m, UC_X86_REG_EIP, in->addr + 2);
+        }
+        return;
+    }
+    bool sep_msr = msr >= MSR_IA32_SYSENTER_CS && msr <= MSR_IA32_SYSENTER_EIP;
+    if (sep_msr && m->cpu.sep_works)
+        return; /* the engine keeps these three itself; sysexit reads them */
+    truncate_current_block(m, index);
+    raise_fault(m, X86_VEC_GP, true, 0, in->addr);
+}
+
+/*
+ * Unicorn 2.0.1 dropped the I/O permission check. With CPL > IOPL the CPU
+ * would consult the TSS I/O bitmap; the guest's TSS has none, so: #GP(0).
+ */
+static void io_permission(struct machine *m, const struct insn *in, uint32_t index)
+{
+    uint32_t cpl = reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL;
+    uint32_t iopl = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IOPL) >> X86_EFLAGS_IOPL_SHIFT;
+    if (cpl <= iopl)
+        return;
+    truncate_current_block(m, index);
+    raise_fault(m, X86_VEC_GP, true, 0, in->addr);
+}
+
+void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct machine *m = user;
+    uint32_t index;
+    (void)uc;
+    (void)size;
+    if (m->stop != STOP_NONE)
+        return;
+    const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
+    if (!in || index >= m->cur_limit)
+        return;
+    if (in->flags & SPECIAL_RDTSC)
+        complete_with(m, index, in->addr, tsc_at(m, in->addr));
+    else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
+        msr_access(m, in, index);
+    else if (in->flags & SPECIAL_IO)
+        io_permission(m, in, index);
+}

@@ -1,0 +1,111 @@
+/* Identity, uname, resource limits, and the project's own call. */
+#include "kernel.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+long sys_sysemu_args6(uint32_t a, uint32_t b, uint32_t c,
+                      uint32_t d, uint32_t e, uint32_t f)
+{
+    return (long)(a * 1 + b * 3 + c * 5 + d * 7 + e * 11 + f * 13);
+}
+
+long sys_getpid(uint32_t a1, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return current->pid;
+}
+
+long sys_return_zero(uint32_t a1, uint32_t a2, uint32_t a3,
+                     uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return 0;
+}
+
+/* Known calls we choose not to support; unlike sys_ni_syscall, these are
+ * not counted as unknown. */
+long sys_enosys(uint32_t a1, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return -ENOSYS;
+}
+
+long sys_set_tid_address(uint32_t tidptr, uint32_t a2, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    current->tid_address = tidptr;
+    return current->pid;
+}
+
+struct utsname {
+    char field[6][65];
+};
+
+long sys_uname(uint32_t ubuf, uint32_t a2, uint32_t a3,
+               uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    static const char *const values[6] = {
+        "Linux", "sysemu", "2.5.53", "#1 sysemu", "i686", "(none)",
+    };
+    struct utsname u;
+
+    memset(&u, 0, sizeof(u));
+    for (int i = 0; i < 6; i++)
+        memcpy(u.field[i], values[i], strlen(values[i]));
+    return copy_to_user(ubuf, &u, sizeof(u));
+}
+
+#define RLIM_NLIMITS     16
+#define RLIMIT_STACK     3
+#define RLIMIT_NOFILE    7
+#define RLIM64_INFINITY  (~(uint64_t)0)
+
+struct rlimit64 {
+    uint64_t cur, max;
+};
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+static struct rlimit64 rlimits[RLIM_NLIMITS] = {
+    [0 ... RLIM_NLIMITS - 1] = { RLIM64_INFINITY, RLIM64_INFINITY },
+    [RLIMIT_STACK] = { USER_STACK_MAX, USER_STACK_MAX },
+    /* Not infinite: some programs close every descriptor up to this. */
+    [RLIMIT_NOFILE] = { 1024, 1024 },
+};
+#pragma GCC diagnostic pop
+
+long sys_prlimit64(uint32_t pid, uint32_t resource, uint32_t unew,
+                   uint32_t uold, uint32_t a5, uint32_t a6)
+{
+    struct rlimit64 new, old;
+
+    if (pid != 0 && pid != current->pid)
+        return -ESRCH;
+    if (resource >= RLIM_NLIMITS)
+        return -EINVAL;
+    if (unew) {
+        if (copy_from_user(&new, unew, sizeof(new)) != 0)
+            return -EFAULT;
+        if (new.cur > new.max)
+            return -EINVAL;
+    }
+    old = rlimits[resource];
+    if (uold && copy_to_user(uold, &old, sizeof(old)) != 0)
+        return -EFAULT;
+    if (unew)
+        rlimits[resource] = new;
+    return 0;
+}
+
+long sys_ugetrlimit(uint32_t resource, uint32_t ulim, uint32_t a3,
+                    uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t lim[2];
+
+    if (resource >= RLIM_NLIMITS)
+        return -EINVAL;
+    lim[0] = rlimits[resource].cur > 0xffffffffu ? 0xffffffffu
+                                                 : (uint32_t)rlimits[resource].cur;
+    lim[1] = rlimits[resource].max > 0xffffffffu ? 0xffffffffu
+                                                 : (uint32_t)rlimits[resource].max;
+    return copy_to_user(ulim, lim, sizeof(lim));
+}

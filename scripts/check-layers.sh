@@ -1,0 +1,111 @@
+#!/bin/sh
+# scripts/check-layers.sh [DIR]
+#
+# The emulator's units (DIR, default emu/: each NAME.c, NAME.h, NAME.S is
+# unit NAME) and the layer each belongs to. A unit may include the headers
+# of its own layer and the layers below, never one above; the includes
+# among the units have no cycle; and every unit is in the table. Headers
+# outside DIR (../guest/*.h, the generated syscall_nr.h, the system's) are
+# not units. Prints one line naming the first offender and fails, or one
+# line saying all is well.
+#
+#   0 engine      the engine, its quirks, guest memory
+#   1 core        the machine, the CPU models and their costs, decoding,
+#                 the kernel's symbols, the file tree, the names of things
+#   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
+#                 ports, hypercalls, booting, the execution loop
+#   3 accounting  system calls and traps, from the machine's events
+#   4 outputs     trace files, --strace, --report, emu compare
+#   5 main        the command line
+set -eu
+
+dir=${1:-emu}
+[ -d "$dir" ] || { echo "check-layers: no directory $dir" >&2; exit 2; }
+
+table='
+engine        0
+memory        0
+machine       1
+cpu_models    1
+cost_classes  1
+cost_tables   1
+decode        1
+ksyms         1
+kernel_image  1
+hostfs        1
+names         1
+trap          2
+sysenter      2
+cpu_insns     2
+hypercall     2
+boot          2
+run           2
+syscalls      3
+trace         4
+strace        4
+report        4
+compare       4
+main          5
+'
+
+files=$(cd "$dir" && ls | grep -E '\.(c|h|S)$' || true)
+includes=$(cd "$dir" && grep -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files /dev/null || true)
+
+printf '%s\n' "$table" | awk -v dir="$dir" -v files="$files" -v includes="$includes" '
+function unit(file) {
+    sub(/\.[chS]$/, "", file)
+    return file
+}
+function fail(msg) {
+    print "check-layers: " msg
+    exit 1
+}
+# Depth-first search from u; path holds the units on the way to it.
+function visit(u, path,    i, v) {
+    state[u] = 1
+    for (i = 1; i <= nedges[u]; i++) {
+        v = edge[u, i]
+        if (state[v] == 1)
+            fail("include cycle: " substr(path, index(" -> " path " ", " -> " v " ") ) " -> " v)
+        if (!state[v])
+            visit(v, path " -> " v)
+    }
+    state[u] = 2
+}
+NF >= 2 { layer[$1] = $2 }
+END {
+    n = split(files, file, "\n")
+    for (i = 1; i <= n; i++) {
+        u = unit(file[i])
+        present[file[i]] = 1
+        if (!(u in layer))
+            fail(dir "/" file[i] ": unit " u " is not in the layer table")
+        exists[u] = 1
+    }
+    for (u in layer)
+        if (!(u in exists))
+            fail("the layer table lists " u ", which " dir " does not have")
+    n = split(includes, line, "\n")
+    for (i = 1; i <= n; i++) {
+        if (line[i] == "")
+            continue
+        f = line[i]; sub(/:.*/, "", f)
+        h = line[i]; sub(/^[^"]*"/, "", h); sub(/".*/, "", h)
+        if (index(h, "/") || !(h in present))
+            continue
+        from = unit(f); to = unit(h)
+        if (layer[to] > layer[from])
+            fail(dir "/" f " (layer " layer[from] ") includes " h " (layer " layer[to] ")")
+        if (from != to && !((from, to) in seen)) {
+            seen[from, to] = 1
+            edge[from, ++nedges[from]] = to
+        }
+    }
+    for (u in exists)
+        if (!state[u])
+            visit(u, u)
+    count = 0
+    for (u in exists)
+        count++
+    printf "check-layers: %d units in %s, no include goes up a layer, no cycle\n", count, dir
+}'

@@ -1,0 +1,111 @@
+/*
+ * scripts/check-facts.sh (run by make test): it passes on the tree, and
+ * fails, naming the file and line, on a copy with a second definition of
+ * a system-call number, an EFLAGS bit, a vector or a signal, or with a
+ * bare vector in a call.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+
+static char dir[64];
+
+static void copy_tree(void)
+{
+    char cmd[256];
+    strcpy(dir, "/tmp/sysemu-facts-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp -r emu guest tests %s/", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void remove_copy(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void append(const char *file, const char *line)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s\n", line);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static int check_facts(const char *root, char *out, size_t cap)
+{
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "sh scripts/check-facts.sh %s 2>&1", root);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(each_fact_is_defined_once_in_the_tree)
+{
+    char out[512];
+    ck_assert_int_eq(check_facts(".", out, sizeof out), 0);
+    ck_assert_int_eq(count_char(out, '\n'), 1);
+}
+END_TEST
+
+static const struct {
+    const char *file, *line, *want;
+} seeded[] = {
+    { "emu/trap.c", "#define EFLAGS_IF 0x200", "an EFLAGS bit outside guest/x86.h" },
+    { "guest/kernel/mm.c", "#define CR0_PG 0x80000000u", "a CR0/CR4 bit outside" },
+    { "guest/programs/hello.c", "#define SYS_getpid 20", "a system-call number outside" },
+    /* (the next seeds are split so that this file itself passes) */
+    { "emu/compare.c", "enum { SYS_gettimeofday =" " 78 };", "a system-call number outside" },
+    { "guest/programs/hello.c", "long f(void) { return syscall0(" "20); }",
+      "called by its bare number" },
+    { "tests/test_trap.c", "#define GP_VECTOR 13", "an exception vector outside" },
+    { "emu/cpu_insns.c", "void f(struct machine *m) { raise_fault(m," " 13, 1, 0, 0); }",
+      "a bare exception vector" },
+    { "tests/test_trap.c", "static void f(void) { ck_assert_int_eq(bare_halted_vector(&b)," " 14); }",
+      "a bare exception vector" },
+    { "guest/kernel/signal.h", "#define SIGKILL 9", "a signal number outside" },
+    { "guest/kernel/kernel.h", "#define PTE_USER 0x004", "a page-table bit outside" },
+    { "emu/trap.c", "#define GATE_TYPE_TRAP32 0xf", "a gate or descriptor type outside" },
+    { "emu/sysenter.c", "#define MSR_IA32_SYSENTER_CS 0x174", "an MSR number outside" },
+};
+
+START_TEST(a_second_definition_fails)
+{
+    char out[512], where[160];
+    copy_tree();
+    append(seeded[_i].file, seeded[_i].line);
+    int status = check_facts(dir, out, sizeof out);
+    remove_copy();
+    ck_assert_msg(status != 0, "%s in %s passed: %s", seeded[_i].line, seeded[_i].file, out);
+    ck_assert_int_eq(count_char(out, '\n'), 1);
+    ck_assert_msg(strstr(out, seeded[_i].want), "want \"%s\" in: %s", seeded[_i].want, out);
+    snprintf(where, sizeof where, "%s/%s:", dir, seeded[_i].file);
+    ck_assert_msg(strstr(out, where), "want \"%s\" in: %s", where, out);
+}
+END_TEST
+
+Suite *check_facts_suite(void)
+{
+    Suite *s = suite_create("check_facts");
+    TCase *tc = tcase_create("script");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, each_fact_is_defined_once_in_the_tree);
+    tcase_add_loop_test(tc, a_second_definition_fails, 0, sizeof seeded / sizeof seeded[0]);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(check_facts_suite());
+}

@@ -1,0 +1,99 @@
+/* CPUID, the SYSENTER MSRs and the TSC of each CPU model, on bare machines. */
+#include <check.h>
+#include <stdlib.h>
+#include "support.h"
+
+static struct bare b;
+
+/* ring 0: wrmsr(0x174, 0x60); rdmsr back into a marker register; hlt */
+static const uint8_t kernel_wrmsr[] = {
+    0xb9, 0x74, 0x01, 0, 0,  /* mov $0x174,%ecx */
+    0xb8, 0x60, 0, 0, 0,     /* mov $0x60,%eax */
+    0x31, 0xd2,              /* xor %edx,%edx */
+    0x0f, 0x30,              /* wrmsr */
+    0x31, 0xc0,              /* xor %eax,%eax */
+    0x0f, 0x32,              /* rdmsr */
+    0x89, 0xc6,              /* mov %eax,%esi */
+    0xf4,
+};
+
+START_TEST(sysenter_msrs_exist_only_with_sep)
+{
+    bare_init(&b, "pentium3");
+    bare_write(&b, BARE_HANDLER - 0x100, kernel_wrmsr, sizeof kernel_wrmsr);
+    bare_run(&b, BARE_HANDLER - 0x100, false);
+    ck_assert_int_eq(bare_halted_vector(&b), -1);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESI), 0x60);
+    bare_destroy(&b);
+
+    const char *without[] = { "pentium3,-sep", "pentiumpro" };
+    for (int i = 0; i < 2; i++) {
+        bare_init(&b, without[i]);
+        bare_write(&b, BARE_HANDLER - 0x100, kernel_wrmsr, sizeof kernel_wrmsr);
+        bare_run(&b, BARE_HANDLER - 0x100, false);
+        ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
+        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 16), 0);       /* error 0 */
+        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 0x200 - 12),
+                          BARE_HANDLER - 0x100 + 12);                          /* at wrmsr */
+        bare_destroy(&b);
+    }
+}
+END_TEST
+
+static uint32_t cpuid_edx(const char *model, uint32_t *signature)
+{
+    uint8_t code[] = { 0xb8, 1, 0, 0, 0, 0x0f, 0xa2, 0x89, 0xc6, 0xf4 }; /* cpuid; mov %eax,%esi */
+    bare_init(&b, model);
+    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
+    bare_run(&b, BARE_HANDLER - 0x100, false);
+    uint32_t edx = bare_reg(&b, UC_X86_REG_EDX);
+    *signature = bare_reg(&b, UC_X86_REG_ESI);
+    bare_destroy(&b);
+    return edx;
+}
+
+START_TEST(cpuid_reports_model_signature_and_sep)
+{
+    uint32_t sig;
+    ck_assert_uint_ne(cpuid_edx("pentium4", &sig) & CPUID_FEATURE_SEP, 0);
+    ck_assert_uint_eq(sig, 0xf27);
+    ck_assert_uint_eq(cpuid_edx("pentium4,-sep", &sig) & CPUID_FEATURE_SEP, 0);
+    ck_assert_uint_ne(cpuid_edx("pentium3", &sig) & CPUID_FEATURE_SEP, 0);
+    ck_assert_uint_eq(sig, 0x686);
+    /* the Pentium Pro claims SEP; the kernel must not believe it */
+    ck_assert_uint_ne(cpuid_edx("pentiumpro", &sig) & CPUID_FEATURE_SEP, 0);
+    ck_assert_uint_eq(sig, 0x611);
+    ck_assert_uint_ne(cpuid_edx("pentiumpro", &sig) & CPUID_FEATURE_TSC, 0);
+}
+END_TEST
+
+START_TEST(rdtsc_counts_modeled_cycles)
+{
+    /* rdtsc; mov %eax,%esi; imul %ecx,%ecx x3; rdtsc; hlt */
+    uint8_t code[] = { 0x0f, 0x31, 0x89, 0xc6, 0x0f, 0xaf, 0xc9, 0x0f, 0xaf, 0xc9,
+                       0x0f, 0xaf, 0xc9, 0x0f, 0x31, 0xf4 };
+    bare_init(&b, "pentium3");
+    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
+    bare_run(&b, BARE_HANDLER - 0x100, false);
+    const uint32_t *cost = b.m.cpu.cost;
+    uint32_t expected = (cost[CLASS_RDTSC] + cost[CLASS_ALU] + 3 * cost[CLASS_MUL]) / 100;
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX) - bare_reg(&b, UC_X86_REG_ESI), expected);
+    bare_destroy(&b);
+}
+END_TEST
+
+Suite *cpu_insns_suite(void)
+{
+    Suite *s = suite_create("cpu_insns");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, sysenter_msrs_exist_only_with_sep);
+    tcase_add_test(tc, cpuid_reports_model_signature_and_sep);
+    tcase_add_test(tc, rdtsc_counts_modeled_cycles);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(cpu_insns_suite());
+}

@@ -1,0 +1,215 @@
+/*
+ * The system-call accounting (emu/syscalls.c), attached to a machine that
+ * runs guest programs: each call or trap becomes one record, on the path
+ * it entered by and left by, with its entry, body and exit split at the
+ * kernel's dispatch call, and each record reaches every listener once.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+#include "syscall_nr.h"
+
+#define MAX_RECORDS 64
+
+/* What a listener heard. */
+struct heard {
+    struct syscall_record rec[MAX_RECORDS];
+    int nrec;
+    int spans;
+    uint64_t span_end[MAX_RECORDS];   /* the end of the span before record i */
+    int order[2 * MAX_RECORDS];       /* which listener heard each record */
+    int norder;
+};
+
+static struct heard *heard;
+
+static void on_record(void *ctx, const struct syscall_record *r)
+{
+    if (heard->nrec < MAX_RECORDS)
+        heard->rec[heard->nrec++] = *r;
+    heard->order[heard->norder++ % (2 * MAX_RECORDS)] = (int)(intptr_t)ctx;
+}
+
+static void on_span(void *ctx, uint64_t start, uint64_t end)
+{
+    (void)ctx;
+    ck_assert_uint_lt(start, end);
+    if (heard->nrec < MAX_RECORDS)
+        heard->span_end[heard->nrec] = end;
+    heard->spans++;
+}
+
+static struct guest *listen_to(const char *cpu, const char *prog, const char *arg)
+{
+    struct guest *g = guest_new(cpu, prog, arg, NULL);
+    const struct syscall_listener l = { (void *)1, on_record, on_span };
+    heard = calloc(1, sizeof *heard);
+    ck_assert_int_eq(syscalls_listen(&g->sys, &l), 0);
+    return g;
+}
+
+static void done(struct guest *g)
+{
+    guest_free(g);
+    free(heard);
+}
+
+START_TEST(a_call_through_the_vsyscall_page_is_one_record_in_three_phases)
+{
+    struct guest *g = listen_to("pentium4", "one_call", "gettimeofday");
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_int_eq(heard->nrec, 2);             /* gettimeofday, exit_group */
+    const struct syscall_record *r = &heard->rec[0];
+    ck_assert_uint_eq(r->nr, SYS_gettimeofday);
+    ck_assert_uint_eq(r->path, PATH_SYSENTER);
+    ck_assert_uint_eq(r->ret, RET_SYSEXIT);
+    ck_assert_int_eq(r->result, 0);
+    ck_assert_uint_eq(r->user_eip, VSYSCALL_BASE + 5);   /* the stub's sysenter */
+    ck_assert(r->start < r->body_start && r->body_start < r->exit_start &&
+              r->exit_start < r->end);
+    ck_assert_uint_gt(r->insns_end, r->insns_start);
+    ck_assert_uint_eq(r->seq, 1);
+    ck_assert_uint_eq(heard->rec[1].nr, SYS_exit_group);
+    ck_assert_uint_eq(heard->rec[1].ret, RET_EXITED);
+    ck_assert_uint_eq(heard->rec[1].seq, 2);
+    /* the tracker's sums agree with the record */
+    const struct syscall_stat *s = &g->sys.stats[PATH_SYSENTER][SYS_gettimeofday];
+    ck_assert_uint_eq(s->calls, 1);
+    ck_assert_uint_eq(s->total, r->end - r->start);
+    ck_assert_uint_eq(s->entry + s->body + s->exit, s->total);
+    ck_assert_uint_eq(g->sys.by_path[PATH_SYSENTER], 2);
+    ck_assert_uint_eq(g->sys.returns_sysexit, 1);
+    ck_assert_uint_eq(g->sys.vsyscall_calls, 1);  /* exit_group never comes back */
+    ck_assert_uint_gt(g->sys.vsyscall_cycles, s->total);   /* the stub around it */
+    done(g);
+}
+END_TEST
+
+START_TEST(without_sep_the_same_call_enters_by_int80_and_leaves_by_iret)
+{
+    struct guest *g = listen_to("pentium4,-sep", "one_call", "gettimeofday");
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_int_eq(heard->nrec, 2);
+    ck_assert_uint_eq(heard->rec[0].path, PATH_INT80);
+    ck_assert_uint_eq(heard->rec[0].ret, RET_IRET);
+    ck_assert_uint_eq(g->sys.by_path[PATH_SYSENTER], 0);
+    ck_assert_uint_eq(g->sys.returns_iret, 1);
+    done(g);
+}
+END_TEST
+
+START_TEST(the_arguments_are_the_registers_and_the_sixth_is_on_the_user_stack)
+{
+    /* check_syscalls makes sysemu_args6(1, 2, 3, 4, 5, 6) among others */
+    static const char *const modes[] = { "int80", "vsyscall" };
+    struct guest *g = listen_to("pentium4", "check_syscalls", modes[_i]);
+    ck_assert_int_eq(guest_run(g), 0);
+    int found = 0;
+    for (int i = 0; i < heard->nrec; i++) {
+        const struct syscall_record *r = &heard->rec[i];
+        if (r->nr != SYS_sysemu_args6 || r->args[0] != 1)
+            continue;
+        for (int a = 0; a < 6; a++)
+            ck_assert_uint_eq(r->args[a], (uint32_t)a + 1);
+        ck_assert_uint_eq(r->path, _i ? PATH_SYSENTER : PATH_INT80);
+        found++;
+    }
+    ck_assert_int_eq(found, 1);
+    done(g);
+}
+END_TEST
+
+START_TEST(a_user_fault_is_a_trap_record_with_its_error_code)
+{
+    struct guest *g = listen_to("pentium4", "faults", "kread");
+    ck_assert_int_eq(guest_run(g), 128 + 11);
+    const struct syscall_record *last = &heard->rec[heard->nrec - 1];
+    ck_assert_uint_eq(last->path, PATH_TRAP);
+    ck_assert_uint_eq(last->nr, X86_VEC_PF);
+    ck_assert_uint_eq(last->error_code, X86_PF_USER | X86_PF_PROT);
+    ck_assert_uint_eq(last->ret, RET_EXITED);
+    ck_assert_uint_eq(g->sys.by_path[PATH_TRAP], 1);
+    done(g);
+}
+END_TEST
+
+START_TEST(faults_the_kernel_fixes_up_are_counted_in_the_call)
+{
+    /* write(1, a bad buffer): the copy faults in the kernel, the exception
+     * table turns it into -EFAULT */
+    struct guest *g = listen_to("pentium4", "faults", "efault-storm");
+    guest_run(g);
+    int faulted = 0;
+    for (int i = 0; i < heard->nrec; i++)
+        if (heard->rec[i].nr == SYS_write && heard->rec[i].result == -14)
+            faulted += heard->rec[i].kernel_faults > 0;
+    ck_assert_int_gt(faulted, 0);
+    done(g);
+}
+END_TEST
+
+START_TEST(calls_the_kernel_has_no_handler_for_count_as_enosys)
+{
+    struct guest *g = listen_to("pentium3", "check_syscalls", "vsyscall");
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_uint_eq(g->sys.enosys, 3);    /* fstatat64, 5000, -1 */
+    done(g);
+}
+END_TEST
+
+START_TEST(user_time_between_calls_reaches_the_listener_first)
+{
+    struct guest *g = guest_new("pentium4", "syscall_loop", "getpid", "3", NULL);
+    const struct syscall_listener l = { (void *)1, on_record, on_span };
+    heard = calloc(1, sizeof *heard);
+    ck_assert_int_eq(syscalls_listen(&g->sys, &l), 0);
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_int_ge(heard->nrec, 4);
+    ck_assert_int_eq(heard->spans, heard->nrec);
+    for (int i = 0; i < heard->nrec; i++)
+        ck_assert_uint_eq(heard->span_end[i], heard->rec[i].start);
+    done(g);
+}
+END_TEST
+
+START_TEST(every_listener_hears_every_record_in_the_order_they_listened)
+{
+    struct guest *g = listen_to("pentium3", "one_call", "getpid");
+    const struct syscall_listener second = { (void *)2, on_record, NULL };
+    ck_assert_int_eq(syscalls_listen(&g->sys, &second), 0);
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_int_eq(heard->norder, 4);   /* two records, two listeners */
+    ck_assert_int_eq(heard->order[0], 1);
+    ck_assert_int_eq(heard->order[1], 2);
+    ck_assert_int_eq(heard->order[2], 1);
+    ck_assert_int_eq(heard->order[3], 2);
+    for (int i = 2; i < SYSCALL_MAX_LISTENERS; i++)
+        ck_assert_int_eq(syscalls_listen(&g->sys, &second), 0);
+    ck_assert_int_eq(syscalls_listen(&g->sys, &second), -1);
+    done(g);
+}
+END_TEST
+
+Suite *syscalls_suite(void)
+{
+    Suite *s = suite_create("syscalls");
+    TCase *tc = tcase_create("records");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, a_call_through_the_vsyscall_page_is_one_record_in_three_phases);
+    tcase_add_test(tc, without_sep_the_same_call_enters_by_int80_and_leaves_by_iret);
+    tcase_add_loop_test(tc, the_arguments_are_the_registers_and_the_sixth_is_on_the_user_stack,
+                        0, 2);
+    tcase_add_test(tc, a_user_fault_is_a_trap_record_with_its_error_code);
+    tcase_add_test(tc, faults_the_kernel_fixes_up_are_counted_in_the_call);
+    tcase_add_test(tc, calls_the_kernel_has_no_handler_for_count_as_enosys);
+    tcase_add_test(tc, user_time_between_calls_reaches_the_listener_first);
+    tcase_add_test(tc, every_listener_hears_every_record_in_the_order_they_listened);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(syscalls_suite());
+}
