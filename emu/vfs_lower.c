@@ -384,7 +384,8 @@ int lower_list(struct vfs *v, struct vfs_node *d)
     if (!err && d == v->root)
         err = add_synthesized(v, &l);
     if (!err) {
-        qsort(l.e, l.n, sizeof *l.e, by_name);
+        if (l.n)
+            qsort(l.e, l.n, sizeof *l.e, by_name);
         err = dir_fill(v, d, l.e, l.n);
     }
     if (err) {
