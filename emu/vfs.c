@@ -215,7 +215,12 @@ static void fill_stat(const struct vfs *v, const struct vfs_node *n, struct vfs_
     st->atime = n->atime;
     st->mtime = n->mtime;
     st->ctime = n->ctime;
-    st->nlink = IS_DIR(n) ? dir_nlink(v, n) : n->links;
+    if (IS_DIR(n))
+        st->nlink = dir_nlink(v, n);
+    else if (n->lower_data && n->links)
+        st->nlink = n->host_nlink - 1 + n->links;   /* the host's other names */
+    else
+        st->nlink = n->links;
     st->size = IS_LNK(n) ? n->u.lnk.len : n->size;
     if (IS_REG(n) && !n->lower_data)
         st->blocks = (uint64_t)n->u.reg.npages * (VFS_PAGE / 512);

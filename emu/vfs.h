@@ -44,6 +44,9 @@
  * updated by reading, as with noatime). Inode numbers are the host's for
  * lower nodes and a counter for new ones; st_dev tells them apart (one
  * number for the layer, one per host file system in order of first use).
+ * A lower file keeps its number through copy-up, except a file with
+ * several host names: each name is its own node, and its copy-up breaks
+ * the hard link and takes a new number (as overlayfs without index=on).
  * Listings follow each directory's entry sequence: lower entries sorted by
  * name, then new entries in creation order. No result depends on host
  * time, addresses or hash order.
@@ -53,7 +56,8 @@
  * a whole listing appear exactly once however others come and go.
  *
  * Paths are (directory handle or VFS_ROOT, bytes, length); a relative path
- * starts at the directory handle, an absolute one at the root. Results are
+ * starts at the directory handle, an absolute one at the root. A path may
+ * hold any byte but NUL (EINVAL): the kernel cuts strings at their NUL. Results are
  * 0, a count or a handle, or -errno with Linux's values. The guest is root:
  * there are no permission checks but vfs_exec_ok's and access's X_OK.
  */

@@ -93,7 +93,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 }
 
 /* The first keep bytes of a lower file into memory; it is an upper file
- * from then on, with the same inode number. The layer must have room for
+ * from then on, with the same inode number (see below for hard links). The layer must have room for
  * every page of it, so the host bytes read are bounded by the limit; pages
  * of zeros are then left as holes. */
 int file_copy_up(struct vfs *v, struct vfs_node *n, uint64_t keep)
@@ -127,6 +127,13 @@ int file_copy_up(struct vfs *v, struct vfs_node *n, uint64_t keep)
     }
     n->charge += VFS_NODE_CHARGE;
     n->lower_data = false;
+    if (n->host_nlink > 1) {
+        /* Each host name of a hard-linked file is its own node: a copy-up
+         * breaks the link (as overlayfs without index=on), and the copy
+         * takes a number of its own rather than share the host's. */
+        n->ino = v->next_ino++;
+        n->dev = VFS_DEV_LAYER;
+    }
     n->size = keep;
     lower_forget(v, n);
     struct vfs_node *lp = n->lparent;

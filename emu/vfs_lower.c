@@ -182,7 +182,7 @@ static void take_attrs(struct vfs *v, struct vfs_node *n, const struct stat *st)
         n->rdev = VFS_MKDEV(major(st->st_rdev), minor(st->st_rdev));
     n->size = S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) ? (uint64_t)st->st_size : 0;
     n->host_blocks = (uint64_t)st->st_blocks;
-    n->host_nlink = (uint32_t)st->st_nlink;
+    n->host_nlink = st->st_nlink ? (uint32_t)st->st_nlink : 1;
     n->atime = host_time(st->st_atim);
     n->mtime = host_time(st->st_mtim);
     n->ctime = host_time(st->st_ctim);
@@ -280,11 +280,17 @@ static bool hidden_at_root(const char *name, size_t len)
     return (len == 3 && !memcmp(name, "dev", 3)) || (len == 3 && !memcmp(name, "tmp", 3));
 }
 
-static uint8_t type_by_stat(int dfd, const char *name)
+/* For file systems whose listings leave d_type unknown. */
+static uint8_t type_by_stat(struct vfs *v, int dfd, const char *name)
 {
     struct stat st;
-    return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ? VFS_DT_UNKNOWN
-                                                        : mode_dtype(st.st_mode);
+    int fd = host_open(v, dfd, name, O_PATH);
+    uint8_t type = VFS_DT_UNKNOWN;
+    if (fd >= 0 && !fstat(fd, &st))
+        type = mode_dtype(st.st_mode);
+    if (fd >= 0)
+        close(fd);
+    return type;
 }
 
 struct listing {
@@ -331,7 +337,7 @@ static int take_records(struct vfs *v, struct vfs_node *d, int dfd, const uint8_
         if (l->n >= VFS_DIR_MAX || v->lower_entries + l->n >= VFS_LOWER_TOTAL)
             return -ENOMEM;   /* see vfs.h: too big to hold */
         if (type == VFS_DT_UNKNOWN)
-            type = type_by_stat(dfd, name);
+            type = type_by_stat(v, dfd, name);
         struct vfs_dent *e = dent_new(name, nlen, type);
         if (e)
             e->ino = ino;

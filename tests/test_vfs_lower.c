@@ -473,6 +473,33 @@ START_TEST(a_copy_up_that_does_not_fit_is_enospc_and_keeps_the_lower_file)
 }
 END_TEST
 
+/* Two host names of one file: one inode and nlink 2 while both are the
+ * host's; writing one copies it up, which breaks the link. */
+START_TEST(a_copy_up_breaks_a_host_hard_link)
+{
+    char p[512], q[512];
+    host_path(p, sizeof p, "etc/hostname");
+    host_path(q, sizeof q, "etc/hostname2");
+    ck_assert_int_eq(link(p, q), 0);
+    renew(VFS_DEFAULT_LIMIT);
+    struct vfs_stat a = stat_of(v, "/etc/hostname", 0), b = stat_of(v, "/etc/hostname2", 0);
+    ck_assert_uint_eq(a.ino, b.ino);
+    ck_assert_uint_eq(a.nlink, 2);
+    ck_assert_int_eq(vfs_link(v, ROOT, P("/etc/hostname"), ROOT, P("/tmp/third"), 0), 0);
+    ck_assert_uint_eq(stat_of(v, "/tmp/third", 0).nlink, 3);
+    ck_assert_int_eq(vfs_unlink(v, ROOT, P("/tmp/third")), 0);
+    int h = open_at(v, "/etc/hostname2", VFS_O_WRONLY);
+    ck_assert_int_eq(vfs_write(v, (uint32_t)h, "L", 1, 0), 1);
+    vfs_close(v, (uint32_t)h);
+    b = stat_of(v, "/etc/hostname2", 0);
+    ck_assert_uint_ne(b.ino, a.ino);
+    ck_assert_uint_eq(b.nlink, 1);
+    ck_assert_str_eq(get_file(v, "/etc/hostname2"), "Lower\n");
+    ck_assert_str_eq(get_file(v, "/etc/hostname"), "lower\n");
+    ck_assert_uint_eq(stat_of(v, "/etc/hostname", 0).ino, a.ino);
+}
+END_TEST
+
 START_TEST(lower_files_unlinked_or_renamed_while_open_still_read)
 {
     char buf[16] = { 0 };
@@ -594,6 +621,7 @@ Suite *vfs_lower_suite(void)
     tcase_add_test(tc, changes_over_lower_files_leave_the_host_untouched);
     tcase_add_test(tc, copy_up_keeps_the_inode_and_every_other_byte);
     tcase_add_test(tc, a_copy_up_that_does_not_fit_is_enospc_and_keeps_the_lower_file);
+    tcase_add_test(tc, a_copy_up_breaks_a_host_hard_link);
     tcase_add_test(tc, lower_files_unlinked_or_renamed_while_open_still_read);
     tcase_add_test(tc, host_descriptors_stay_bounded_and_are_reopened);
     tcase_add_test(tc, a_missing_lower_directory_is_a_one_line_error);
