@@ -11,6 +11,15 @@
 #define P(s) (s), strlen(s)
 #define ROOT VFS_ROOT
 
+#define S_IFMT_  0170000u
+#define S_DIR    0040000u
+#define S_REG    0100000u
+#define S_LNK    0120000u
+#define S_CHR    0020000u
+#define S_FIFO   0010000u
+#define S_SOCK   0140000u
+
+
 static int64_t test_ticks;
 
 static inline struct vfs_time test_clock(void *ctx)
@@ -80,6 +89,53 @@ static inline int each_dirent(const uint8_t *buf, int len,
         at += reclen;
     }
     return n;
+}
+
+/* ---- listing a directory ---- */
+
+struct names {
+    char *name[2048];
+    uint64_t ino[2048];
+    uint8_t type[2048];
+    int n;
+};
+
+static inline void collect_name(const char *name, uint64_t ino, uint8_t type, void *ctx)
+{
+    struct names *s = ctx;
+    ck_assert_int_lt(s->n, 2048);
+    s->name[s->n] = strdup(name);
+    s->ino[s->n] = ino;
+    s->type[s->n++] = type;
+}
+
+/* Every record of a directory. */
+static inline void list_dir(struct vfs *v, const char *path, struct names *s)
+{
+    uint8_t buf[4096];
+    uint64_t cookie = 0;
+    int h = vfs_open(v, ROOT, P(path), VFS_O_DIRECTORY, 0), n;
+    ck_assert_int_ge(h, 0);
+    memset(s, 0, sizeof *s);
+    while ((n = vfs_getdents(v, (uint32_t)h, buf, sizeof buf, &cookie)) > 0)
+        each_dirent(buf, n, collect_name, s);
+    ck_assert_int_eq(n, 0);
+    vfs_close(v, (uint32_t)h);
+}
+
+static inline int count_name(const struct names *s, const char *name)
+{
+    int c = 0;
+    for (int i = 0; i < s->n; i++)
+        c += !strcmp(s->name[i], name);
+    return c;
+}
+
+static inline void free_names(struct names *s)
+{
+    for (int i = 0; i < s->n; i++)
+        free(s->name[i]);
+    s->n = 0;
 }
 
 #endif
