@@ -4,8 +4,8 @@
  *
  * Model. A tree of nodes: directories, regular files, symlinks and device
  * nodes. A lower directory is read from the host once, on first need
- * (lookup, listing, rmdir), sorted by name, and from then on lives in
- * memory; its entries become nodes only when looked up. A lower regular
+ * (lookup, listing, rmdir; the root when the vfs is made), sorted by name,
+ * and from then on lives in memory; its entries become nodes only when looked up. A lower regular
  * file is read from the host with pread on demand and copied into memory
  * (copy-up) on its first write, truncate, chmod or utimens. Everything new
  * lives in memory. "/tmp" (01777) and "/dev" (null 1,3; zero 1,5; tty 5,0)
@@ -144,6 +144,8 @@ int vfs_open(struct vfs *v, uint32_t dir, const char *path, size_t len, int flag
 int vfs_ref(struct vfs *v, uint32_t h);      /* one more reference to h */
 int vfs_close(struct vfs *v, uint32_t h);    /* drops one reference */
 
+/* Regular files only (a directory: EISDIR; a device: EINVAL, the kernel
+ * serves those). Handles carry no open mode: the kernel checks it. */
 ssize_t vfs_read(struct vfs *v, uint32_t h, void *buf, size_t len, uint64_t pos);
 ssize_t vfs_write(struct vfs *v, uint32_t h, const void *buf, size_t len, uint64_t pos);
 int vfs_size(struct vfs *v, uint32_t h, uint64_t *size);   /* for O_APPEND */
@@ -173,6 +175,12 @@ int vfs_readlink(struct vfs *v, uint32_t dir, const char *path, size_t len,
 int vfs_chmod(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_t mode,
               int flags);                                     /* VFS_NOFOLLOW */
 int vfs_fchmod(struct vfs *v, uint32_t h, uint32_t mode);
+/* uid or gid (uint32_t)-1: unchanged. As Linux since 2.2.13, even for
+ * root, a non-directory loses set-user-ID, and set-group-ID if
+ * group-executable. A lower regular file is copied up, as for chmod. */
+int vfs_chown(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_t uid,
+              uint32_t gid, int flags);                       /* VFS_NOFOLLOW */
+int vfs_fchown(struct vfs *v, uint32_t h, uint32_t uid, uint32_t gid);
 /* times[0] atime, times[1] mtime; NULL: both now; nsec may be
  * VFS_UTIME_NOW or VFS_UTIME_OMIT. */
 int vfs_utimens(struct vfs *v, uint32_t dir, const char *path, size_t len,

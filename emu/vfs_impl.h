@@ -1,6 +1,7 @@
 /*
  * The vfs's private structures, shared by its files:
- *   vfs.c        nodes, handles, charges, stat and attributes
+ *   vfs.c        making the tree, nodes, handles, charges
+ *   vfs_attr.c   stat, chmod, chown, utimens, access, path_of
  *   vfs_namei.c  path walking and symlinks
  *   vfs_dir.c    directory entries and getdents
  *   vfs_ops.c    open and the namespace operations

@@ -1,5 +1,6 @@
-/* The vfs's in-memory files (emu/vfs.c, vfs_file.c): the tree it starts
- * with, open, read and write, the size limit, handles and attributes. */
+/* The vfs's in-memory files (emu/vfs.c, vfs_file.c, vfs_attr.c): the
+ * tree it starts with, open, read and write, the size limit, handles and
+ * attributes. */
 #include "vfs_helpers.h"
 #include "support.h"
 
@@ -297,6 +298,33 @@ START_TEST(chmod_changes_permissions_and_ctime_only)
 }
 END_TEST
 
+START_TEST(chown_sets_owners_and_drops_set_id_bits)
+{
+    put_file(v, "/tmp/f", "");
+    ck_assert_int_eq(vfs_chmod(v, ROOT, P("/tmp/f"), 06755, 0), 0);
+    ck_assert_int_eq(vfs_chown(v, ROOT, P("/tmp/f"), 1000, (uint32_t)-1, 0), 0);
+    struct vfs_stat st = stat_of(v, "/tmp/f", 0);
+    ck_assert_uint_eq(st.uid, 1000);
+    ck_assert_uint_eq(st.gid, 0);
+    ck_assert_uint_eq(st.mode, S_REG | 0755);
+    ck_assert_int_eq(vfs_chmod(v, ROOT, P("/tmp/f"), 02745, 0), 0);
+    ck_assert_int_eq(vfs_chown(v, ROOT, P("/tmp/f"), (uint32_t)-1, 7, 0), 0);
+    ck_assert_uint_eq(stat_of(v, "/tmp/f", 0).mode, S_REG | 02745);   /* no group x */
+    ck_assert_int_eq(vfs_symlink(v, P("f"), ROOT, P("/tmp/l")), 0);
+    ck_assert_int_eq(vfs_chown(v, ROOT, P("/tmp/l"), 5, 5, VFS_NOFOLLOW), 0);
+    ck_assert_uint_eq(stat_of(v, "/tmp/l", VFS_NOFOLLOW).uid, 5);
+    ck_assert_uint_eq(stat_of(v, "/tmp/f", 0).uid, 1000);
+    ck_assert_int_eq(vfs_chmod(v, ROOT, P("/tmp"), 03777, 0), 0);
+    int h = open_at(v, "/tmp", 0);
+    ck_assert_int_eq(vfs_fchown(v, (uint32_t)h, 1, 2), 0);
+    st = stat_of(v, "/tmp", 0);
+    ck_assert_uint_eq(st.mode, S_DIR | 03777);   /* directories keep them */
+    ck_assert_uint_eq(st.gid, 2);
+    vfs_close(v, (uint32_t)h);
+    ck_assert_int_eq(vfs_fchown(v, 4000, 1, 1), -EBADF);
+}
+END_TEST
+
 START_TEST(utimens_sets_omits_and_uses_the_vfs_clock)
 {
     put_file(v, "/tmp/f", "");
@@ -399,6 +427,7 @@ Suite *vfs_suite(void)
     tcase_add_test(tc, a_file_unlinked_while_open_lives_until_the_last_close);
     tcase_add_test(tc, the_handle_table_is_bounded_with_enfile);
     tcase_add_test(tc, chmod_changes_permissions_and_ctime_only);
+    tcase_add_test(tc, chown_sets_owners_and_drops_set_id_bits);
     tcase_add_test(tc, utimens_sets_omits_and_uses_the_vfs_clock);
     tcase_add_test(tc, times_come_from_the_clock_and_track_changes);
     tcase_add_test(tc, inode_numbers_are_deterministic);

@@ -176,6 +176,8 @@ START_TEST(changes_over_lower_files_leave_the_host_untouched)
     struct vfs_time t[2] = { { 5, 0 }, { 6, 0 } };
     ck_assert_int_eq(vfs_utimens(v, ROOT, P("/a/b/c/deep.txt"), t, 0), 0);
     ck_assert_int_eq(vfs_chmod(v, ROOT, P("/etc"), 0700, 0), 0);
+    ck_assert_int_eq(vfs_chown(v, ROOT, P("/etc/shadowlink"), 3, 3, VFS_NOFOLLOW), 0);
+    ck_assert_int_eq(vfs_chown(v, ROOT, P("/bin/sh"), 0, 0, 0), 0);
     ck_assert_int_eq(vfs_unlink(v, ROOT, P("/big.bin")), 0);
     ck_assert_int_eq(vfs_link(v, ROOT, P("/etc/passwd"), ROOT, P("/etc/pw2"), 0), 0);
     ck_assert_int_eq(vfs_rename(v, ROOT, P("/a"), ROOT, P("/z")), 0);
