@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "vfs_host_tree.h"
+#include "vfs_random.h"
 #include "support.h"
 
 /* ---- reading the host ---- */
@@ -289,6 +290,37 @@ START_TEST(lower_files_unlinked_or_renamed_while_open_still_read)
 }
 END_TEST
 
+/* ---- many operations at random ---- */
+
+/* Over the host's names and a hundred host files: lookups, copy-ups,
+ * renames of lower directories, files unlinked while open. The host
+ * is unchanged, and once the tree is emptied nothing is charged. */
+START_TEST(random_operations_over_the_lower_tree_leave_the_host_untouched)
+{
+    static const char *const base[] = { "etc", "a", "b", "c", "many", "passwd",
+                                        "deep.txt", "up", "pw", "..", "" };
+    enum { NBASE = sizeof base / sizeof base[0], NMANY = 100 };
+    static char many[NMANY][16];
+    const char *parts[NBASE + NMANY];
+    for (int i = 0; i < NBASE; i++)
+        parts[i] = base[i];
+    for (int i = 0; i < NMANY; i++) {
+        snprintf(many[i], sizeof many[i], "many/f%d", i);
+        parts[NBASE + i] = many[i];
+    }
+    host_many("many", NMANY);
+    uint64_t sum = host_checksum();
+    seed = (uint32_t)_i * 104729u + 3;
+    random_operations(v, 20000, "", parts, NBASE + NMANY);
+    empty_tree(v);
+    uint64_t used, limit;
+    vfs_usage(v, &used, &limit);
+    ck_assert_uint_eq(used, 0);
+    ck_assert_uint_le(vfs_host_stats(v)->fds_max, VFS_LRU_FDS);
+    ck_assert_uint_eq(host_checksum(), sum);
+}
+END_TEST
+
 START_TEST(a_missing_lower_directory_is_a_one_line_error)
 {
     char err[256] = "";
@@ -321,6 +353,8 @@ Suite *vfs_lower_suite(void)
     tcase_add_test(host, a_copy_up_breaks_a_host_hard_link);
     tcase_add_test(host, lower_files_unlinked_or_renamed_while_open_still_read);
     tcase_add_test(host, a_missing_lower_directory_is_a_one_line_error);
+    tcase_add_loop_test(host, random_operations_over_the_lower_tree_leave_the_host_untouched,
+                        0, 4);
     suite_add_tcase(s, host);
     return s;
 }

@@ -1,6 +1,6 @@
 /* Paths in the vfs (emu/vfs_namei.c): links and symlinks, "..", directory
  * handles, path_of, and hostile paths, with no host directory. */
-#include "vfs_helpers.h"
+#include "vfs_random.h"
 #include "support.h"
 
 static struct vfs *v;
@@ -232,116 +232,17 @@ START_TEST(a_very_deep_tree_is_handled_without_recursion)
 }
 END_TEST
 
-/* ---- many operations at random ---- */
-
-static uint32_t seed;
-
-static uint32_t rnd(uint32_t n)
-{
-    seed = seed * 1103515245u + 12345u;
-    return (seed >> 8) % n;
-}
-
-static void random_path(char *out, size_t cap)
-{
-    static const char *parts[] = { "a", "b", "c", "l", "m", ".", "..", "" };
-    int n = snprintf(out, cap, "/tmp");
-    for (uint32_t i = 0, depth = 1 + rnd(4); i < depth; i++)
-        n += snprintf(out + n, cap - (size_t)n, "/%s", parts[rnd(8)]);
-}
-
-/* Remove everything the guest made ("/tmp/.." reaches the root), without
- * recursion: passes over the tree until nothing is left. */
-static void empty_tree(void)
-{
-    static char stack[4096][128];
-    for (int pass = 0; pass < 64; pass++) {
-        int top = 0, left = 0;
-        strcpy(stack[top++], "");
-        while (top > 0) {
-            char dir[128];
-            struct names s;
-            strcpy(dir, stack[--top]);
-            list_dir(v, *dir ? dir : "/", &s);
-            for (int i = 2; i < s.n; i++) {
-                char path[128];
-                snprintf(path, sizeof path, "%s/%s", dir, s.name[i]);
-                bool keep = !*dir && (!strcmp(s.name[i], "tmp") || !strcmp(s.name[i], "dev"));
-                if (s.type[i] == 4 && (keep || vfs_rmdir(v, ROOT, P(path)) == -ENOTEMPTY)) {
-                    ck_assert_int_lt(top, 4096);
-                    strcpy(stack[top++], path);
-                    left += !keep;
-                } else if (s.type[i] != 4) {
-                    ck_assert_int_eq(vfs_unlink(v, ROOT, P(path)), 0);
-                }
-            }
-            free_names(&s);
-        }
-        if (!left)
-            return;
-    }
-    ck_abort_msg("the tree did not empty");
-}
-
+/* Random paths over a few names with ".", "..", trailing slashes and
+ * symlinks, through every operation; then every handle is closed and the
+ * tree emptied, and the layer's charge must return to zero (a leaked node
+ * or entry would keep its charge; ASan checks the rest). */
 START_TEST(random_operations_leave_nothing_behind)
 {
-    char p1[128], p2[128];
-    uint8_t buf[512];
-    int handles[16];
-    int nh = 0;
+    static const char *const parts[] = { "a", "b", "c", "l", "m", ".", "..", "" };
     seed = (uint32_t)_i * 7919u + 1;
     uint64_t tmp_ino = stat_of(v, "/tmp", 0).ino;
-    for (int op = 0; op < 20000; op++) {
-        random_path(p1, sizeof p1);
-        random_path(p2, sizeof p2);
-        uint32_t k = rnd(14);
-        int h = nh ? handles[rnd((uint32_t)nh)] : -1;
-        switch (k) {
-        case 0: case 1: {
-            int fl = (int)(rnd(2) ? VFS_O_CREAT : 0) | (rnd(4) ? 0 : VFS_O_TRUNC) |
-                     (rnd(8) ? 0 : VFS_O_EXCL) | (rnd(8) ? 0 : VFS_O_NOFOLLOW);
-            int nhd = vfs_open(v, ROOT, P(p1), fl, 0644);
-            if (nhd >= 0 && nh < 16)
-                handles[nh++] = nhd;
-            else if (nhd >= 0)
-                vfs_close(v, (uint32_t)nhd);
-            break;
-        }
-        case 2:
-            if (nh) {
-                uint32_t i = rnd((uint32_t)nh);
-                ck_assert_int_eq(vfs_close(v, (uint32_t)handles[i]), 0);
-                handles[i] = handles[--nh];
-            }
-            break;
-        case 3:
-            if (h >= 0)
-                vfs_write(v, (uint32_t)h, buf, rnd(sizeof buf), rnd(3) ? rnd(9000) : rnd(1u << 30));
-            break;
-        case 4:
-            if (h >= 0) {
-                uint64_t cookie = rnd(4);
-                vfs_getdents(v, (uint32_t)h, buf, sizeof buf, &cookie);
-                vfs_read(v, (uint32_t)h, buf, sizeof buf, rnd(5000));
-                vfs_path_of(v, (uint32_t)h, (char *)buf, rnd(64));
-                vfs_ftruncate(v, (uint32_t)h, rnd(10000));
-            }
-            break;
-        case 5: vfs_mkdir(v, ROOT, P(p1), 0755); break;
-        case 6: vfs_rmdir(v, ROOT, P(p1)); break;
-        case 7: vfs_unlink(v, ROOT, P(p1)); break;
-        case 8: case 9: vfs_rename(v, ROOT, P(p1), ROOT, P(p2)); break;
-        case 10: vfs_link(v, ROOT, P(p1), ROOT, P(p2), (int)rnd(2) * VFS_FOLLOW); break;
-        case 11: vfs_symlink(v, P(p2 + rnd(2) * 5), ROOT, P(p1)); break;
-        case 12: vfs_truncate(v, ROOT, P(p1), rnd(6000)); break;
-        default:
-            vfs_chmod(v, (uint32_t)(h >= 0 && rnd(2) ? h : (int)ROOT), P(p1 + rnd(2) * 5), rnd(07777), 0);
-            break;
-        }
-    }
-    while (nh)
-        ck_assert_int_eq(vfs_close(v, (uint32_t)handles[--nh]), 0);
-    empty_tree();
+    random_operations(v, 20000, "/tmp", parts, 8);
+    empty_tree(v);
     /* all that may be left is a /tmp the guest made ("/tmp/" is a path
      * random_path makes: a rename onto it or rmdir of it can happen) */
     uint64_t used, limit, expect = 0;
