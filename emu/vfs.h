@@ -88,6 +88,7 @@
 #define VFS_O_TRUNC     00001000
 #define VFS_O_DIRECTORY 00200000
 #define VFS_O_NOFOLLOW  00400000
+#define VFS_O_TMPFILE   020000000     /* __O_TMPFILE: not supported, EOPNOTSUPP */
 
 #define VFS_NOFOLLOW    0x100         /* = AT_SYMLINK_NOFOLLOW */
 #define VFS_FOLLOW      0x400         /* = AT_SYMLINK_FOLLOW (link) */

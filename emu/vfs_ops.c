@@ -63,6 +63,8 @@ int vfs_open(struct vfs *v, uint32_t dir, const char *path, size_t len, int flag
     bool excl = (flags & creat_excl) == creat_excl;
     struct walk w;
     struct vfs_node *n;
+    if (flags & VFS_O_TMPFILE)
+        return -EOPNOTSUPP;       /* it carries O_DIRECTORY: never a plain open */
     if ((flags & VFS_O_CREAT) && (flags & VFS_O_DIRECTORY))
         return -EINVAL;
     if (!handle_available(v))

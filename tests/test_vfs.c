@@ -86,6 +86,8 @@ START_TEST(open_errors_follow_linux)
     ck_assert_int_eq(open_at(v, "/tmp/f", VFS_O_DIRECTORY), -ENOTDIR);
     ck_assert_int_eq(open_at(v, "/tmp/f/", VFS_O_RDONLY), -ENOTDIR);
     ck_assert_int_eq(open_at(v, "/tmp/g", VFS_O_CREAT | VFS_O_DIRECTORY), -EINVAL);
+    ck_assert_int_eq(open_at(v, "/tmp", VFS_O_TMPFILE | VFS_O_DIRECTORY | VFS_O_RDWR),
+                     -EOPNOTSUPP);
     ck_assert_int_eq(open_at(v, "/tmp", VFS_O_WRONLY), -EISDIR);
     ck_assert_int_eq(open_at(v, "/tmp", VFS_O_RDONLY | VFS_O_TRUNC), -EISDIR);
     ck_assert_int_eq(open_at(v, "/tmp", VFS_O_CREAT), -EISDIR);
