@@ -5,14 +5,16 @@
  * Model. A tree of nodes: directories, regular files, symlinks and device
  * nodes. A lower directory is read from the host once, on first need
  * (lookup, listing, rmdir; the root when the vfs is made), sorted by name,
- * and from then on lives in memory; its entries become nodes only when looked up. A lower regular
+ * and from then on lives in memory (later changes on the host are not
+ * seen); its entries become nodes only when looked up. A lower regular
  * file is read from the host with pread on demand and copied into memory
- * (copy-up) on its first write, truncate, chmod or utimens. Everything new
- * lives in memory. "/tmp" (01777) and "/dev" (null 1,3; zero 1,5; tty 5,0)
- * are made here and hide the lower tree's entries of those names. Device
- * nodes are only stored (type and rdev); the kernel gives them meaning.
- * A node lives while a directory entry or a handle refers to it: unlinked
- * while open, it reads and writes on, with nlink 0, until the last close.
+ * (copy-up) on its first write, truncate, chmod, chown or utimens.
+ * Everything new lives in memory. "/tmp" (01777) and "/dev" (null 1,3;
+ * zero 1,5; tty 5,0) are made here and hide the lower tree's entries of
+ * those names. Device nodes are only stored (type and rdev); the kernel
+ * gives them meaning. A node lives while a directory entry or a handle
+ * refers to it: unlinked while open, it reads and writes on, with nlink 0,
+ * until the last close.
  *
  * Containment. The host is only read. A host object is opened one
  * component at a time beneath a directory descriptor already inside the
@@ -53,13 +55,16 @@
  *
  * Directory positions. A getdents cookie is an entry's sequence number
  * (0 ".", 1 "..", 2 and up entries), always below 2^31; entries present for
- * a whole listing appear exactly once however others come and go.
+ * a whole listing appear exactly once however others come and go. (After
+ * 2^31 entries made in one directory its live entries are renumbered; a
+ * listing in progress across that may repeat or miss some.)
  *
  * Paths are (directory handle or VFS_ROOT, bytes, length); a relative path
  * starts at the directory handle, an absolute one at the root. A path may
- * hold any byte but NUL (EINVAL): the kernel cuts strings at their NUL. Results are
- * 0, a count or a handle, or -errno with Linux's values. The guest is root:
- * there are no permission checks but vfs_exec_ok's and access's X_OK.
+ * hold any byte but NUL (EINVAL): the kernel cuts strings at their NUL.
+ * Results are 0, a count or a handle, or -errno with Linux's values. The
+ * guest is root: there are no permission checks but vfs_exec_ok's and
+ * access's X_OK.
  */
 #ifndef EMU_VFS_H
 #define EMU_VFS_H
