@@ -151,7 +151,8 @@ fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz
 
 # Regenerate the committed seed corpora (tests/fuzz/make_seeds.c).
 fuzz-seeds: $(BUILD)/guest/programs/hello
-	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/crashes/elf
+	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/corpus/gdb \
+		tests/fuzz/crashes/elf
 	$(CC) -std=gnu11 -O2 $(WARN) -o $(BUILD)/fuzz/make_seeds tests/fuzz/make_seeds.c
 	$(BUILD)/fuzz/make_seeds tests/fuzz $(BUILD)/guest/programs/hello
 

@@ -312,26 +312,24 @@ struct gdb_resume gdb_stopped(struct gdb_stub *g, const struct gdb_stop *why)
     return detach;
 }
 
+/* The client first: if it has hung up, a new one may take its place. */
 int gdb_poll(struct gdb_stub *g)
 {
-    bool had_client = g->fd >= 0;
-    if (g->listen_fd >= 0 && accept_one(g) && !had_client)
-        return GDB_SIGTRAP;
-    if (g->fd < 0)
-        return 0;
-    if (g->in_pos == g->in_len) {
+    int sig = 0;
+    if (g->fd >= 0 && g->in_pos == g->in_len) {
         g->in_pos = g->in_len = 0;
-        if (!receive(g)) {
+        if (!receive(g))
             drop(g);
-            return 0;
-        }
     }
     pump(g);
-    if (g->s.interrupted) {
+    if (g->fd >= 0 && g->s.interrupted) {
         g->s.interrupted = false;
-        return GDB_SIGINT;
+        sig = GDB_SIGINT;
     }
-    return 0;
+    bool had_client = g->fd >= 0;
+    if (g->listen_fd >= 0 && accept_one(g) && !had_client)
+        sig = GDB_SIGTRAP;
+    return sig;
 }
 
 void gdb_close(struct gdb_stub *g)

@@ -15,7 +15,7 @@ const struct fake_insn fake_program[FAKE_NINSNS] = {
 static int get_reg(void *ctx, int regno, uint32_t *val)
 {
     struct fake *f = ctx;
-    if (regno < 0 || regno >= GDB_NCORE)
+    if (regno < 0 || regno >= GDB_NCORE || regno == f->unreadable)
         return -1;
     *val = f->regs[regno];
     return 0;
@@ -139,6 +139,7 @@ void fake_init(struct fake *f)
     memset(f->mem + (FAKE_VAR - FAKE_CODE), 0, 4);
     memset(f->mem + (FAKE_RO - FAKE_CODE), 0xcc, FAKE_END - FAKE_RO);
     f->spin_at = -1;
+    f->unreadable = -1;
     f->target = (struct gdb_target){
         .ctx = f,
         .get_reg = get_reg,

@@ -45,6 +45,7 @@ struct fake {
     int npoints;
     int pc;           /* the entry at EIP */
     int spin_at;      /* an entry that repeats for ever, or -1 */
+    int unreadable;   /* a register get_reg fails for, or -1 */
     uint64_t insns;
     struct gdb_target target;
 };

@@ -65,6 +65,17 @@ START_TEST(G_writes_the_registers_that_change)
 }
 END_TEST
 
+/* A register the target cannot read goes as 'x' digits: unavailable. */
+START_TEST(unreadable_register_is_reported_unavailable)
+{
+    rig->f.unreadable = GDB_FS;
+    const char *r = ask("g");
+    ck_assert(!strncmp(r + 14 * 8, "xxxxxxxx00000000", 16));
+    ck_assert_str_eq(ask("pe"), "xxxxxxxx");
+    ck_assert_str_eq(ask("P0=01000000"), "OK");   /* the others still work */
+}
+END_TEST
+
 START_TEST(p_and_P_read_and_write_one_register)
 {
     ck_assert_uint_eq(reg(GDB_EIP), 0x08048000);
@@ -312,6 +323,7 @@ START_TEST(one_thread_answers_the_thread_queries)
     ck_assert_str_eq(ask("Hg0"), "OK");
     ck_assert_str_eq(ask("Hc-1"), "OK");
     ck_assert_str_eq(ask("Hgp1.1"), "OK");
+    ck_assert_str_eq(ask("Hgp1"), "OK");   /* all threads of process 1 */
     ck_assert_str_eq(ask("Hg2"), "E16");
     ck_assert_str_eq(ask("T1"), "OK");
     ck_assert_str_eq(ask("T2"), "E16");
@@ -478,6 +490,7 @@ Suite *gdbstub_suite(void)
     tcase_add_test(tc, stop_reason_at_start_is_sigtrap);
     tcase_add_test(tc, g_returns_every_register_in_tdesc_order);
     tcase_add_test(tc, G_writes_the_registers_that_change);
+    tcase_add_test(tc, unreadable_register_is_reported_unavailable);
     tcase_add_test(tc, p_and_P_read_and_write_one_register);
     tcase_add_test(tc, m_reads_memory_and_stops_at_its_end);
     tcase_add_test(tc, huge_m_length_is_capped_to_the_packet_size);

@@ -140,6 +140,19 @@ START_TEST(client_that_stops_reading_is_dropped)
 }
 END_TEST
 
+/* After the exit report a client that says nothing more does not hold
+ * the machine: it is dropped after the timeout. */
+START_TEST(silent_client_after_exit_is_dropped)
+{
+    rig_teardown();
+    rig_start(-1, 100);
+    ck_assert_str_eq(ask("c"), "W07");
+    pthread_join(rig->machine, NULL);
+    rig->joined = true;
+    ck_assert_int_eq(rig->result, FAKE_EXIT_STATUS);
+}
+END_TEST
+
 /* ---- the listener ---- */
 
 static void teardown_listener(void)
@@ -235,6 +248,33 @@ START_TEST(client_attaching_to_a_running_program_stops_it)
 }
 END_TEST
 
+/* A client hanging up while the program runs is a detach (its points
+ * go); the next client to connect stops the program. */
+START_TEST(client_hanging_up_while_running_detaches)
+{
+    unsigned port = rig_listen("127.0.0.1:0", true, FAKE_NINSNS - 1);
+    rig->fd = rig_connect(port);
+    ck_assert_str_eq(ask("Z2,804a100,4"), "OK");
+    send_packet("c");
+    expect_ack();
+    close(rig->fd);
+    /* Until the stub has seen the hang-up, a new client is turned away. */
+    int c = -1;
+    for (int tries = 0; tries < 1000 && c != '+'; tries++) {
+        rig->fd = rig_connect(port);
+        send(rig->fd, "$?#3f", 5, MSG_NOSIGNAL);   /* may meet a closed socket */
+        if ((c = next_byte()) != '+')
+            close(rig->fd);
+    }
+    ck_assert_int_eq(c, '+');
+    ck_assert_str_eq(get_packet(true), "T05thread:01;");
+    ck_assert_str_eq(monitor("points"), "points: 0\n");
+    send_packet("k");
+    expect_ack();
+    ck_assert_int_eq(rig_finish(), FAKE_KILLED);
+}
+END_TEST
+
 /* After a detach the listener takes a new client. */
 START_TEST(a_new_client_can_attach_after_a_detach)
 {
@@ -265,6 +305,7 @@ Suite *gdbstub_hostile_suite(void)
     tcase_add_test(tc, disconnect_mid_packet_detaches);
     tcase_add_test(tc, ctrl_c_interrupts_a_running_program);
     tcase_add_test(tc, client_that_stops_reading_is_dropped);
+    tcase_add_test(tc, silent_client_after_exit_is_dropped);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("listener");
@@ -273,6 +314,7 @@ Suite *gdbstub_hostile_suite(void)
     tcase_add_test(tc, listener_refuses_bad_addresses_with_a_message);
     tcase_add_test(tc, second_client_is_turned_away);
     tcase_add_test(tc, client_attaching_to_a_running_program_stops_it);
+    tcase_add_test(tc, client_hanging_up_while_running_detaches);
     tcase_add_test(tc, a_new_client_can_attach_after_a_detach);
     suite_add_tcase(s, tc);
     return s;
