@@ -13,7 +13,7 @@
 /* The widest memory transfer: the hex of a read must fit one reply. */
 #define MEM_MAX (GDB_PACKET_MAX / 2)
 
-void reply(struct gdb_session *s, const char *fmt, ...)
+void gdb_reply(struct gdb_session *s, const char *fmt, ...)
 {
     size_t room = sizeof s->reply - s->reply_len;
     va_list ap;
@@ -24,13 +24,13 @@ void reply(struct gdb_session *s, const char *fmt, ...)
         s->reply_len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
-void reply_error(struct gdb_session *s, int code)
+void gdb_reply_error(struct gdb_session *s, int code)
 {
     s->reply_len = 0;
-    reply(s, "E%02x", code & 0xff);
+    gdb_reply(s, "E%02x", code & 0xff);
 }
 
-void reply_hex(struct gdb_session *s, const uint8_t *bytes, size_t n)
+void gdb_reply_hex(struct gdb_session *s, const uint8_t *bytes, size_t n)
 {
     if (2 * n > GDB_PACKET_MAX - s->reply_len)
         n = (GDB_PACKET_MAX - s->reply_len) / 2;
@@ -39,7 +39,7 @@ void reply_hex(struct gdb_session *s, const uint8_t *bytes, size_t n)
     s->reply[s->reply_len] = 0;
 }
 
-bool parse_hex_field(struct cursor *c, uint32_t *v, char sep)
+bool gdb_parse_field(struct gdb_cursor *c, uint32_t *v, char sep)
 {
     if (!gdb_parse_hex(&c->p, c->end, v))
         return false;
@@ -51,7 +51,7 @@ bool parse_hex_field(struct cursor *c, uint32_t *v, char sep)
     return true;
 }
 
-bool at_end(const struct cursor *c)
+bool gdb_at_end(const struct gdb_cursor *c)
 {
     return c->p == c->end;
 }
@@ -60,39 +60,39 @@ void gdb_stop_reply(struct gdb_session *s, const struct gdb_stop *why)
 {
     switch (why->kind) {
     case GDB_STOP_EXITED:
-        reply(s, "W%02x", why->status & 0xff);
+        gdb_reply(s, "W%02x", why->status & 0xff);
         return;
     case GDB_STOP_KILLED:
-        reply(s, "X%02x", why->signo & 0xff);
+        gdb_reply(s, "X%02x", why->signo & 0xff);
         return;
     case GDB_STOP_SIGNAL:
         break;
     }
-    reply(s, "T%02x", why->signo & 0xff);
+    gdb_reply(s, "T%02x", why->signo & 0xff);
     if (why->signo == GDB_SIGTRAP) {
         switch (why->cause) {
         case GDB_CAUSE_SWBREAK:
             if (s->swbreak)
-                reply(s, "swbreak:;");
+                gdb_reply(s, "swbreak:;");
             break;
         case GDB_CAUSE_HWBREAK:
             if (s->hwbreak)
-                reply(s, "hwbreak:;");
+                gdb_reply(s, "hwbreak:;");
             break;
         case GDB_CAUSE_WATCH:
-            reply(s, "watch:%x;", why->addr);
+            gdb_reply(s, "watch:%x;", why->addr);
             break;
         case GDB_CAUSE_RWATCH:
-            reply(s, "rwatch:%x;", why->addr);
+            gdb_reply(s, "rwatch:%x;", why->addr);
             break;
         case GDB_CAUSE_AWATCH:
-            reply(s, "awatch:%x;", why->addr);
+            gdb_reply(s, "awatch:%x;", why->addr);
             break;
         case GDB_CAUSE_NONE:
             break;
         }
     }
-    reply(s, "thread:%02x;", GDB_THREAD);
+    gdb_reply(s, "thread:%02x;", GDB_THREAD);
 }
 
 /* ---- registers ---- */
@@ -117,7 +117,7 @@ static void reply_reg(struct gdb_session *s, int regno)
     uint8_t bytes[10];
     size_t n = gdb_i386_reg_size(regno);
     if (read_reg(s, regno, bytes)) {
-        reply_hex(s, bytes, n);
+        gdb_reply_hex(s, bytes, n);
     } else {
         /* 'x' digits: the register is unavailable. */
         memset(s->reply + s->reply_len, 'x', 2 * n);
@@ -148,12 +148,12 @@ static void read_all_regs(struct gdb_session *s)
 }
 
 /* G: every register wholly present in the data, in 'g' order. */
-static void write_all_regs(struct gdb_session *s, struct cursor c)
+static void write_all_regs(struct gdb_session *s, struct gdb_cursor c)
 {
     uint8_t bytes[GDB_G_BYTES];
     size_t len = (size_t)(c.end - c.p);
     if (len % 2 || len > 2 * GDB_G_BYTES || !gdb_hex_decode(bytes, c.p, len / 2)) {
-        reply_error(s, GDB_EINVAL);
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     for (int r = 0; r < GDB_NREGS; r++) {
@@ -161,35 +161,35 @@ static void write_all_regs(struct gdb_session *s, struct cursor c)
         if (off + gdb_i386_reg_size(r) > len / 2)
             break;
         if (write_reg(s, r, bytes + off) != 0) {
-            reply_error(s, GDB_EFAULT);
+            gdb_reply_error(s, GDB_EFAULT);
             return;
         }
     }
-    reply(s, "OK");
+    gdb_reply(s, "OK");
 }
 
-static void one_reg(struct gdb_session *s, struct cursor c, bool write)
+static void one_reg(struct gdb_session *s, struct gdb_cursor c, bool write)
 {
     uint32_t regno;
     uint8_t bytes[10];
-    if (!parse_hex_field(&c, &regno, write ? '=' : 0) || regno >= GDB_NREGS) {
-        reply_error(s, GDB_EINVAL);
+    if (!gdb_parse_field(&c, &regno, write ? '=' : 0) || regno >= GDB_NREGS) {
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     size_t n = gdb_i386_reg_size((int)regno);
     if (!write) {
-        if (!at_end(&c))
-            reply_error(s, GDB_EINVAL);
+        if (!gdb_at_end(&c))
+            gdb_reply_error(s, GDB_EINVAL);
         else
             reply_reg(s, (int)regno);
         return;
     }
     if ((size_t)(c.end - c.p) != 2 * n || !gdb_hex_decode(bytes, c.p, n))
-        reply_error(s, GDB_EINVAL);
+        gdb_reply_error(s, GDB_EINVAL);
     else if (write_reg(s, (int)regno, bytes) != 0)
-        reply_error(s, GDB_EFAULT);
+        gdb_reply_error(s, GDB_EFAULT);
     else
-        reply(s, "OK");
+        gdb_reply(s, "OK");
 }
 
 /* ---- memory ---- */
@@ -201,12 +201,12 @@ static uint32_t clamp_len(uint32_t addr, uint32_t len)
     return len > room ? (uint32_t)room : len;
 }
 
-static void read_mem(struct gdb_session *s, struct cursor c)
+static void read_mem(struct gdb_session *s, struct gdb_cursor c)
 {
     uint32_t addr, len;
     uint8_t buf[MEM_MAX];
-    if (!parse_hex_field(&c, &addr, ',') || !parse_hex_field(&c, &len, 0) || !at_end(&c)) {
-        reply_error(s, GDB_EINVAL);
+    if (!gdb_parse_field(&c, &addr, ',') || !gdb_parse_field(&c, &len, 0) || !gdb_at_end(&c)) {
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     /* A short reply is allowed; GDB asks again for the rest. */
@@ -215,18 +215,18 @@ static void read_mem(struct gdb_session *s, struct cursor c)
         return;
     size_t n = s->target->read_mem(s->target->ctx, addr, buf, len);
     if (n == 0 || n > len)
-        reply_error(s, GDB_EFAULT);
+        gdb_reply_error(s, GDB_EFAULT);
     else
-        reply_hex(s, buf, n);
+        gdb_reply_hex(s, buf, n);
 }
 
 /* M addr,len:hex and X addr,len:binary */
-static void write_mem(struct gdb_session *s, struct cursor c, bool binary)
+static void write_mem(struct gdb_session *s, struct gdb_cursor c, bool binary)
 {
     uint32_t addr, len;
     uint8_t buf[GDB_PACKET_MAX];
-    if (!parse_hex_field(&c, &addr, ',') || !parse_hex_field(&c, &len, ':')) {
-        reply_error(s, GDB_EINVAL);
+    if (!gdb_parse_field(&c, &addr, ',') || !gdb_parse_field(&c, &len, ':')) {
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     size_t have = (size_t)(c.end - c.p);
@@ -238,14 +238,14 @@ static void write_mem(struct gdb_session *s, struct cursor c, bool binary)
         ok = have == 2 * (size_t)len && gdb_hex_decode(buf, c.p, len);
     }
     if (!ok || clamp_len(addr, len) != len) {
-        reply_error(s, GDB_EINVAL);
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     /* "X addr,0:" is GDB's probe for X support. */
     if (len > 0 && s->target->write_mem(s->target->ctx, addr, buf, len) != len)
-        reply_error(s, GDB_EFAULT);
+        gdb_reply_error(s, GDB_EFAULT);
     else
-        reply(s, "OK");
+        gdb_reply(s, "OK");
 }
 
 /* ---- breakpoints and watchpoints ---- */
@@ -261,21 +261,21 @@ static void forget_point(struct gdb_session *s, const struct gdb_point *p)
     }
 }
 
-static void point(struct gdb_session *s, struct cursor c, bool insert)
+static void point(struct gdb_session *s, struct gdb_cursor c, bool insert)
 {
     const struct gdb_target *t = s->target;
     uint32_t type;
     struct gdb_point p;
-    if (!parse_hex_field(&c, &type, ',') || !parse_hex_field(&c, &p.addr, ',') ||
-        !parse_hex_field(&c, &p.kind, 0) || !at_end(&c)) {
-        reply_error(s, GDB_EINVAL);
+    if (!gdb_parse_field(&c, &type, ',') || !gdb_parse_field(&c, &p.addr, ',') ||
+        !gdb_parse_field(&c, &p.kind, 0) || !gdb_at_end(&c)) {
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     if (type > GDB_WATCH_ACCESS || !(insert ? t->insert_point : t->remove_point))
         return;   /* unsupported */
     p.type = (enum gdb_point_type)type;
     if (insert && s->npoints == GDB_MAX_POINTS) {
-        reply_error(s, GDB_ENOSPC);
+        gdb_reply_error(s, GDB_ENOSPC);
         return;
     }
     int rc = insert ? t->insert_point(t->ctx, p.type, p.addr, p.kind)
@@ -283,14 +283,14 @@ static void point(struct gdb_session *s, struct cursor c, bool insert)
     if (rc == GDB_UNSUPPORTED)
         return;
     if (rc != 0) {
-        reply_error(s, GDB_EFAULT);
+        gdb_reply_error(s, GDB_EFAULT);
         return;
     }
     if (insert)
         s->points[s->npoints++] = p;
     else
         forget_point(s, &p);
-    reply(s, "OK");
+    gdb_reply(s, "OK");
 }
 
 void gdb_remove_all_points(struct gdb_session *s)
@@ -304,8 +304,8 @@ void gdb_remove_all_points(struct gdb_session *s)
 
 /* ---- resuming, kill, detach ---- */
 
-enum gdb_action resume(struct gdb_session *s, enum gdb_action a, int signo,
-                       struct gdb_resume *r)
+enum gdb_action gdb_resume_as(struct gdb_session *s, enum gdb_action a, int signo,
+                              struct gdb_resume *r)
 {
     if (s->exited) {
         /* Nothing left to run: say so again. */
@@ -320,29 +320,30 @@ enum gdb_action resume(struct gdb_session *s, enum gdb_action a, int signo,
 }
 
 /* c [addr], s [addr], C sig[;addr], S sig[;addr] */
-static enum gdb_action resume_packet(struct gdb_session *s, char op, struct cursor c,
+static enum gdb_action resume_packet(struct gdb_session *s, char op, struct gdb_cursor c,
                                      struct gdb_resume *r)
 {
     uint32_t sig = 0, addr;
-    if ((op == 'C' || op == 'S') && (!parse_hex_field(&c, &sig, 0) || sig > 0xff))
+    if ((op == 'C' || op == 'S') && (!gdb_parse_field(&c, &sig, 0) || sig > 0xff))
         goto bad;
-    if ((op == 'C' || op == 'S') && !at_end(&c) && *c.p++ != ';')
+    if ((op == 'C' || op == 'S') && !gdb_at_end(&c) && *c.p++ != ';')
         goto bad;
-    if (!at_end(&c)) {
-        if (!parse_hex_field(&c, &addr, 0) || !at_end(&c))
+    if (!gdb_at_end(&c)) {
+        if (!gdb_parse_field(&c, &addr, 0) || !gdb_at_end(&c))
             goto bad;
         if (!s->exited && s->target->set_reg(s->target->ctx, GDB_EIP, addr) != 0) {
-            reply_error(s, GDB_EFAULT);
+            gdb_reply_error(s, GDB_EFAULT);
             return GDB_ACT_NONE;
         }
     }
-    return resume(s, op == 'c' || op == 'C' ? GDB_ACT_CONTINUE : GDB_ACT_STEP, (int)sig, r);
+    enum gdb_action a = op == 'c' || op == 'C' ? GDB_ACT_CONTINUE : GDB_ACT_STEP;
+    return gdb_resume_as(s, a, (int)sig, r);
 bad:
-    reply_error(s, GDB_EINVAL);
+    gdb_reply_error(s, GDB_EINVAL);
     return GDB_ACT_NONE;
 }
 
-enum gdb_action leave(struct gdb_session *s, enum gdb_action a)
+enum gdb_action gdb_leave(struct gdb_session *s, enum gdb_action a)
 {
     gdb_remove_all_points(s);
     s->gone = true;
@@ -354,7 +355,7 @@ enum gdb_action leave(struct gdb_session *s, enum gdb_action a)
 enum gdb_action gdb_command(struct gdb_session *s, const char *pkt, size_t len,
                             struct gdb_resume *r)
 {
-    struct cursor c = { pkt + 1, pkt + len };
+    struct gdb_cursor c = { pkt + 1, pkt + len };
     s->reply[0] = 0;
     if (len == 0)
         return GDB_ACT_NONE;
@@ -390,13 +391,13 @@ enum gdb_action gdb_command(struct gdb_session *s, const char *pkt, size_t len,
         return resume_packet(s, pkt[0], c, r);
     case 'k':
         s->no_reply = true;   /* 'k' has no reply */
-        return leave(s, GDB_ACT_KILL);
+        return gdb_leave(s, GDB_ACT_KILL);
     case 'D':
-        reply(s, "OK");
-        return leave(s, GDB_ACT_DETACH);
+        gdb_reply(s, "OK");
+        return gdb_leave(s, GDB_ACT_DETACH);
     case 'H':
     case 'T':
-        thread_packet(s, pkt[0], c);
+        gdb_thread_packet(s, pkt[0], c);
         break;
     case 'q':
     case 'Q':

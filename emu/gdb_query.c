@@ -28,12 +28,12 @@ void gdb_printf(struct gdb_text *t, const char *fmt, ...)
 }
 
 /* Does the packet start with word? Then c is what follows it. */
-static bool starts(const char *pkt, size_t len, const char *word, struct cursor *c)
+static bool starts(const char *pkt, size_t len, const char *word, struct gdb_cursor *c)
 {
     size_t n = strlen(word);
     if (len < n || memcmp(pkt, word, n))
         return false;
-    *c = (struct cursor){ pkt + n, pkt + len };
+    *c = (struct gdb_cursor){ pkt + n, pkt + len };
     return true;
 }
 
@@ -43,7 +43,7 @@ static bool is(const char *pkt, size_t len, const char *word)
 }
 
 /* -1 (all) or a hex id */
-static bool parse_id(struct cursor *c, long *v)
+static bool parse_id(struct gdb_cursor *c, long *v)
 {
     uint32_t x;
     if (c->end - c->p >= 2 && c->p[0] == '-' && c->p[1] == '1') {
@@ -58,7 +58,7 @@ static bool parse_id(struct cursor *c, long *v)
 }
 
 /* A thread id, also in the multiprocess form pPID.TID (pPID: all of PID). */
-static bool parse_tid(struct cursor *c, long *tid)
+static bool parse_tid(struct gdb_cursor *c, long *tid)
 {
     long pid;
     if (c->p < c->end && *c->p == 'p') {
@@ -75,30 +75,30 @@ static bool parse_tid(struct cursor *c, long *tid)
 }
 
 /* Hg/Hc select a thread for later operations; T asks if one is alive. */
-void thread_packet(struct gdb_session *s, char op, struct cursor c)
+void gdb_thread_packet(struct gdb_session *s, char op, struct gdb_cursor c)
 {
     long tid;
     if (op == 'H') {
-        if (at_end(&c))
+        if (gdb_at_end(&c))
             goto bad;
         c.p++;   /* g, c: which operations; one thread serves them all */
     }
-    if (!parse_tid(&c, &tid) || !at_end(&c))
+    if (!parse_tid(&c, &tid) || !gdb_at_end(&c))
         goto bad;
     if (tid == GDB_THREAD || (op == 'H' && (tid == 0 || tid == -1))) {
-        reply(s, "OK");
+        gdb_reply(s, "OK");
         return;
     }
 bad:
-    reply_error(s, GDB_EINVAL);
+    gdb_reply_error(s, GDB_EINVAL);
 }
 
-static void client_features(struct gdb_session *s, struct cursor c)
+static void client_features(struct gdb_session *s, struct gdb_cursor c)
 {
     s->swbreak = s->hwbreak = false;
-    if (at_end(&c) || *c.p++ != ':')
+    if (gdb_at_end(&c) || *c.p++ != ':')
         return;
-    while (!at_end(&c)) {
+    while (!gdb_at_end(&c)) {
         const char *semi = memchr(c.p, ';', (size_t)(c.end - c.p));
         size_t n = (size_t)((semi ? semi : c.end) - c.p);
         if (n == 8 && !memcmp(c.p, "swbreak+", 8))
@@ -110,7 +110,7 @@ static void client_features(struct gdb_session *s, struct cursor c)
 }
 
 /* qXfer:features:read:ANNEX:OFF,LEN; c is at ANNEX. */
-static void read_features(struct gdb_session *s, struct cursor c)
+static void read_features(struct gdb_session *s, struct gdb_cursor c)
 {
     static const char annex[] = "target.xml:";
     uint32_t off, len;
@@ -120,11 +120,11 @@ static void read_features(struct gdb_session *s, struct cursor c)
     if ((size_t)(c.end - c.p) < sizeof annex - 1 || memcmp(c.p, annex, sizeof annex - 1))
         goto bad;
     c.p += sizeof annex - 1;
-    if (!parse_hex_field(&c, &off, ',') || !parse_hex_field(&c, &len, 0) || !at_end(&c) ||
+    if (!gdb_parse_field(&c, &off, ',') || !gdb_parse_field(&c, &len, 0) || !gdb_at_end(&c) ||
         len == 0)
         goto bad;
     if (off >= total) {
-        reply(s, "l");
+        gdb_reply(s, "l");
         return;
     }
     /* The escaped chunk never exceeds len, so unescaped it fits too. */
@@ -134,7 +134,7 @@ static void read_features(struct gdb_session *s, struct cursor c)
     s->reply_len = 1 + n;
     return;
 bad:
-    reply(s, "E00");
+    gdb_reply(s, "E00");
 }
 
 static void monitor_help(const struct gdb_target *t, struct gdb_text *out)
@@ -145,7 +145,7 @@ static void monitor_help(const struct gdb_target *t, struct gdb_text *out)
 }
 
 /* qRcmd,HEX: the command line hex-encoded; its output goes back the same. */
-static void monitor(struct gdb_session *s, struct cursor c)
+static void monitor(struct gdb_session *s, struct gdb_cursor c)
 {
     const struct gdb_target *t = s->target;
     char line[GDB_PACKET_MAX / 2 + 1];
@@ -153,7 +153,7 @@ static void monitor(struct gdb_session *s, struct cursor c)
     size_t n = (size_t)(c.end - c.p);
 
     if (n % 2 || !gdb_hex_decode((uint8_t *)line, c.p, n / 2)) {
-        reply_error(s, GDB_EINVAL);
+        gdb_reply_error(s, GDB_EINVAL);
         return;
     }
     line[n / 2] = 0;
@@ -174,27 +174,27 @@ static void monitor(struct gdb_session *s, struct cursor c)
     else
         gdb_printf(&out, "unknown monitor command \"%s\"; \"monitor help\" lists them\n", name);
     if (out.len == 0)
-        reply(s, "OK");
+        gdb_reply(s, "OK");
     else
-        reply_hex(s, (const uint8_t *)out.buf, out.len);
+        gdb_reply_hex(s, (const uint8_t *)out.buf, out.len);
 }
 
 /* vCont;ACTION[:TID]...: the leftmost action for our thread applies. */
-static enum gdb_action vcont(struct gdb_session *s, struct cursor c, struct gdb_resume *r)
+static enum gdb_action vcont(struct gdb_session *s, struct gdb_cursor c, struct gdb_resume *r)
 {
     enum gdb_action chosen = GDB_ACT_NONE;
     uint32_t signo = 0;
-    while (!at_end(&c)) {
+    while (!gdb_at_end(&c)) {
         uint32_t sig = 0;
         long tid = -1;
-        if (*c.p++ != ';' || at_end(&c))
+        if (*c.p++ != ';' || gdb_at_end(&c))
             goto bad;
         char op = *c.p++;
-        if ((op == 'C' || op == 'S') && (!parse_hex_field(&c, &sig, 0) || sig > 0xff))
+        if ((op == 'C' || op == 'S') && (!gdb_parse_field(&c, &sig, 0) || sig > 0xff))
             goto bad;
         if (op != 'c' && op != 's' && op != 'C' && op != 'S')
             goto bad;
-        if (!at_end(&c) && *c.p == ':' && (c.p++, !parse_tid(&c, &tid)))
+        if (!gdb_at_end(&c) && *c.p == ':' && (c.p++, !parse_tid(&c, &tid)))
             goto bad;
         if (chosen == GDB_ACT_NONE && (tid == -1 || tid == 0 || tid == GDB_THREAD)) {
             chosen = op == 'c' || op == 'C' ? GDB_ACT_CONTINUE : GDB_ACT_STEP;
@@ -202,46 +202,46 @@ static enum gdb_action vcont(struct gdb_session *s, struct cursor c, struct gdb_
         }
     }
     if (chosen != GDB_ACT_NONE)
-        return resume(s, chosen, (int)signo, r);
+        return gdb_resume_as(s, chosen, (int)signo, r);
 bad:
-    reply_error(s, GDB_EINVAL);
+    gdb_reply_error(s, GDB_EINVAL);
     return GDB_ACT_NONE;
 }
 
 enum gdb_action gdb_query(struct gdb_session *s, const char *pkt, size_t len,
                           struct gdb_resume *r)
 {
-    struct cursor c;
+    struct gdb_cursor c;
     if (starts(pkt, len, "qSupported", &c)) {
         client_features(s, c);
-        reply(s, supported, GDB_PACKET_MAX);
+        gdb_reply(s, supported, GDB_PACKET_MAX);
     } else if (is(pkt, len, "qAttached") || starts(pkt, len, "qAttached:", &c)) {
-        reply(s, "1");   /* quitting GDB detaches and lets the machine run on */
+        gdb_reply(s, "1");   /* quitting GDB detaches and lets the machine run on */
     } else if (is(pkt, len, "qC")) {
-        reply(s, "QC%x", GDB_THREAD);
+        gdb_reply(s, "QC%x", GDB_THREAD);
     } else if (is(pkt, len, "qfThreadInfo")) {
-        reply(s, "m%x", GDB_THREAD);
+        gdb_reply(s, "m%x", GDB_THREAD);
     } else if (is(pkt, len, "qsThreadInfo")) {
-        reply(s, "l");
+        gdb_reply(s, "l");
     } else if (is(pkt, len, "qOffsets")) {
-        reply(s, "Text=0;Data=0;Bss=0");   /* nothing is relocated */
+        gdb_reply(s, "Text=0;Data=0;Bss=0");   /* nothing is relocated */
     } else if (starts(pkt, len, "qSymbol:", &c)) {
-        reply(s, "OK");   /* no symbols wanted */
+        gdb_reply(s, "OK");   /* no symbols wanted */
     } else if (starts(pkt, len, "qXfer:features:read:", &c)) {
         read_features(s, c);
     } else if (starts(pkt, len, "qRcmd,", &c)) {
         monitor(s, c);
     } else if (is(pkt, len, "QStartNoAckMode")) {
-        reply(s, "OK");   /* this packet was acked; none after it */
+        gdb_reply(s, "OK");   /* this packet was acked; none after it */
         s->no_ack = true;
     } else if (is(pkt, len, "vCont?")) {
-        reply(s, "vCont;c;C;s;S");
+        gdb_reply(s, "vCont;c;C;s;S");
     } else if (starts(pkt, len, "vCont;", &c)) {
         c.p--;
         return vcont(s, c, r);
     } else if (is(pkt, len, "vKill") || starts(pkt, len, "vKill;", &c)) {
-        reply(s, "OK");
-        return leave(s, GDB_ACT_KILL);
+        gdb_reply(s, "OK");
+        return gdb_leave(s, GDB_ACT_KILL);
     }
     /* anything else (vMustReplyEmpty too): the empty reply */
     return GDB_ACT_NONE;
