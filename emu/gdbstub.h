@@ -21,6 +21,12 @@
  *       on exit: gdb_stopped(g, EXITED status), then gdb_close(g)
  *   }
  *
+ * Points exist only while a client is connected, so the machine stops
+ * for them (and for faults it reports) only while gdb_connected(g);
+ * gdb_stopped with no client waits for one, which only --gdb-wait wants.
+ * A resume at a breakpoint's address executes that instruction first
+ * (GDB steps over its own breakpoints; other clients expect this too).
+ *
  * gdb_stopped blocks while the client thinks: the machine is stopped, so
  * nothing is lost, and the cycle model does not count host time. Writes
  * to the client time out (gdb_set_timeout); a client that stops reading,
