@@ -105,6 +105,16 @@ $(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK) $(SYSCALL_NR)
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(UC_LIBS) -lm
 
+# The GDB stub's tests run it over a fake machine (tests/gdb_fake.h); the
+# helper server puts that on a TCP port for Debian's gdb to attach to.
+GDB_FAKE := $(BUILD)/tests/gdb_fake.c.o
+GDB_FAKE_SERVER := $(BUILD)/tests/gdb_fake_server
+$(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(filter $(BUILD)/emu/gdb%,$(EMU_OBJS))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^
+GDB_RIG := $(BUILD)/tests/gdb_rig.c.o
+$(BUILD)/tests/test_gdbstub $(BUILD)/tests/test_gdbstub_hostile: $(GDB_FAKE) $(GDB_RIG)
+$(BUILD)/tests/test_gdb_client: | $(GDB_FAKE_SERVER)
+
 # ---- real static i386 programs: glibc, musl, busybox (tests/test_static.c) ----
 # Each guest/programs/static/NAME.c becomes static/NAME-glibc (gcc-multilib's
 # glibc) and static/NAME-musl (Debian's i386 musl); busybox is Debian's
@@ -135,9 +145,9 @@ $(TESTS): | $(STATIC_BINS) $(I386_OK)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.
-FUZZ_HARNESS := $(BUILD)/tests/fuzz/harness.c.o
+FUZZ_HARNESS := $(BUILD)/tests/fuzz/harness.c.o $(GDB_FAKE)
 $(BUILD)/tests/test_fuzz_replay: $(FUZZ_HARNESS)
-FUZZ_TARGETS := elf syscall
+FUZZ_TARGETS := elf syscall gdb
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 60
 # No comparison tracing: it costs a quarter of the run time in the per-block
@@ -154,7 +164,8 @@ fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz
 
 # Regenerate the committed seed corpora (tests/fuzz/make_seeds.c).
 fuzz-seeds: $(BUILD)/guest/programs/hello $(SYSCALL_NR)
-	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/crashes/elf
+	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/corpus/gdb \
+		tests/fuzz/crashes/elf
 	$(CC) -std=gnu11 -O2 $(WARN) -I$(GEN) -o $(BUILD)/fuzz/make_seeds tests/fuzz/make_seeds.c
 	$(BUILD)/fuzz/make_seeds tests/fuzz $(BUILD)/guest/programs/hello
 

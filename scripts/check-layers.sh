@@ -11,11 +11,13 @@
 #
 #   0 engine      the engine, its quirks, guest memory
 #   1 core        the machine, the CPU models and their costs, decoding,
-#                 the kernel's symbols, the file tree, the names of things
+#                 the kernel's symbols, the file trees (hostfs, vfs_*), the
+#                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
 #                 ports, hypercalls, booting, the execution loop
 #   3 accounting  system calls and traps, from the machine's events
-#   4 outputs     trace files, --strace, --report, emu compare
+#   4 outputs     trace files, --strace, --report, emu compare, the GDB
+#                 remote stub (gdb_*, gdbstub)
 #   5 main        the command line
 set -eu
 
@@ -33,6 +35,14 @@ decode        1
 ksyms         1
 kernel_image  1
 hostfs        1
+vfs           1
+vfs_impl      1
+vfs_attr      1
+vfs_dir       1
+vfs_file      1
+vfs_lower     1
+vfs_namei     1
+vfs_ops       1
 names         1
 trap          2
 sysenter      2
@@ -45,6 +55,13 @@ trace         4
 strace        4
 report        4
 compare       4
+gdb_packet    4
+gdb_i386      4
+gdb_target    4
+gdb_session   4
+gdb_commands  4
+gdb_query     4
+gdbstub       4
 main          5
 '
 

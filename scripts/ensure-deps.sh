@@ -3,7 +3,7 @@
 # plus any named on the command line (e.g. for make fuzz).
 # As root: install what is missing. Otherwise: print the command and fail.
 set -u
-PACKAGES="libunicorn-dev libcapstone-dev check pkg-config gcc-multilib make $*"
+PACKAGES="libunicorn-dev libcapstone-dev check pkg-config gcc-multilib make gdb $*"
 missing=""
 for p in $PACKAGES; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)

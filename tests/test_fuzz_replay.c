@@ -131,6 +131,21 @@ START_TEST(syscall_harness_passes_the_input_to_the_guest)
 }
 END_TEST
 
+/* The stream reaches the stub: '?' and 'c' are acked and answered (T05,
+ * then W07 when the fake program ends); the Z0 comes while the program
+ * runs, so it is acked and dropped (all-stop). */
+START_TEST(gdb_harness_feeds_the_stream_to_the_stub)
+{
+    static const char stream[] = "$?#3f+$c#63+$Z0,804800a,1#a8";
+    struct fuzz_result r;
+    char why[768];
+    fuzz_run(FUZZ_GDB, (const uint8_t *)stream, sizeof stream - 1, &r);
+    ck_assert_msg(r.stop == STOP_EXIT, "%d %s", r.stop, r.message);
+    ck_assert_str_eq(r.message, "gdb: 3 acks, 2 replies");
+    ck_assert(fuzz_clean(FUZZ_GDB, &r, why, sizeof why));
+}
+END_TEST
+
 START_TEST(panics_and_machine_failures_are_findings)
 {
     struct fuzz_result r = { .stop = STOP_PANIC, .status = 125, .cpu = "pentium4" };
@@ -164,6 +179,7 @@ Suite *fuzz_replay_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, elf_harness_runs_the_image);
     tcase_add_test(tc, syscall_harness_passes_the_input_to_the_guest);
+    tcase_add_test(tc, gdb_harness_feeds_the_stream_to_the_stub);
     tcase_add_test(tc, panics_and_machine_failures_are_findings);
     suite_add_tcase(s, tc);
     return s;

@@ -1,5 +1,5 @@
 /*
- * A libFuzzer target; FUZZ_TARGET_NAME ("elf" or "syscall") picks which
+ * A libFuzzer target; FUZZ_TARGET_NAME ("elf", "syscall", "gdb") picks which
  * (harness.h). An unclean run aborts, which libFuzzer reports as a crash
  * and saves the input; sanitizer reports and emulator crashes need no help.
  *
@@ -14,7 +14,7 @@
 #include "harness.h"
 
 #ifndef FUZZ_TARGET_NAME
-#error "FUZZ_TARGET_NAME must be \"elf\" or \"syscall\""
+#error "FUZZ_TARGET_NAME must be \"elf\", \"syscall\" or \"gdb\""
 #endif
 
 #define COVERAGE_SIZE 65536

@@ -9,10 +9,17 @@
  *            FUZZ_SYSCALL_MAX_INPUT bytes) goes to the guest program
  *            syscall_fuzz as a hex string, which makes the system calls
  *            it describes
+ *   gdb      the input is a byte stream from a GDB client, fed to the
+ *            stub's session (emu/gdb_session.h) over the fake machine
+ *            of tests/gdb_fake.h; no machine runs. "#xx" in it stands
+ *            for the right checksum, so mutated packets stay valid
  *
  * A clean run ends in an exit, a kill report, the instruction budget or
  * (elf only) the kernel refusing the program. A guest kernel panic, a
- * machine failure, or a failure to set up the machine is a finding.
+ * machine failure, or a failure to set up the machine is a finding. For
+ * gdb, a finding is reported as STOP_MACHINE: the stub sent a malformed
+ * frame or a stray byte, lost track of a breakpoint, or left one behind
+ * when the client went away.
  */
 #ifndef TESTS_FUZZ_HARNESS_H
 #define TESTS_FUZZ_HARNESS_H
@@ -24,11 +31,13 @@
 #include "../../emu/run.h"
 #include "../../emu/syscalls.h"
 
-enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_NTARGETS };
+enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_GDB, FUZZ_NTARGETS };
 
 #define FUZZ_ELF_BUDGET        3000000ull
 #define FUZZ_SYSCALL_BUDGET    6000000ull
 #define FUZZ_SYSCALL_MAX_INPUT 2048   /* the guest program's MAX_INPUT */
+#define FUZZ_GDB_BUDGET        10000  /* fake instructions per resume */
+#define FUZZ_GDB_RUNNING_BYTES 64     /* input taken while the program runs */
 
 struct fuzz_result {
     int init_status;           /* machine_init: 0, or the emu exit status */

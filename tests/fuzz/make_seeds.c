@@ -5,6 +5,8 @@
  *                        the loader checks, plus a copy of HELLO
  *   DIR/corpus/syscall/  inputs for guest/programs/syscall_fuzz (its header
  *                        comment has the record format; byte 0: the CPU)
+ *   DIR/corpus/gdb/      GDB remote protocol byte streams: the session
+ *                        Debian's gdb 13 opens, every command, hostile ones
  *   DIR/crashes/elf/     tiny programs that once crashed, hung or failed
  *                        the machine (docs/robustness.md)
  * make fuzz-seeds runs it; the output is committed.
@@ -262,6 +264,165 @@ static void syscall_seeds(void)
     done("exit");
 }
 
+/* ---- GDB remote protocol streams (the fake machine: tests/gdb_fake.h) ---- */
+
+static char stream[16384];
+static size_t slen;
+
+static void graw(const char *bytes, size_t n)
+{
+    if (slen + n > sizeof stream) {
+        fprintf(stderr, "make_seeds: gdb seed too long\n");
+        exit(1);
+    }
+    memcpy(stream + slen, bytes, n);
+    slen += n;
+}
+
+/* One packet, framed, with or without the client's '+' for the last
+ * reply. Its checksum is "xx", which the harness fills in (harness.h),
+ * unless real: the gdb 13 session is as gdb sent it. */
+static int real_sums;
+
+static void gpkt_n(const char *data, size_t n, int ack)
+{
+    unsigned sum = 0;
+    char tail[4] = "#xx";
+    for (size_t i = 0; i < n; i++)
+        sum += (unsigned char)data[i];
+    if (real_sums)
+        snprintf(tail, sizeof tail, "#%02x", sum & 0xff);
+    if (ack)
+        graw("+", 1);
+    graw("$", 1);
+    graw(data, n);
+    graw(tail, 3);
+}
+
+static void gpkt(const char *data) { gpkt_n(data, strlen(data), 1); }
+static void gpkt_noack(const char *data) { gpkt_n(data, strlen(data), 0); }
+
+/* qRcmd with the command hex-encoded */
+static void gmonitor(const char *cmd)
+{
+    char pkt[256] = "qRcmd,";
+    for (size_t i = 0; cmd[i] && i < 100; i++)
+        snprintf(pkt + 6 + 2 * i, 3, "%02x", (unsigned char)cmd[i]);
+    gpkt(pkt);
+}
+
+static void gdone(const char *name)
+{
+    put("corpus/gdb", name, stream, slen);
+    slen = 0;
+}
+
+static void gdb_seeds(void)
+{
+    /* what gdb 13 sends for target remote, stepi, break, continue, detach */
+    static const char *const no_ack[] = {
+        "Hg0", "qXfer:features:read:target.xml:0,ffb", "qTStatus", "?", "qfThreadInfo",
+        "qsThreadInfo", "qAttached", "Hc-1", "g", "m8048000,1", "m8048000,40", "vCont?",
+        "vCont;s:1;c", "g", "m8048005,1", "Z0,804800a,1", "vCont;c", "z0,804800a,1", "D",
+    };
+    real_sums = 1;
+    gpkt("qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;"
+         "vfork-events+;exec-events+;vContSupported+;QThreadEvents+;no-resumed+;"
+         "memory-tagging+;xmlRegisters=i386");
+    gpkt("vMustReplyEmpty");
+    gpkt("QStartNoAckMode");
+    graw("+", 1);
+    for (size_t i = 0; i < sizeof no_ack / sizeof no_ack[0]; i++)
+        gpkt_noack(no_ack[i]);
+    gdone("gdb13-session");
+    real_sums = 0;
+
+    static const char x[] = "X804a000,6:}\x03}\x04}]}\x0a\x00\x03";
+    gpkt("?");
+    gpkt("g");
+    gpkt("G01000000110000002200000033000000f0bf0408000000004400000055000000"
+         "0080040846020000730000007b0000007b0000007b0000000000000000000000");
+    gpkt("p8");
+    gpkt("P0=efbeadde");
+    gpkt("p10");
+    gpkt("P10=01000000000000000000");
+    gpkt("Pa=74000000");
+    gpkt("m804cffe,4");
+    gpkt("m8048000,ffffffff");
+    gpkt("M804a000,4:deadbeef");
+    gpkt("M804c000,1:00");
+    gpkt_n(x, sizeof x - 1, 1);
+    gpkt("X804a000,0:");
+    gpkt("mffffffff,10");
+    gdone("registers-memory");
+
+    gpkt("qSupported:swbreak+;hwbreak+");
+    gpkt("Z0,804800a,1");
+    gpkt("Z1,804800f,1");
+    gpkt("Z2,804a010,4");
+    gpkt("Z3,804a010,4");
+    gpkt("Z4,804a012,2");
+    gpkt("c");
+    gpkt("c");
+    gpkt("s");
+    gpkt("vCont;s:2;c");
+    gpkt("C0b");
+    gpkt("z0,804800a,1");
+    gpkt("z4,804a012,2");
+    gpkt("Z0,804800f,3");
+    gpkt("Z5,0,1");
+    gpkt("vCont;S05:p1.1;c:p1.-1");
+    gpkt("s804801e");
+    gpkt("k");
+    gpkt("?");
+    gdone("points-and-resuming");
+
+    gmonitor("cycles");
+    gmonitor("help");
+    gmonitor("  echo a b");
+    gmonitor("flood");
+    gmonitor("frobnicate");
+    gpkt("qRcmd,6");
+    gpkt("qXfer:features:read:target.xml:0,100");
+    gpkt("qXfer:features:read:target.xml:700,100");
+    gpkt("qXfer:features:read:other.xml:0,100");
+    gpkt("qC");
+    gpkt("qOffsets");
+    gpkt("qSymbol::");
+    gpkt("Hgp1.1");
+    gpkt("T2");
+    gpkt("vFile:setfs:0");
+    gpkt("vKill;1");
+    gdone("queries-monitor");
+
+    gpkt("c");          /* to the exit */
+    gpkt("?");
+    gpkt("s");
+    gpkt("g");
+    gpkt("Z0,8048000,1");
+    gpkt("D");
+    gpkt("?");
+    gdone("exit-and-after");
+
+    graw("$g#00", 5);                   /* bad checksum */
+    graw("-", 1);
+    gpkt("?");
+    graw("---", 3);                     /* naks: resends, then nothing */
+    graw("$", 1);                       /* overlong through run-length */
+    for (int i = 0; i < 50; i++)
+        graw("a*~", 3);
+    graw("#00", 3);
+    graw("$0*#5a", 6);                  /* '*' without a count */
+    graw("$m8048$?#3f", 11);            /* a packet abandoned for another */
+    graw("\x03hello\r\n", 8);          /* Ctrl-C while stopped, noise */
+    gpkt("c");
+    gpkt("?");                          /* dropped while running */
+    graw("\x03", 1);
+    gpkt("m80480");
+    graw("$m8048000,", 10);             /* cut off */
+    gdone("hostile");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -271,6 +432,7 @@ int main(int argc, char **argv)
     dir = argv[1];
     elf_seeds(argv[2]);
     syscall_seeds();
+    gdb_seeds();
     crash_seeds();
     return 0;
 }

@@ -21,6 +21,8 @@ for t in "$@"; do
     # (longer means more calls per run).
     case "$t" in
         elf) limits="-max_len=16384" ;;
+        # room for a packet past the 4096-byte maximum
+        gdb) limits="-max_len=8192 -dict=tests/fuzz/gdb.dict" ;;
         *) limits="-max_len=1024 -len_control=0" ;;
     esac
     echo "== fuzz $t for ${seconds}s (log: $log)"
