@@ -1,6 +1,6 @@
 /*
  * The vfs's private structures, shared by its files:
- *   vfs.c        making the tree, nodes, handles, charges
+ *   vfs_tree.c   making the tree, nodes, handles, charges
  *   vfs_attr.c   stat, chmod, chown, utimens, access, path_of
  *   vfs_namei.c  path walking and symlinks
  *   vfs_dir.c    directory entries and getdents
@@ -131,7 +131,7 @@ struct vfs {
 #define IS_REG(n) (S_TYPE((n)->mode) == 0100000u)
 #define IS_LNK(n) (S_TYPE((n)->mode) == 0120000u)
 
-/* vfs.c */
+/* vfs_tree.c */
 struct vfs_time vfs_now(struct vfs *v);
 int vfs_charge(struct vfs *v, uint64_t bytes);
 void vfs_uncharge(struct vfs *v, uint64_t bytes);

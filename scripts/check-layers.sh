@@ -37,6 +37,7 @@ kernel_image  1
 hostfs        1
 vfs           1
 vfs_impl      1
+vfs_tree      1
 vfs_attr      1
 vfs_dir       1
 vfs_file      1

@@ -90,11 +90,11 @@ START_TEST(a_unit_missing_from_the_table_fails)
 {
     char out[512];
     copy_emu();
-    append("gdbstub.c", "#include \"machine.h\"");
+    append("no_such_unit.c", "#include \"machine.h\"");
     ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
     remove_copy();
     ck_assert_int_eq(count_char(out, '\n'), 1);
-    ck_assert_msg(strstr(out, "gdbstub.c: unit gdbstub is not in the layer table"), "%s", out);
+    ck_assert_msg(strstr(out, "no_such_unit.c: unit no_such_unit is not in the layer table"), "%s", out);
 }
 END_TEST
 
