@@ -189,6 +189,35 @@ ENTRY(enter_user)
 	xorl %ebp, %ebp
 	iret
 
+/*
+ * void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp): save the
+ * callee-saved registers on this kernel stack and its ESP in *prev_esp,
+ * then resume the next task where it saved its own: in switch_to_asm, or,
+ * for a task that has never run, at ret_from_fork.
+ */
+ENTRY(switch_to_asm)
+	movl 4(%esp), %eax
+	movl 8(%esp), %edx
+	pushl %ebp
+	pushl %ebx
+	pushl %esi
+	pushl %edi
+	movl %esp, (%eax)
+	movl %edx, %esp
+	popl %edi
+	popl %esi
+	popl %ebx
+	popl %ebp
+	ret
+
+/* A new task's first switch lands here, with its pt_regs (the parent's,
+ * EAX = 0) just above: it leaves for user mode through iret, whichever
+ * way the parent came in. */
+ENTRY(ret_from_fork)
+	call schedule_tail
+	GET_THREAD_INFO(%ebx)
+	jmp syscall_exit
+
 /* Exceptions: the stub pushes an error code where the CPU does not (the
  * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap
  * frame has the same layout (struct trap_frame). */

@@ -55,7 +55,6 @@ static inline int cpu_has(uint32_t bit) { return (boot_cpu.features & bit) != 0;
 #define PAGE_READONLY (X86_PTE_PRESENT | X86_PTE_USER | X86_PTE_ACCESSED)
 #define PAGE_SHARED   (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER | X86_PTE_ACCESSED)
 void paging_init(void);
-void *alloc_kernel_page(void);  /* zeroed, never freed */
 /* Map [start, start+len) for user access (zero-filled, identity mapped);
  * writable selects PAGE_SHARED or PAGE_READONLY. 0 or -ENOMEM/-EINVAL. */
 int map_user_range(uint32_t start, uint32_t len, int writable);
@@ -98,16 +97,6 @@ struct exec_result {
     uint32_t brk;     /* end of the highest segment, page aligned */
 };
 void exec_boot_program(struct exec_result *res);
-
-/* thread_info, at the bottom of the one kernel stack. */
-struct thread_info {
-    uint32_t flags;
-    uint32_t pid;
-    uint32_t tid_address;
-    uint32_t brk_start, brk;
-    uint32_t mmap_top;
-};
-extern struct thread_info *current;
 
 /* Descriptors 3 and up, on the read-only tree of emu run --root (fs.h):
  * fs.c */

@@ -5,21 +5,20 @@
  * whether a page is present, user-accessible and writable.
  */
 #include "kernel.h"
+#include "mm.h"
+#include "sched.h"
 
 #define PDE_INDEX(va) ((va) >> 22)
 #define PTE_INDEX(va) (((va) >> 12) & 0x3ff)
 
-extern char _end[];
-static uint32_t *swapper_pg_dir;
-static uint32_t next_free_page;
+uint32_t *swapper_pg_dir;
 
-void *alloc_kernel_page(void)
+static void *alloc_kernel_page(void)
 {
-    if (next_free_page + PAGE_SIZE > FILE_AREA_ADDR)
+    void *page = get_zeroed_page();
+
+    if (!page)
         panic("out of kernel memory");
-    void *page = (void *)next_free_page;
-    next_free_page += PAGE_SIZE;
-    memset(page, 0, PAGE_SIZE);
     return page;
 }
 
@@ -48,7 +47,6 @@ static void set_pte(uint32_t va, uint32_t flags, uint32_t table_flags)
 
 void paging_init(void)
 {
-    next_free_page = PAGE_ALIGN((uint32_t)_end);
     swapper_pg_dir = alloc_kernel_page();
     for (uint32_t va = KERNEL_BASE; va < KERNEL_BASE + KERNEL_RAM_SIZE; va += PAGE_SIZE)
         set_pte(va, X86_PTE_PRESENT | X86_PTE_RW, _KERNPG_TABLE);
@@ -140,4 +138,15 @@ int user_range_mapped(uint32_t start, uint32_t len)
             return 0;
     }
     return 1;
+}
+
+void load_cr3(uint32_t *pgd)
+{
+    __asm__ volatile("movl %0, %%cr3" : : "r"(pgd) : "memory");
+}
+
+void switch_mm(struct mm_struct *prev, struct mm_struct *next)
+{
+    (void)prev;
+    load_cr3(next->pgd);
 }

@@ -1,5 +1,7 @@
 /* The address space of the one task: brk, mmap, munmap, mprotect. */
 #include "kernel.h"
+#include "mm.h"
+#include "sched.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -26,13 +28,13 @@ static int range_free(uint32_t start, uint32_t len)
     return 1;
 }
 
-/* The highest free range of len bytes below current->mmap_top and above the
+/* The highest free range of len bytes below current->mm->mmap_top and above the
  * heap; 0 if there is none. Usually the first try fits: only MAP_FIXED can
  * put pages in the way. */
 static uint32_t find_area(uint32_t len)
 {
-    uint32_t top = current->mmap_top;
-    uint32_t floor = PAGE_ALIGN(current->brk);
+    uint32_t top = current->mm->mmap_top;
+    uint32_t floor = PAGE_ALIGN(current->mm->brk);
 
     if (floor < USER_SPACE_BASE)
         floor = USER_SPACE_BASE;
@@ -103,7 +105,7 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags,
     if (file && (err = map_file(addr, len, writable, fd, offset)) != 0)
         return err;
     if (!(flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
-        current->mmap_top = addr;
+        current->mm->mmap_top = addr;
     return addr;
 }
 
@@ -140,14 +142,14 @@ long sys_munmap(uint32_t addr, uint32_t len, uint32_t a3,
 
     /* Give the space back to find_area if it was at the bottom of the
      * mmap region. */
-    top = current->mmap_top;
+    top = current->mm->mmap_top;
     if (addr <= top && top < addr + len) {
         top = addr + len;
         while (top < USER_MMAP_TOP && !user_range_mapped(top, PAGE_SIZE))
             top += PAGE_SIZE;
         if (top > USER_MMAP_TOP)
             top = USER_MMAP_TOP;
-        current->mmap_top = top;
+        current->mm->mmap_top = top;
     }
     return 0;
 }
@@ -180,10 +182,10 @@ long sys_mprotect(uint32_t addr, uint32_t len, uint32_t prot,
 long sys_brk(uint32_t newbrk, uint32_t a2, uint32_t a3,
              uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint32_t old = current->brk;
+    uint32_t old = current->mm->brk;
     uint32_t oldend = PAGE_ALIGN(old), newend;
 
-    if (newbrk < current->brk_start || newbrk > current->mmap_top)
+    if (newbrk < current->mm->brk_start || newbrk > current->mm->mmap_top)
         return old;
     newend = PAGE_ALIGN(newbrk);
     if (newend > oldend) {
@@ -194,6 +196,11 @@ long sys_brk(uint32_t newbrk, uint32_t a2, uint32_t a3,
     } else if (newend < oldend) {
         unmap_user_range(newend, oldend - newend);
     }
-    current->brk = newbrk;
+    current->mm->brk = newbrk;
     return newbrk;
+}
+
+void mmput(struct mm_struct *mm)
+{
+    mm->users--;
 }

@@ -1,11 +1,267 @@
-/* sched_yield: there is one task, so it only asks for a reschedule. */
-#include "kernel.h"
+/*
+ * The scheduler: a run queue served round-robin, switch_to, wait queues.
+ * Cooperative, as issue 11 needs: a task runs until it sleeps, yields or
+ * exits. schedule() may also be called on the way back to user mode (the
+ * exit-work path of entry.S) when TIF_NEED_RESCHED is set, which is where
+ * a timer tick will preempt once there is one.
+ */
+#include "sched.h"
+#include "mm.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
+
+extern union thread_union init_thread_union;
+extern uint64_t gdt_table[GDT_ENTRIES];
+
+static struct task_struct init_task_struct;
+struct task_struct *init_task = &init_task_struct;
+LIST_HEAD_DEF(task_list);
+static LIST_HEAD_DEF(run_queue);
+uint32_t nr_tasks;
+static uint32_t last_pid;
+static struct task_struct *fpu_owner; /* whose state is in the FPU registers */
+static struct task_struct *last_task;  /* the task switch_to just left */
+
+void sched_init(void)
+{
+    struct task_struct *t = init_task;
+
+    t->ti = &init_thread_union.info;
+    t->ti->task = t;
+    t->ti->pid = t->pid = t->pgid = t->sid = 1;
+    t->state = TASK_RUNNING;
+    t->exit_signal = SIGCHLD;
+    INIT_LIST_HEAD(&t->children);
+    INIT_LIST_HEAD(&t->sibling);
+    INIT_LIST_HEAD(&t->wait_list);
+    init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
+    list_add_tail(&t->tasks, &task_list);
+    list_add_tail(&t->run_list, &run_queue);
+    t->umask = 022;
+    memcpy(t->comm, "init", 5);
+    last_pid = 1;
+    nr_tasks = 1;
+    /* The boot task owns the FPU from the start: a program that never
+     * shares the CPU never takes a device-not-available trap. */
+    fpu_owner = t;
+    t->thread.used_math = 1;
+}
+
+struct task_struct *find_task(uint32_t pid)
+{
+    struct list_head *p;
+
+    list_for_each(p, &task_list) {
+        struct task_struct *t = list_entry(p, struct task_struct, tasks);
+        if (t->pid == pid && t->state != TASK_DEAD)
+            return t;
+    }
+    return NULL_PTR;
+}
+
+/* The next unused pid, wrapping at PID_MAX as Linux does. */
+uint32_t alloc_pid(void)
+{
+    for (;;) {
+        if (++last_pid >= PID_MAX)
+            last_pid = 2;
+        if (!find_task(last_pid))
+            return last_pid;
+    }
+}
+
+/* A task and its kernel stack, zeroed; NULL when memory is short. */
+struct task_struct *alloc_task(void)
+{
+    struct task_struct *t = kzalloc(sizeof(*t));
+    union thread_union *stack;
+
+    if (!t)
+        return NULL_PTR;
+    stack = alloc_pages_aligned(THREAD_SIZE / PAGE_SIZE, THREAD_SIZE / PAGE_SIZE);
+    if (!stack) {
+        kfree_obj(t);
+        return NULL_PTR;
+    }
+    memset(&stack->info, 0, sizeof(stack->info));
+    t->ti = &stack->info;
+    t->ti->task = t;
+    INIT_LIST_HEAD(&t->children);
+    INIT_LIST_HEAD(&t->sibling);
+    INIT_LIST_HEAD(&t->tasks);
+    INIT_LIST_HEAD(&t->run_list);
+    INIT_LIST_HEAD(&t->wait_list);
+    init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
+    return t;
+}
+
+void free_task(struct task_struct *t)
+{
+    if (fpu_owner == t)
+        fpu_owner = NULL_PTR;
+    free_pages(t->ti, THREAD_SIZE / PAGE_SIZE);
+    kfree_obj(t);
+}
+
+/* ---- wait queues ---- */
+
+void wake_up_process(struct task_struct *t)
+{
+    if (t->state != TASK_INTERRUPTIBLE && t->state != TASK_UNINTERRUPTIBLE)
+        return;
+    if (t->waiting_on) {
+        list_del(&t->wait_list);
+        t->waiting_on = NULL_PTR;
+    }
+    t->state = TASK_RUNNING;
+    list_add_tail(&t->run_list, &run_queue);
+}
+
+void wake_up(struct wait_queue *wq)
+{
+    while (!list_empty(&wq->waiters))
+        wake_up_process(list_entry(wq->waiters.next, struct task_struct, wait_list));
+}
+
+int sleep_on(struct wait_queue *wq, int state)
+{
+    struct task_struct *me = current;
+
+    if (state == TASK_INTERRUPTIBLE && signal_pending(me))
+        return -EINTR;
+    me->state = state;
+    me->waiting_on = wq;
+    list_add_tail(&me->wait_list, &wq->waiters);
+    schedule();
+    /* Woken by wake_up (which took us off the queue) or by a signal. */
+    if (me->waiting_on) {
+        list_del(&me->wait_list);
+        me->waiting_on = NULL_PTR;
+    }
+    if (state == TASK_INTERRUPTIBLE && signal_pending(me))
+        return -EINTR;
+    return 0;
+}
+
+/* ---- switching ---- */
+
+static inline void set_ts(void)
+{
+    uint32_t cr0;
+    __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
+    __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 | X86_CR0_TS));
+}
+
+/*
+ * Lazy FPU switching, as Linux 2.5: the outgoing task's x87 state is saved
+ * only if it is in the registers, and CR0.TS makes the next task's first
+ * FPU instruction trap (#NM), where math_state_restore gives it its own.
+ */
+void fpu_switch_out(struct task_struct *prev)
+{
+    if (fpu_owner == prev) {
+        __asm__ volatile("fnsave %0; fwait" : "=m"(prev->thread.fpu));
+        prev->thread.fpu_saved = 1;
+        fpu_owner = NULL_PTR;
+    }
+    set_ts();
+}
+
+void math_state_restore(void)
+{
+    struct task_struct *me = current;
+
+    __asm__ volatile("clts");
+    if (fpu_owner == me)
+        return;
+    if (me->thread.fpu_saved)
+        __asm__ volatile("frstor %0" : : "m"(me->thread.fpu));
+    else
+        __asm__ volatile("fninit");
+    me->thread.used_math = 1;
+    fpu_owner = me;
+}
+
+void load_TLS(const struct task_struct *t)
+{
+    for (int i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
+        gdt_table[GDT_ENTRY_TLS_MIN + i] = t->tls_array[i];
+}
+
+#define savesegment(seg, value) \
+    __asm__ volatile("mov %%" #seg ", %0" : "=r"(value))
+
+/* A selector that no longer names a usable descriptor loads as null. */
+#define loadsegment(seg, value)                                   \
+    __asm__ volatile("1: mov %0, %%" #seg "\n"                    \
+                     "2:\n"                                        \
+                     ".section .fixup, \"ax\"\n"                   \
+                     "3: pushl $0\n"                               \
+                     "   popl %%" #seg "\n"                        \
+                     "   jmp 2b\n"                                 \
+                     ".previous\n"                                 \
+                     ".section __ex_table, \"a\"\n"                \
+                     "   .align 4\n"                               \
+                     "   .long 1b, 3b\n"                           \
+                     ".previous" : : "r"(value))
+
+/* After a switch, in the task switched to: what the one left behind
+ * could not do on its own stack. */
+static void finish_task_switch(void)
+{
+    struct task_struct *prev = last_task;
+
+    last_task = NULL_PTR;
+    if (prev && prev->state == TASK_ZOMBIE)
+        exit_mm_late(prev);
+}
+
+void schedule_tail(void)
+{
+    finish_task_switch();
+}
+
+static void switch_to(struct task_struct *prev, struct task_struct *next)
+{
+    savesegment(fs, prev->thread.fs);
+    savesegment(gs, prev->thread.gs);
+    fpu_switch_out(prev);
+    if (prev->active_mm != next->active_mm)
+        switch_mm(prev->active_mm, next->active_mm);
+    load_TLS(next);
+    /* The TLS descriptors changed under the selectors: reload them. */
+    loadsegment(fs, next->thread.fs);
+    loadsegment(gs, next->thread.gs);
+    *tss_esp0_slot() = (uint32_t)next->ti + THREAD_SIZE;
+    last_task = prev;
+    switch_to_asm(&prev->thread.esp, next->thread.esp);
+    finish_task_switch();
+}
+
+void schedule(void)
+{
+    struct task_struct *prev = current, *next;
+
+    current_thread_info()->flags &= ~_TIF_NEED_RESCHED;
+    list_del(&prev->run_list);
+    if (prev->state == TASK_RUNNING)
+        list_add_tail(&prev->run_list, &run_queue);
+    if (list_empty(&run_queue))
+        deadlock();
+    next = list_entry(run_queue.next, struct task_struct, run_list);
+    if (next != prev)
+        switch_to(prev, next);
+}
+
+/* No task can run and nothing can wake one. */
+void deadlock(void)
+{
+    panic("deadlock: no task can run");
+}
 
 long sys_sched_yield(uint32_t a1, uint32_t a2, uint32_t a3,
                      uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    current->flags |= _TIF_NEED_RESCHED;
+    current_thread_info()->flags |= _TIF_NEED_RESCHED;
     return 0;
 }

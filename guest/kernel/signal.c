@@ -1,5 +1,6 @@
 /* Signals: accepted and remembered, never delivered. */
 #include "kernel.h"
+#include "sched.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 

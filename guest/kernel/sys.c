@@ -1,5 +1,6 @@
 /* Identity, uname, resource limits, and the project's own call. */
 #include "kernel.h"
+#include "sched.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -32,7 +33,7 @@ long sys_enosys(uint32_t a1, uint32_t a2, uint32_t a3,
 long sys_set_tid_address(uint32_t tidptr, uint32_t a2, uint32_t a3,
                          uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    current->tid_address = tidptr;
+    current->clear_child_tid = tidptr;
     return current->pid;
 }
 

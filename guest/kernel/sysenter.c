@@ -3,6 +3,7 @@
  * The frame a sysenter call runs on is built by sysenter_entry in entry.S.
  */
 #include "kernel.h"
+#include "mm.h"
 
 extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
 extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
@@ -17,7 +18,10 @@ uint32_t vsyscall_entry;
  */
 static void enable_sep_cpu(void)
 {
-    uint8_t *page = alloc_kernel_page();
+    uint8_t *page = get_zeroed_page();
+
+    if (!page)
+        panic("no page for the sysenter trampoline");
     uint32_t esp0_slot = (uint32_t)tss_esp0_slot();
     uint32_t rel32 = (uint32_t)sysenter_entry - ((uint32_t)page + 11);
 

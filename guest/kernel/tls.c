@@ -5,6 +5,7 @@
  * it runs (there is one task, so "when it runs" is "now").
  */
 #include "kernel.h"
+#include "sched.h"
 
 extern uint64_t gdt_table[GDT_ENTRIES];
 
@@ -26,13 +27,6 @@ struct user_desc {
 #define DESC_ACCESS(bits) ((uint64_t)(bits) << X86_DESC_ACCESS_SHIFT)
 #define DESC_FLAG(bits)   ((uint64_t)(bits) << X86_DESC_FLAGS_SHIFT)
 
-static uint64_t tls_array[GDT_ENTRY_TLS_ENTRIES];
-
-static void load_TLS(void)
-{
-    for (int i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
-        gdt_table[GDT_ENTRY_TLS_MIN + i] = tls_array[i];
-}
 
 /* Linux calls an all-clear request "empty": it frees the entry. */
 static int desc_empty(const struct user_desc *u)
@@ -72,7 +66,7 @@ long sys_set_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
     uint32_t idx = u.entry_number;
     if (idx == 0xffffffffu) {
         for (idx = GDT_ENTRY_TLS_MIN; idx <= GDT_ENTRY_TLS_MAX; idx++)
-            if (tls_array[idx - GDT_ENTRY_TLS_MIN] == 0)
+            if (current->tls_array[idx - GDT_ENTRY_TLS_MIN] == 0)
                 break;
         if (idx > GDT_ENTRY_TLS_MAX)
             return -ESRCH;
@@ -84,11 +78,11 @@ long sys_set_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
     /* A code segment with "contents" 3 is not allowed (conforming code). */
     if (((u.flags >> UD_CONTENTS_SHIFT) & 3) == 3 && !desc_empty(&u))
         return -EINVAL;
-    tls_array[idx - GDT_ENTRY_TLS_MIN] = desc_empty(&u) ? 0 : make_descriptor(&u);
-    load_TLS();
+    current->tls_array[idx - GDT_ENTRY_TLS_MIN] = desc_empty(&u) ? 0 : make_descriptor(&u);
+    load_TLS(current);
     /* The caller may hold this selector in a segment register: return
      * through iret, which reloads every selector from the frame. */
-    current->flags |= _TIF_IRET;
+    current_thread_info()->flags |= _TIF_IRET;
     return 0;
 }
 
@@ -101,7 +95,7 @@ long sys_get_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
         return -EFAULT;
     if (idx < GDT_ENTRY_TLS_MIN || idx > GDT_ENTRY_TLS_MAX)
         return -EINVAL;
-    uint64_t d = tls_array[idx - GDT_ENTRY_TLS_MIN];
+    uint64_t d = current->tls_array[idx - GDT_ENTRY_TLS_MIN];
     struct user_desc u = { .entry_number = idx };
     u.base_addr = (uint32_t)((d >> 16) & 0xffffff) | (uint32_t)((d >> 56) << 24);
     u.limit = (uint32_t)(d & 0xffff) | (uint32_t)(((d >> 48) & 0xf) << 16);

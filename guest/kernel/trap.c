@@ -1,5 +1,6 @@
 /* IDT, TSS and the C side of exception handling. */
 #include "kernel.h"
+#include "sched.h"
 
 struct gate {
     uint16_t offset_low, selector;
@@ -125,6 +126,11 @@ void do_trap(struct trap_frame *tf)
 {
     uint32_t cr2 = tf->vector == X86_VEC_PF ? read_cr2() : 0;
 
+    /* CR0.TS: the task's first FPU instruction since it was switched in. */
+    if (tf->vector == X86_VEC_NM && user_mode(tf->xcs)) {
+        math_state_restore();
+        return;
+    }
     if (user_mode(tf->xcs))
         kill_user(tf, cr2, signal_for(tf->vector));
     uint32_t fixup = search_exception_table(tf->eip);
@@ -140,8 +146,7 @@ void do_trap(struct trap_frame *tf)
  * unusable, so the program dies as Linux kills it, with SIGSEGV. */
 void do_iret_fault(void)
 {
-    struct pt_regs *regs =
-        (struct pt_regs *)((uint32_t)current + THREAD_SIZE - PT_SIZE);
+    struct pt_regs *regs = task_pt_regs(current);
     struct trap_frame tf = {
         .vector = X86_VEC_GP, .eip = regs->eip, .xcs = regs->xcs,
         .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
@@ -149,12 +154,16 @@ void do_iret_fault(void)
     kill_user(&tf, 0, SIGSEGV);
 }
 
-/* The work syscall_exit_work was sent for. There is one task, so
- * rescheduling finds nothing else to run. */
+/* The work syscall_exit_work was sent for, until none is left; the
+ * return is then always through iret. */
 void do_exit_work(struct pt_regs *regs)
 {
+    struct thread_info *ti = current_thread_info();
+
     (void)regs;
-    current->flags &= ~(_TIF_NEED_RESCHED | _TIF_IRET);
+    while (ti->flags & _TIF_NEED_RESCHED)
+        schedule();
+    ti->flags &= ~_TIF_IRET;
 }
 
 /* The trampoline loads esp0 from here; it is 4-byte aligned in the TSS. */
