@@ -72,6 +72,8 @@ static int write_boot_record(struct machine *m)
         .version = BOOT_VERSION,
         .cpu_khz = m->cpu.model->clock_mhz * 1000,
         .epoch_sec = m->opts->epoch_sec,
+        .mem_pages = (uint32_t)((m->opts->mem_bytes ? m->opts->mem_bytes
+                                                    : DEFAULT_MEM_BYTES) / PAGE_SIZE),
     };
     int rc = load_program_file(m, &br);
     if (rc)

@@ -75,6 +75,17 @@
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
+ * 15. Translations are cached by address (the guest-physical page, here the
+ *     virtual one), and the engine only notices a change of a page's bytes
+ *     made through its own stores. When the emulator replaces the bytes of
+ *     a user page from outside (another process's address space moved into
+ *     the window, emu/addrspace.c), the old translations would run.
+ *     engine_retranslate() drops one page's, found through the page tables
+ *     loaded at the time: so before the page stops being mapped. (The
+ *     engine's flush of every translation cannot be used from a hook: the
+ *     engine chains the running block to blocks the flush frees, and the
+ *     emulator crashes.) Test: test_addrspace
+ *     code_at_the_same_address_in_two_spaces_runs_each_its_own.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -119,8 +130,10 @@ bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err);
 int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user);
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
-/* Forget the translation of [addr, addr+size): new hooks apply there. */
+/* Forget the translation of [addr, addr+size): new hooks apply there, new
+ * bytes run. The page tables loaded now must map it. */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include "mmcall.h"
 #include "names.h"
 
 /* Copy guest text into a bounded C string. */
@@ -82,7 +83,11 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         const struct hc_fault *f = block;
         m->exit_status = 128 + (int)(f->signal & 0x7f);
         machine_notify_exit(m);
-        if (f->vector == X86_VEC_PF)
+        if (f->note && guest_ptr(&m->mem, value, sizeof *f)) {
+            guest_text(m, f->note, f->note_len, text, sizeof text);
+            machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
+                         signal_name(f->signal), text, f->eip, f->cr2, f->error_code);
+        } else if (f->vector == X86_VEC_PF)
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), vector_name(f->vector), f->eip, f->cr2,
                          f->error_code);
@@ -105,6 +110,12 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         machine_stop(m, STOP_EXEC_ERROR, "cannot run program: %s", text);
         break;
     }
+    case HC_PORT_MM:
+        if (!guest_ptr(&m->mem, value, sizeof(struct hc_mm)))
+            machine_stop(m, STOP_MACHINE, "MM hypercall with a bad block address %08x", value);
+        else
+            mm_hypercall(m, block);
+        break;
     case HC_PORT_LOG: {
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);

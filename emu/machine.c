@@ -42,6 +42,10 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "cannot open a Unicorn x86 engine");
     if (engine_back_memory(m->uc, &m->mem))
         return machine_fail(m, 125, "cannot map guest memory");
+    m->as = addrspaces_new(guest_ptr(&m->mem, 0, USER_SPACE_TOP), err, sizeof err);
+    if (!m->as)
+        return machine_fail(m, 125, "%s", err);
+    as_track_code(m->as, !opts->no_cycle_model);
     if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return machine_fail(m, 125, "cannot allocate an engine context");
     if (block_cache_init(&m->blocks, m->cpu.cost))
@@ -53,6 +57,8 @@ void machine_destroy(struct machine *m)
 {
     block_cache_free(&m->blocks);
     hostfs_destroy(&m->fs);
+    addrspaces_free(m->as);
+    m->as = NULL;
     if (m->scratch_ctx)
         uc_context_free(m->scratch_ctx);
     if (m->uc)
@@ -66,6 +72,8 @@ void machine_destroy(struct machine *m)
 
 void charge(struct machine *m, int cls, uint64_t count)
 {
+    if (m->opts->no_cycle_model)
+        return;
     m->cycles += (uint64_t)m->cpu.cost[cls] * count;
 }
 

@@ -18,6 +18,7 @@
 #include <unicorn/unicorn.h>
 #include "../guest/abi.h"
 #include "../guest/x86.h"
+#include "addrspace.h"
 #include "cpu_models.h"
 #include "decode.h"
 #include "engine.h"
@@ -34,6 +35,11 @@ enum stop_reason {
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
 };
+
+/* --mem: the user memory all processes together may hold. */
+#define DEFAULT_MEM_BYTES (1ull << 30)
+#define MIN_MEM_BYTES     (16ull << 20)
+#define MAX_MEM_BYTES     (4ull << 30)
 
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
@@ -57,6 +63,7 @@ struct run_options {
     const char *cost_overrides[16]; /* "CLASS=CYCLES" */
     int ncost_overrides;
     uint32_t epoch_sec;
+    uint64_t mem_bytes;        /* --mem (0: DEFAULT_MEM_BYTES) */
 };
 
 /* An interrupt or exception that went through the IDT. */
@@ -98,6 +105,7 @@ struct machine {
     struct engine_reports reports;  /* exceptions the engine reported, not raised */
     struct ksyms ksyms;
     struct hostfs fs;               /* the --root file tree */
+    struct addrspaces *as;          /* every process's user memory */
 
     /* cycle and instruction accounting */
     struct block_cache blocks;

@@ -34,6 +34,8 @@ static const char usage_text[] =
     "  --epoch SECONDS      wall-clock time at boot (default: the patch's date)\n"
     "  --root DIR           let the program read the files under DIR, as its '/'\n"
     "                       (read-only; without it, every open fails with ENOENT)\n"
+    "  --mem SIZE           user memory of all processes together, in bytes or\n"
+    "                       with K, M or G (default 1G; 16M to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n"
     "options (run):\n"
     "  --strace             print each system call on stderr\n"
@@ -69,6 +71,29 @@ static bool parse_u64(const char *s, uint64_t *out)
     if (errno || end == s || *end || s[0] == '-')
         return false;
     *out = v;
+    return true;
+}
+
+/* SIZE, SIZEK, SIZEM or SIZEG, in bytes. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (errno || end == s || s[0] == '-')
+        return false;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (*end || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
     return true;
 }
 
@@ -149,6 +174,10 @@ int main(int argc, char **argv)
             if (!parse_u64(val, &e) || e > UINT32_MAX)
                 return usage_error("bad --epoch '%s'", val);
             opts.epoch_sec = (uint32_t)e;
+        } else if (!strcmp(a, "--mem") && val) {
+            if (!parse_size(val, &opts.mem_bytes) || opts.mem_bytes < MIN_MEM_BYTES ||
+                opts.mem_bytes > MAX_MEM_BYTES)
+                return usage_error("bad --mem '%s' (16M to 4G)", val);
         } else if (!strcmp(a, "--argv0") && val) {
             opts.argv0 = val;
         } else if (!strcmp(a, "--root") && val) {

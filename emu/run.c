@@ -83,6 +83,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         over_budget(m);
         return;
     }
+    if (addr < KERNEL_BASE)
+        as_note_code(m->as, addr, size);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;
@@ -171,6 +173,7 @@ int machine_run(struct machine *m)
     while (m->stop == STOP_NONE) {
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
         uc_err e = UC_ERR_OK;
+
         if (!engine_run(m->uc, eip, m->abort_ud_pending ? m->abort_ud_at : KERNEL_BASE, &e)) {
             engine_aborted(m);
             continue;
@@ -189,6 +192,7 @@ int machine_run(struct machine *m)
             raise_ud_after_abort(m);
             continue;
         }
+
         eip = reg_read(m, UC_X86_REG_EIP);
         if (e != UC_ERR_OK)
             machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));

@@ -116,6 +116,37 @@
 #define HC_PORT_FS_STAT     0xeb /* path, or the handle itself (HC_FS_EMPTY_PATH) -> struct hc_stat at buf */
 #define HC_PORT_FS_READLINK 0xec /* path -> link text at buf, len -> bytes */
 
+/*
+ * Address spaces (emu/addrspace.c): every request is a struct hc_mm. The
+ * kernel's page tables map each user page at itself; the emulator keeps
+ * each address space's bytes (docs/address-spaces.md). "The current space"
+ * is the one whose page directory is in CR3.
+ */
+#define HC_PORT_MM          0xed
+#define MM_SWITCH     1  /* pgd is about to be loaded into CR3 */
+#define MM_CLONE      2  /* pgd: a new child of space arg: copies of arg's present
+                            private pages; its shared pieces, shared */
+#define MM_DESTROY    3  /* pgd: gone (not the current space) */
+#define MM_RELEASE    4  /* [addr, addr+len) of the current space is unmapped */
+#define MM_CLEAR      5  /* addr: a new zero page (charged as clear_page) */
+#define MM_FILE       6  /* addr: a page of vfs handle arg from offset arg3, arg2
+                            bytes of it, the rest zero; len != 0: a private copy
+                            (charged as copy_page) */
+#define MM_MOVE       7  /* [addr, addr+len) moves to arg (mremap) */
+#define MM_SHM_CREATE 8  /* a shared object of len pages -> its id */
+#define MM_SHM_FREE   9  /* object arg is gone -> the pages it held */
+#define MM_SHM_MAP   10  /* [addr, addr+len) shows object arg from its page arg2 */
+#define MM_SHM_FAULT 11  /* addr, in a piece of a shared object: its bytes; arg:
+                            may take a new page -> 1 new (zeroed, charged as
+                            clear_page), 0 it had one, -ENOMEM */
+#define MM_INVALIDATE 12 /* [addr, addr+len) may stop being executable */
+#define MM_COW       13  /* addr: the first write to a private page of a file
+                            mapping (charged as copy_page) */
+
+/* Page-table bits the hardware ignores (9-11), used by the kernel and read
+ * by the emulator. */
+#define PTE_SW_PROTNONE 0x400 /* a page kept but inaccessible (PROT_NONE): P clear */
+
 #define HC_FS_ROOT        0xffffffffu /* handle: a relative path starts at the root */
 #define HC_FS_NOFOLLOW    0x1  /* do not follow a symlink in the last component */
 #define HC_FS_DIRECTORY   0x2  /* open: fail with ENOTDIR unless a directory */
@@ -125,7 +156,7 @@
 #define HC_FS_MAX_FILES   64   /* open handles at once */
 
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
-#define BOOT_VERSION 1
+#define BOOT_VERSION 2
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -147,12 +178,22 @@ struct hc_fault {
     uint32_t eip;
     uint32_t cr2;
     uint32_t signal;
+    uint32_t note, note_len; /* guest text: why, beyond the vector; 0 if none */
 };
 
 struct hc_text {
     uint32_t text;   /* guest address */
     uint32_t len;
     uint32_t code;   /* reason code, for HC_PORT_EXECERR (an errno) */
+};
+
+struct hc_mm {
+    uint32_t op;       /* MM_* */
+    uint32_t pgd;
+    uint32_t addr, len;
+    uint32_t arg, arg2;
+    uint32_t arg3_lo, arg3_hi;
+    int32_t result;    /* written by the emulator */
 };
 
 struct hc_fs {
@@ -190,9 +231,12 @@ struct boot_record {
     uint32_t epoch_usec;
     uint32_t flags;        /* BOOT_FLAG_* */
     uint8_t  random[16];   /* AT_RANDOM bytes (fixed, for determinism) */
+    uint32_t mem_pages;    /* user pages all processes may hold (--mem) */
+    uint32_t reserved[3];
 };
 
-_Static_assert(sizeof(struct boot_record) == 64, "boot record layout");
+_Static_assert(sizeof(struct boot_record) == 80, "boot record layout");
+_Static_assert(sizeof(struct hc_mm) == 36, "hc_mm layout");
 _Static_assert(sizeof(struct hc_io) == 16, "hc_io layout");
 _Static_assert(sizeof(struct hc_fs) == 36, "hc_fs layout");
 _Static_assert(sizeof(struct hc_stat) == 88, "hc_stat layout");

@@ -12,9 +12,11 @@
 #   0 engine      the engine, its quirks, guest memory
 #   1 core        the machine, the CPU models and their costs, decoding,
 #                 the kernel's symbols, the file trees (hostfs, vfs_*), the
+#                 address spaces and what memory management costs, the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
-#                 ports, hypercalls, booting, the execution loop
+#                 ports, hypercalls (mmcall: the address-space ones),
+#                 booting, the execution loop
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare, the GDB
 #                 remote stub (gdb_*, gdbstub)
@@ -35,6 +37,8 @@ decode        1
 ksyms         1
 kernel_image  1
 hostfs        1
+addrspace     1
+mm_costs      1
 vfs           1
 vfs_impl      1
 vfs_tree      1
@@ -49,6 +53,7 @@ trap          2
 sysenter      2
 cpu_insns     2
 hypercall     2
+mmcall        2
 boot          2
 run           2
 syscalls      3

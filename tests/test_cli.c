@@ -83,6 +83,24 @@ START_TEST(unknown_option_is_2)
 }
 END_TEST
 
+START_TEST(bad_mem_is_2)
+{
+    static const char *const bad[] = { "1K", "15M", "5G", "-1G", "1T", "lots", "", "1G2" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct emu_result r;
+        emu(&r, "run", "--mem", bad[i], program("hello"), NULL);
+        assert_one_line_error(&r, 2);
+        ck_assert_msg(strstr(r.err, "--mem"), "--mem %s: %s", bad[i], r.err);
+        emu_result_free(&r);
+    }
+    struct emu_result r;
+    emu(&r, "run", "--mem", "16M", program("hello"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "hello\n");
+    emu_result_free(&r);
+}
+END_TEST
+
 START_TEST(unknown_cpu_is_2_and_points_at_list_cpus)
 {
     struct emu_result r;
@@ -115,6 +133,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, truncated_elf_is_126);
     tcase_add_test(tc, x86_64_elf_is_126);
     tcase_add_test(tc, unknown_option_is_2);
+    tcase_add_test(tc, bad_mem_is_2);
     tcase_add_test(tc, unknown_cpu_is_2_and_points_at_list_cpus);
     tcase_add_test(tc, no_program_is_2);
     suite_add_tcase(s, tc);

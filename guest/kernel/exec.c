@@ -5,6 +5,8 @@
  */
 #include "kernel.h"
 #include "elf.h"
+#include "mm.h"
+#include "sched.h"
 
 #define ET_DYN_BIAS 0x56555000u  /* where static-pie programs are loaded */
 #define MAX_PHNUM   256
@@ -173,30 +175,36 @@ static int page_writable(const struct image *im, uint32_t page)
     return 0;
 }
 
+static uint32_t seg_prot(uint32_t pf)
+{
+    return ((pf & PF_R) ? 1 : 0) | ((pf & PF_W) ? 2 : 0) | ((pf & PF_X) ? 4 : 0);
+}
+
 static void load_segments(const struct image *im)
 {
+    struct mm_struct *mm = current->mm;
     uint32_t mapped = 0;  /* end of what earlier segments mapped */
     int i;
 
-    /* Map every page once, even a page two segments share: mapping
-     * zero-fills it, which must not happen after the first copy. */
+    /* Map every page once, even a page two segments share, writable while
+     * the bytes are copied in; the pages come zeroed on first touch. */
     for (i = 0; i < im->nseg; i++) {
         const struct segment *s = &im->seg[i];
         uint32_t start = PAGE_DOWN(s->start), end = PAGE_ALIGN(s->end);
 
         if (start < mapped)
             start = mapped;
-        if (end > start && map_user_range(start, end - start, 1) != 0)
+        if (end > start && map_region(mm, start, end - start,
+                                      VM_READ | VM_WRITE | VM_EXEC | VM_MAYWRITE,
+                                      NO_FILE, 0, 0))
             exec_failed(ENOMEM, "out of memory loading the program");
         if (end > mapped)
             mapped = end;
     }
-
-    /* The bss needs no clearing: the pages are fresh and no other segment
-     * owns those bytes. */
     for (i = 0; i < im->nseg; i++) {
         const struct segment *s = &im->seg[i];
-        memcpy((void *)s->start, im->file + s->offset, s->filesz);
+        if (copy_to_user(s->start, im->file + s->offset, s->filesz) != 0)
+            exec_failed(ENOMEM, "out of memory loading the program");
     }
 
     /* A page shared with a writable segment stays writable. Since segments
@@ -212,7 +220,7 @@ static void load_segments(const struct image *im)
             start += PAGE_SIZE;
         if (end > start && page_writable(im, end - PAGE_SIZE))
             end -= PAGE_SIZE;
-        if (end > start && protect_user_range(start, end - start, 0) != 0)
+        if (end > start && sys_mprotect(start, end - start, seg_prot(s->flags), 0, 0, 0))
             panic("exec: cannot write-protect %08x-%08x", start, end);
     }
 }
@@ -243,7 +251,8 @@ static void check_args(struct args *a)
 static uint32_t push_bytes(uint32_t *sp, const void *src, uint32_t n)
 {
     *sp -= n;
-    memcpy((void *)*sp, src, n);
+    if (copy_to_user(*sp, src, n) != 0)
+        exec_failed(ENOMEM, "out of memory for the stack");
     return *sp;
 }
 
@@ -263,15 +272,18 @@ static void setup_stack(struct image *im, const struct args *a, struct exec_resu
     uint32_t phsize = im->eh.phnum * sizeof(struct elf_phdr);
     uint32_t nptr = a->argc + a->envc;
     uint32_t aux[2 * MAX_AUXV], naux = 0;
-    uint32_t need, size, sp, strings, platform, random, off, *v;
+    uint32_t need, size, sp, strings, platform, random, off, *v, *vec, vec_pages;
 
     need = 16 + a->size + sizeof(PLATFORM) + 16 + 16 + phsize + 4 +
            (3 + nptr + 2 * MAX_AUXV) * 4 + 16;
     size = STACK_SIZE + PAGE_ALIGN(need);
     if (size > USER_STACK_MAX)
         exec_failed(E2BIG, "argument list too long");
-    if (map_user_range(USER_STACK_TOP - size, size, 1) != 0)
+    if (map_region(current->mm, USER_STACK_TOP - size, size,
+                   VM_READ | VM_WRITE | VM_EXEC | VM_MAYWRITE | VM_GROWSDOWN,
+                   NO_FILE, 0, 0))
         exec_failed(ENOMEM, "out of memory for the stack");
+    current->mm->start_stack = USER_STACK_TOP;
 
     /* Strings and blobs at the top, a few zero bytes above them. */
     sp = USER_STACK_TOP - 16;
@@ -310,14 +322,22 @@ static void setup_stack(struct image *im, const struct args *a, struct exec_resu
     AUX(AT_NULL, 0);
 #undef AUX
 
-    /* argc must end up 16-byte aligned. */
+    /* argc must end up 16-byte aligned; the vectors are built in kernel
+     * memory (the argument area is free again) and copied out at once. */
     sp = (sp - (3 + nptr) * 4 - naux * 4) & ~15u;
-    v = (uint32_t *)sp;
+    vec_pages = PAGE_ALIGN((3 + nptr) * 4 + naux * 4) / PAGE_SIZE;
+    vec = alloc_pages(vec_pages);
+    if (!vec)
+        exec_failed(ENOMEM, "out of kernel memory for the argument vectors");
+    v = vec;
     *v++ = a->argc;
     off = 0;
     v = push_strings(v, strings, a->strings, &off, a->argc);
     v = push_strings(v, strings, a->strings, &off, a->envc);
     memcpy(v, aux, naux * 4);
+    if (copy_to_user(sp, vec, (3 + nptr) * 4 + naux * 4) != 0)
+        exec_failed(ENOMEM, "out of memory for the stack");
+    free_pages(vec, vec_pages);
     res->stack = sp;
 }
 

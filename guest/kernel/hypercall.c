@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include "kernel.h"
+#include "mm.h"
 
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 
@@ -75,7 +76,13 @@ void do_exit(int status)
 
 void kill_user(const struct trap_frame *tf, uint32_t cr2, int signal)
 {
-    struct hc_fault f = { 0, 0, 0, cr2, (uint32_t)signal };
+    kill_user_why(tf, cr2, signal, NULL_PTR);
+}
+
+void kill_user_why(const struct trap_frame *tf, uint32_t cr2, int signal, const char *note)
+{
+    struct hc_fault f = { 0, 0, 0, cr2, (uint32_t)signal, (uint32_t)note,
+                          note ? strlen(note) : 0 };
 
     if (tf) {
         f.vector = tf->vector;
@@ -84,4 +91,14 @@ void kill_user(const struct trap_frame *tf, uint32_t cr2, int signal)
     }
     hypercall(HC_PORT_KILL, &f);
     halt_forever();
+}
+
+long mm_call(uint32_t op, uint32_t pgd, uint32_t addr, uint32_t len,
+             uint32_t arg, uint32_t arg2, uint64_t arg3)
+{
+    struct hc_mm r = { op, pgd, addr, len, arg, arg2, (uint32_t)arg3,
+                       (uint32_t)(arg3 >> 32), 0 };
+
+    hypercall(HC_PORT_MM, &r);
+    return r.result;
 }

@@ -34,6 +34,8 @@ __attribute__((noreturn)) void exec_failed(int err, const char *fmt, ...);
 __attribute__((noreturn)) void do_exit(int status);
 __attribute__((noreturn)) void kill_user(const struct trap_frame *tf,
                                          uint32_t cr2, int signal);
+__attribute__((noreturn)) void kill_user_why(const struct trap_frame *tf, uint32_t cr2,
+                                             int signal, const char *note);
 extern const struct boot_record *boot;
 
 /* cpu.c: what CPUID told us at boot */
@@ -48,7 +50,7 @@ extern struct cpuinfo boot_cpu;
 void identify_cpu(void);
 static inline int cpu_has(uint32_t bit) { return (boot_cpu.features & bit) != 0; }
 
-/* mm.c: paging. Virtual == physical for every page (see abi.h). */
+/* pgtable.c: paging. Virtual == physical for every page (see abi.h). */
 #define _PAGE_TABLE   (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER | X86_PTE_ACCESSED | \
                        X86_PTE_DIRTY)
 #define _KERNPG_TABLE (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_ACCESSED | X86_PTE_DIRTY)
@@ -57,10 +59,6 @@ static inline int cpu_has(uint32_t bit) { return (boot_cpu.features & bit) != 0;
 void paging_init(void);
 /* Map [start, start+len) for user access (zero-filled, identity mapped);
  * writable selects PAGE_SHARED or PAGE_READONLY. 0 or -ENOMEM/-EINVAL. */
-int map_user_range(uint32_t start, uint32_t len, int writable);
-int protect_user_range(uint32_t start, uint32_t len, int writable);
-void unmap_user_range(uint32_t start, uint32_t len);
-int user_range_mapped(uint32_t start, uint32_t len);
 void set_fixmap(uint32_t vaddr, uint32_t flags);
 
 /* uaccess.S: copies that turn a fault into -EFAULT (exception table). */

@@ -4,7 +4,6 @@
 #include "sched.h"
 
 extern char _end[];
-static struct mm_struct init_mm;
 
 __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
 {
@@ -23,11 +22,13 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     sysenter_setup();
 
     struct exec_result res;
-    init_mm.pgd = swapper_pg_dir;
-    init_mm.users = 1;
-    init_task->mm = init_task->active_mm = &init_mm;
+    struct mm_struct *mm = mm_alloc();
+    if (!mm)
+        panic("no memory for the first address space");
+    user_pages_limit = boot->mem_pages;
+    init_task->mm = init_task->active_mm = mm;
+    switch_mm(NULL_PTR, mm);
     exec_boot_program(&res);
-    init_mm.brk_start = init_mm.brk = res.brk;
-    init_mm.mmap_top = USER_MMAP_TOP;
+    mm->brk_start = mm->brk = res.brk;
     enter_user(res.entry, res.stack);
 }

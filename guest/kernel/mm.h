@@ -103,8 +103,8 @@ struct vm_area_struct *vma_new(uint32_t start, uint32_t end, uint32_t flags);
 int insert_vma(struct mm_struct *mm, struct vm_area_struct *vma);
 int do_munmap(struct mm_struct *mm, uint32_t start, uint32_t len);
 /* A mapping at start (MAP_FIXED semantics: what is there goes). */
-long map_region(struct mm_struct *mm, uint32_t start, uint32_t len, uint32_t vm_flags,
-                uint32_t file, uint64_t offset, uint32_t file_end);
+int map_region(struct mm_struct *mm, uint32_t start, uint32_t len, uint32_t vm_flags,
+               uint32_t file, uint64_t offset, uint32_t file_end);
 uint32_t get_unmapped_area(struct mm_struct *mm, uint32_t len);
 int expand_stack(struct mm_struct *mm, struct vm_area_struct *vma, uint32_t addr);
 void shm_put(struct shm_object *shm);

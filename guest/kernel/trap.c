@@ -1,5 +1,6 @@
 /* IDT, TSS and the C side of exception handling. */
 #include "kernel.h"
+#include "mm.h"
 #include "sched.h"
 
 struct gate {
@@ -129,6 +130,10 @@ void do_trap(struct trap_frame *tf)
     /* CR0.TS: the task's first FPU instruction since it was switched in. */
     if (tf->vector == X86_VEC_NM && user_mode(tf->xcs)) {
         math_state_restore();
+        return;
+    }
+    if (tf->vector == X86_VEC_PF) {
+        do_page_fault(tf);
         return;
     }
     if (user_mode(tf->xcs))

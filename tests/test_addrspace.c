@@ -1,0 +1,238 @@
+/*
+ * Address spaces on the host (emu/addrspace.c), on a bare machine with
+ * hand-made page tables: the bytes follow CR3, a fork copies the pages the
+ * page tables map and nothing else, code at one address in two spaces runs
+ * as each space's own (engine.h, quirk 15), shared objects are seen by
+ * every space that maps them, and a switch counts the TLB refills of the
+ * space it leaves.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+
+#define KPT     0xc0060000u   /* page table of kernel RAM's first 4 MiB */
+#define SETUP   0xc0070000u   /* ring-0 code that turns paging on */
+#define CODE    0x08048000u
+#define DATA    0x08049000u
+#define LOOSE   0x0804a000u   /* never mapped: bytes there are no one's */
+#define SHARED  0x08100000u
+#define USER_PG (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER)
+
+static struct bare b;
+
+static uint32_t pd_at(int i)  { return 0xc0080000u + 0x2000u * (uint32_t)i; }
+static uint32_t upt_at(int i) { return pd_at(i) + 0x1000u; }
+
+/* Space i: kernel RAM, and CODE, DATA and SHARED (if shared) as user pages. */
+static void make_tables(int i, bool shared)
+{
+    uint32_t pde_k = KPT | X86_PTE_PRESENT | X86_PTE_RW;
+    uint32_t pde_u = upt_at(i) | USER_PG;
+    uint8_t zero[PAGE_SIZE] = { 0 };
+    bare_write(&b, pd_at(i), zero, PAGE_SIZE);
+    bare_write(&b, upt_at(i), zero, PAGE_SIZE);
+    bare_write(&b, pd_at(i) + 4 * (KERNEL_BASE >> 22), &pde_k, 4);
+    bare_write(&b, pd_at(i) + 4 * (CODE >> 22), &pde_u, 4);
+    uint32_t pages[] = { CODE, DATA, SHARED };
+    for (int k = 0; k < (shared ? 3 : 2); k++) {
+        uint32_t pte = pages[k] | USER_PG;
+        bare_write(&b, upt_at(i) + 4 * ((pages[k] >> 12) & 0x3ff), &pte, 4);
+    }
+}
+
+static void setup(void)
+{
+    bare_init(&b, "pentium4");
+    for (uint32_t k = 0; k < 1024; k++) {
+        uint32_t pte = (KERNEL_BASE + k * PAGE_SIZE) | X86_PTE_PRESENT | X86_PTE_RW;
+        bare_write(&b, KPT + 4 * k, &pte, 4);
+    }
+    make_tables(0, true);
+    static const uint8_t on[] = {
+        0xb8, 0, 0, 0, 0,                  /* mov $pd0, %eax */
+        0x0f, 0x22, 0xd8,                  /* mov %eax, %cr3 */
+        0x0f, 0x20, 0xc0,                  /* mov %cr0, %eax */
+        0x0d, 0x00, 0x00, 0x00, 0x80,      /* or $0x80000000, %eax */
+        0x0f, 0x22, 0xc0,                  /* mov %eax, %cr0 */
+        0xf4,
+    };
+    uint8_t code[sizeof on];
+    uint32_t pd0 = pd_at(0);
+    memcpy(code, on, sizeof on);
+    memcpy(code + 1, &pd0, 4);
+    bare_write(&b, SETUP, code, sizeof code);
+    bare_run(&b, SETUP, false);
+    ck_assert(bare_reg(&b, UC_X86_REG_CR0) & X86_CR0_PG);
+    uint32_t refills;
+    ck_assert_int_eq(as_switch(b.m.as, b.m.uc, &b.m.mem, pd0, pd0, &refills), 0);
+}
+
+static void teardown(void)
+{
+    bare_destroy(&b);
+}
+
+/* Make space i current, as the kernel does: the request, then CR3. */
+static uint32_t switch_to(int i)
+{
+    uint32_t refills = 0;
+    ck_assert_int_eq(as_switch(b.m.as, b.m.uc, &b.m.mem, bare_reg(&b, UC_X86_REG_CR3),
+                               pd_at(i), &refills), 0);
+    reg_write(&b.m, UC_X86_REG_CR3, pd_at(i));
+    return refills;
+}
+
+static void clone_to(int child, int parent)
+{
+    uint32_t pages;
+    /* the kernel copies the page tables first */
+    uint8_t table[PAGE_SIZE];
+    uc_mem_read(b.m.uc, upt_at(parent), table, PAGE_SIZE);
+    make_tables(child, false);
+    bare_write(&b, upt_at(child), table, PAGE_SIZE);
+    ck_assert_int_eq(as_clone(b.m.as, &b.m.mem, pd_at(child), pd_at(parent), &pages), 0);
+}
+
+static uint32_t run_code(void)
+{
+    b.m.stop = STOP_NONE;
+    bare_run(&b, CODE, false);
+    return bare_reg(&b, UC_X86_REG_EAX);
+}
+
+static void put_code(uint32_t value)
+{
+    uint8_t code[] = { 0xb8, 0, 0, 0, 0, 0xf4 };   /* mov $value, %eax; hlt */
+    memcpy(code + 1, &value, 4);
+    bare_write(&b, CODE, code, sizeof code);
+}
+
+static void put(uint32_t addr, const char *s)
+{
+    bare_write(&b, addr, s, strlen(s) + 1);
+}
+
+static const char *at(uint32_t addr)
+{
+    return (const char *)guest_ptr(&b.m.mem, addr, 16);
+}
+
+START_TEST(code_at_the_same_address_in_two_spaces_runs_each_its_own)
+{
+    put_code(2);
+    clone_to(1, 0);           /* space 1 holds "mov $2" */
+    put_code(1);              /* space 0 now "mov $1", not yet run */
+    ck_assert_uint_eq(run_code(), 1);
+    switch_to(1);
+    ck_assert_uint_eq(run_code(), 2);
+    switch_to(0);
+    ck_assert_uint_eq(run_code(), 1);
+    switch_to(1);
+    ck_assert_uint_eq(run_code(), 2);
+}
+END_TEST
+
+START_TEST(the_bytes_follow_cr3)
+{
+    put(DATA, "space zero");
+    make_tables(2, false);
+    switch_to(2);             /* never seen: a fresh space */
+    ck_assert_str_eq(at(DATA), "");
+    put(DATA, "space two");
+    switch_to(0);
+    ck_assert_str_eq(at(DATA), "space zero");
+    switch_to(2);
+    ck_assert_str_eq(at(DATA), "space two");
+    ck_assert_int_eq(as_count(b.m.as), 2);
+    ck_assert_int_eq(as_destroy(b.m.as, pd_at(2)), -EINVAL);   /* current */
+    switch_to(0);
+    ck_assert_int_eq(as_destroy(b.m.as, pd_at(2)), 0);
+    ck_assert_int_eq(as_count(b.m.as), 1);
+}
+END_TEST
+
+START_TEST(a_clone_gets_the_mapped_pages_only)
+{
+    put(DATA, "mapped");
+    put(LOOSE, "not mapped");
+    clone_to(3, 0);
+    put(DATA, "changed after");
+    switch_to(3);
+    ck_assert_str_eq(at(DATA), "mapped");
+    ck_assert_str_eq(at(LOOSE), "");
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->clones, 1);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->pages_copied, 3);   /* CODE, DATA, SHARED */
+    switch_to(0);
+    ck_assert_str_eq(at(DATA), "changed after");
+}
+END_TEST
+
+START_TEST(a_released_range_reads_zero)
+{
+    put(DATA, "bytes");
+    ck_assert_int_eq(as_release(b.m.as, b.m.uc, &b.m.mem, DATA, PAGE_SIZE), 0);
+    ck_assert_str_eq(at(DATA), "");
+    ck_assert_int_eq(as_release(b.m.as, b.m.uc, &b.m.mem, DATA + 1, PAGE_SIZE), -EINVAL);
+    ck_assert_int_eq(as_release(b.m.as, b.m.uc, &b.m.mem, 0xbffff000u, 2 * PAGE_SIZE),
+                     -EINVAL);
+}
+END_TEST
+
+START_TEST(every_space_that_maps_a_shared_object_sees_its_bytes)
+{
+    int obj = as_shm_create(b.m.as, 2);
+    ck_assert_int_ge(obj, 0);
+    ck_assert_int_eq(as_shm_map(b.m.as, SHARED, 2 * PAGE_SIZE, (uint32_t)obj, 0), 0);
+    ck_assert_int_eq(as_shm_fault(b.m.as, SHARED, false), -ENOMEM);
+    ck_assert_int_eq(as_shm_fault(b.m.as, SHARED, true), 1);    /* new: zeroed */
+    ck_assert_int_eq(as_shm_fault(b.m.as, SHARED, true), 0);    /* has bytes now */
+    put(SHARED, "from zero");
+    clone_to(4, 0);
+    switch_to(4);
+    ck_assert_str_eq(at(SHARED), "from zero");
+    put(SHARED, "from four");
+    switch_to(0);
+    ck_assert_str_eq(at(SHARED), "from four");
+    uint32_t held;
+    ck_assert_int_eq(as_shm_free(b.m.as, (uint32_t)obj, &held), 0);
+    ck_assert_uint_eq(held, 1);
+    ck_assert_int_eq(as_shm_map(b.m.as, SHARED, PAGE_SIZE, (uint32_t)obj, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(a_switch_counts_the_pages_the_space_touched)
+{
+    static const uint8_t code[] = {
+        0xa1, 0x00, 0x90, 0x04, 0x08,      /* mov DATA, %eax */
+        0xf4,
+    };
+    bare_write(&b, CODE, code, sizeof code);
+    make_tables(5, false);
+    run_code();
+    ck_assert_uint_eq(switch_to(5), 2);   /* the code page and DATA */
+    ck_assert_uint_eq(switch_to(0), 0);   /* space 5 ran nothing */
+    ck_assert_uint_eq(switch_to(5), 0);   /* nor did 0 since: the bits were cleared */
+}
+END_TEST
+
+Suite *addrspace_suite(void)
+{
+    Suite *s = suite_create("addrspace");
+    TCase *tc = tcase_create("spaces");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, code_at_the_same_address_in_two_spaces_runs_each_its_own);
+    tcase_add_test(tc, the_bytes_follow_cr3);
+    tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
+    tcase_add_test(tc, a_released_range_reads_zero);
+    tcase_add_test(tc, every_space_that_maps_a_shared_object_sees_its_bytes);
+    tcase_add_test(tc, a_switch_counts_the_pages_the_space_touched);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(addrspace_suite());
+}
