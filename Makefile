@@ -31,7 +31,11 @@ HOST_LDFLAGS = $(SAN)
 GUEST_CC := gcc
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
-KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only
+# The system-call handlers' arguments are the saved user registers of
+# pt_regs (entry.S): a sibling call would write its own arguments over them
+# and the caller would get its registers back changed.
+KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only \
+	-fno-optimize-sibling-calls
 GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
 
 # ---- dependency check (installs Debian packages as root) ----
@@ -139,7 +143,7 @@ $(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
 $(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
 	$(GUEST_CC) -m32 -static -no-pie -nostdlib -o $@ $(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o \
 		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
-# The tests run these (test_static, test_hostfs, test_strace, test_report,
+# The tests run these (test_static, test_tree, test_strace, test_report,
 # test_compare).
 $(TESTS): | $(STATIC_BINS) $(I386_OK)
 

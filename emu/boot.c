@@ -4,25 +4,28 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
+#include "vfs.h"
+#include "vfscall.h"
 
-/* The program's file image goes to FILE_AREA_ADDR; the kernel parses it. */
-static int load_program_file(struct machine *m, struct boot_record *br)
+/* The program file, read whole: into *out (malloc'ed), its size in *size. */
+static int read_program(struct machine *m, uint8_t **out, size_t *size)
 {
     const char *path = m->opts->program;
+    *out = NULL;
     if (m->opts->program_image) {
-        size_t size = m->opts->program_size;
-        if (size > FILE_AREA_MAX)
-            return machine_fail(m, 126, "%s: too large (%zu bytes; at most %u)", path,
-                                size, FILE_AREA_MAX);
-        if (size)
-            memcpy(guest_ptr(&m->mem, FILE_AREA_ADDR, (uint32_t)size),
-                   m->opts->program_image, size);
-        br->image_addr = FILE_AREA_ADDR;
-        br->image_size = (uint32_t)size;
+        *size = m->opts->program_size;
+        if (*size > PROGRAM_MAX)
+            return machine_fail(m, 126, "%s: too large (%zu bytes; at most %u)", path, *size,
+                                PROGRAM_MAX);
+        *out = malloc(*size ? *size : 1);
+        if (!*out)
+            return machine_fail(m, 125, "out of memory");
+        memcpy(*out, m->opts->program_image, *size);
         return 0;
     }
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0)
         return machine_fail(m, errno == ENOENT ? 127 : 126, "%s: %s", path,
                             strerror(errno));
@@ -31,15 +34,16 @@ static int load_program_file(struct machine *m, struct boot_record *br)
         close(fd);
         return machine_fail(m, 126, "%s: not a regular file", path);
     }
-    if ((uint64_t)st.st_size > FILE_AREA_MAX) {
+    if ((uint64_t)st.st_size > PROGRAM_MAX) {
         close(fd);
         return machine_fail(m, 126, "%s: too large (%lld bytes; at most %u)", path,
-                            (long long)st.st_size, FILE_AREA_MAX);
+                            (long long)st.st_size, PROGRAM_MAX);
     }
-    uint8_t *dst = guest_ptr(&m->mem, FILE_AREA_ADDR, (uint32_t)st.st_size);
+    *size = (size_t)st.st_size;
+    *out = malloc(*size ? *size : 1);
     size_t done = 0;
-    while (dst && done < (size_t)st.st_size) {
-        ssize_t n = read(fd, dst + done, (size_t)st.st_size - done);
+    while (*out && done < *size) {
+        ssize_t n = read(fd, *out + done, *size - done);
         if (n <= 0) {
             close(fd);
             return machine_fail(m, 126, "%s: read error", path);
@@ -47,8 +51,34 @@ static int load_program_file(struct machine *m, struct boot_record *br)
         done += (size_t)n;
     }
     close(fd);
-    br->image_addr = FILE_AREA_ADDR;
-    br->image_size = (uint32_t)st.st_size;
+    return *out ? 0 : machine_fail(m, 125, "out of memory");
+}
+
+/*
+ * The program becomes a file of the guest's tree that no name leads to: made
+ * in /tmp (the vfs's own, so no name of the --root tree is in the way),
+ * written, unlinked; the kernel gets the one handle and runs it as pid 1.
+ */
+#define PROGRAM_NAME "tmp/.sysemu-program"
+
+static int place_program(struct machine *m, const uint8_t *image, size_t size,
+                         struct boot_record *br)
+{
+    int h = vfs_open(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME),
+                     VFS_O_CREAT | VFS_O_EXCL | VFS_O_RDWR, 0755);
+    size_t done = 0;
+    while (h >= 0 && done < size) {
+        size_t chunk = size - done < HC_VFS_IO_MAX ? size - done : HC_VFS_IO_MAX;
+        ssize_t n = vfs_write(m->vfs, (uint32_t)h, image + done, chunk, done);
+        if (n <= 0)
+            return machine_fail(m, 125, "cannot place the program in the file tree: %s",
+                                strerror(n < 0 ? (int)-n : EIO));
+        done += (size_t)n;
+    }
+    if (h < 0 || vfs_unlink(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME)))
+        return machine_fail(m, 125, "cannot place the program in the file tree");
+    br->image_handle = (uint32_t)h;
+    br->image_size = (uint32_t)size;
     return 0;
 }
 
@@ -65,7 +95,7 @@ static int pack_strings(struct machine *m, char *const *strs, int count, uint32_
     return 0;
 }
 
-static int write_boot_record(struct machine *m)
+static int write_boot_record(struct machine *m, const uint8_t *image, size_t size)
 {
     struct boot_record br = {
         .magic = BOOT_MAGIC,
@@ -75,7 +105,7 @@ static int write_boot_record(struct machine *m)
         .mem_pages = (uint32_t)((m->opts->mem_bytes ? m->opts->mem_bytes
                                                     : DEFAULT_MEM_BYTES) / PAGE_SIZE),
     };
-    int rc = load_program_file(m, &br);
+    int rc = place_program(m, image, size, &br);
     if (rc)
         return rc;
     int envc = 0;
@@ -110,9 +140,18 @@ int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
     if (ksyms_load(&m->ksyms, image, size, err, sizeof err) ||
         kernel_load(image, size, &m->mem, err, sizeof err))
         return machine_fail(m, 125, "%s", err);
-    if (hostfs_init(&m->fs, m->opts->root, err, sizeof err))
+    uint8_t *program = NULL;
+    size_t program_size = 0;
+    if ((rc = read_program(m, &program, &program_size)))
+        return rc;
+    m->vfs = vfscall_new_tree(m, program_size, err, sizeof err);
+    if (!m->vfs) {
+        free(program);
         return machine_fail(m, 2, "%s", err);
-    if ((rc = write_boot_record(m)))
+    }
+    rc = write_boot_record(m, program, program_size);
+    free(program);
+    if (rc)
         return rc;
     reg_write(m, UC_X86_REG_EBX, BOOT_RECORD_ADDR);
     reg_write(m, UC_X86_REG_EIP, m->ksyms.entry);

@@ -9,13 +9,13 @@
 /* Calibrated by scripts/calibrate.sh (docs/cost-model.md, "Calibration"):
  * the published getppid round trips of each CPU minus the modeled cost of
  * everything else on the same path. Never fitted to gettimeofday. */
-#define P4_IRET_CALIBRATED      CENTI(966.50)
-#define P4_SYSENTER_CALIBRATED  CENTI(181.00)
-#define P4_SYSEXIT_CALIBRATED   CENTI(181.00)
-#define P6_INT_CALIBRATED       CENTI(99.82)
-#define P6_IRET_CALIBRATED      CENTI(149.82)
-#define P6_SYSENTER_CALIBRATED  CENTI(49.70)
-#define P6_SYSEXIT_CALIBRATED   CENTI(49.70)
+#define P4_IRET_CALIBRATED      CENTI(960.00)
+#define P4_SYSENTER_CALIBRATED  CENTI(177.75)
+#define P4_SYSEXIT_CALIBRATED   CENTI(177.75)
+#define P6_INT_CALIBRATED       CENTI(96.21)
+#define P6_IRET_CALIBRATED      CENTI(143.43)
+#define P6_SYSENTER_CALIBRATED  CENTI(48.81)
+#define P6_SYSEXIT_CALIBRATED   CENTI(48.81)
 
 static const uint32_t cost_pentium4[NCLASSES] = {
     [CLASS_ALU]       = CENTI(0.5),   /* P4-1 */

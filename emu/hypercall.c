@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mmcall.h"
+#include "vfscall.h"
 #include "names.h"
 
 /* Copy guest text into a bounded C string. */
@@ -116,6 +117,12 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         else
             mm_hypercall(m, block);
         break;
+    case HC_PORT_VFS:
+        if (!guest_ptr(&m->mem, value, sizeof(struct hc_vfs)))
+            machine_stop(m, STOP_MACHINE, "VFS hypercall with a bad block address %08x", value);
+        else
+            vfs_hypercall(m, block);
+        break;
     case HC_PORT_LOG: {
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);
@@ -124,10 +131,6 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         break;
     }
     default:
-        if (!hostfs_is_port(port))
-            machine_stop(m, STOP_MACHINE, "unknown hypercall port %#x", port);
-        else if (hostfs_hypercall(&m->fs, &m->mem, port, value))
-            machine_stop(m, STOP_MACHINE, "file hypercall %#x with a bad block address %08x",
-                         port, value);
+        machine_stop(m, STOP_MACHINE, "unknown hypercall port %#x", port);
     }
 }

@@ -1,6 +1,7 @@
 /* The machine core: creating and destroying a machine, ending a run, the
  * cycle counters, and telling observers what happens. */
 #include "machine.h"
+#include "vfs.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,8 @@ int machine_create(struct machine *m, const struct run_options *opts)
 void machine_destroy(struct machine *m)
 {
     block_cache_free(&m->blocks);
-    hostfs_destroy(&m->fs);
+    vfs_free(m->vfs);
+    m->vfs = NULL;
     addrspaces_free(m->as);
     m->as = NULL;
     if (m->scratch_ctx)

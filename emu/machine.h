@@ -22,7 +22,6 @@
 #include "cpu_models.h"
 #include "decode.h"
 #include "engine.h"
-#include "hostfs.h"
 #include "ksyms.h"
 #include "memory.h"
 
@@ -77,6 +76,7 @@ struct delivery_event {
 };
 
 struct machine;
+struct vfs;
 
 /* What an observer is told; any callback may be NULL. */
 struct machine_observer {
@@ -104,7 +104,7 @@ struct machine {
     uc_context *scratch_ctx;
     struct engine_reports reports;  /* exceptions the engine reported, not raised */
     struct ksyms ksyms;
-    struct hostfs fs;               /* the --root file tree */
+    struct vfs *vfs;                /* the file tree (vfs.h) */
     struct addrspaces *as;          /* every process's user memory */
 
     /* cycle and instruction accounting */

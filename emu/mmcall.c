@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include "mm_costs.h"
+#include "vfs.h"
 
 static bool page_ok(uint32_t addr)
 {
@@ -49,6 +50,26 @@ static int32_t op_clear(struct machine *m, const struct hc_mm *r)
     return 0;
 }
 
+/* A page of a file mapping: the file's bytes, zero past them. Reading the
+ * page cache costs nothing on Linux; a private copy (the first write) is
+ * charged as copy_page. */
+static int32_t op_file(struct machine *m, const struct hc_mm *r)
+{
+    uint8_t *page;
+    ssize_t n = 0;
+
+    if (!page_ok(r->addr) || r->arg2 > PAGE_SIZE)
+        return -EINVAL;
+    page = as_page(m->as, r->addr);
+    if (m->vfs && r->arg2)
+        n = vfs_read(m->vfs, r->arg, page, r->arg2,
+                     ((uint64_t)r->arg3_hi << 32) | r->arg3_lo);
+    memset(page + (n > 0 ? n : 0), 0, PAGE_SIZE - (size_t)(n > 0 ? n : 0));
+    if (r->len)
+        mm_cost_charge(m, MM_COST_COPY_PAGE, 1);
+    return n < 0 ? (int32_t)n : 0;
+}
+
 static int32_t op_shm_free(struct machine *m, const struct hc_mm *r)
 {
     uint32_t held;
@@ -77,6 +98,7 @@ void mm_hypercall(struct machine *m, struct hc_mm *r)
     case MM_RELEASE: r->result = as_release(m->as, m->uc, &m->mem, r->addr, r->len); break;
     case MM_INVALIDATE: r->result = as_invalidate(m->as, m->uc, &m->mem, r->addr, r->len); break;
     case MM_CLEAR: r->result = op_clear(m, r); break;
+    case MM_FILE: r->result = op_file(m, r); break;
     case MM_COW:
         r->result = page_ok(r->addr) ? 0 : -EINVAL;
         if (!r->result)

@@ -59,8 +59,7 @@
 #define BOOT_RECORD_ADDR   0xc0001000u
 #define BOOT_ARGS_ADDR     0xc0002000u /* argv/envp strings, 256 KiB at most */
 #define BOOT_ARGS_MAX      0x00040000u
-#define FILE_AREA_ADDR     0xc1000000u /* the user program's ELF file image */
-#define FILE_AREA_MAX      (KERNEL_BASE + KERNEL_RAM_SIZE - FILE_AREA_ADDR)
+#define PROGRAM_MAX        0x03000000u /* 48 MiB: the largest program file emu loads */
 
 /* ---- Fixmap: the vsyscall page (fixmap.h, FIXADDR_TOP = 0xfffff000) ---- */
 #define FIXADDR_TOP           0xfffff000u
@@ -107,14 +106,48 @@
 #define HC_PORT_PANIC   0xe4 /* struct hc_text: guest kernel panic */
 #define HC_PORT_EXECERR 0xe5 /* struct hc_text: program could not be loaded */
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
-/* The read-only file tree of "emu run --root DIR" (emu/hostfs.c): every
- * request is a struct hc_fs; paths and data sit in kernel memory. */
-#define HC_PORT_FS_OPEN     0xe7 /* path (relative to handle, -1 = root) -> handle */
-#define HC_PORT_FS_CLOSE    0xe8 /* handle */
-#define HC_PORT_FS_READ     0xe9 /* handle, pos, buf, len -> bytes */
-#define HC_PORT_FS_GETDENTS 0xea /* handle, pos (entry index, updated), buf, len -> bytes */
-#define HC_PORT_FS_STAT     0xeb /* path, or the handle itself (HC_FS_EMPTY_PATH) -> struct hc_stat at buf */
-#define HC_PORT_FS_READLINK 0xec /* path -> link text at buf, len -> bytes */
+/*
+ * The file tree (emu/vfs.h: an in-memory layer over the read-only host
+ * directory of "emu run --root DIR"): every request is a struct hc_vfs;
+ * paths and data sit in kernel memory, never in user memory. Handles are
+ * the vfs's and counted: the kernel takes and drops references. Open flags,
+ * AT_* flags and modes are Linux's i386 values, passed through.
+ */
+#define HC_PORT_VFS   0xe7
+#define VFS_OPEN      1  /* handle + path, flags, mode -> a new handle */
+#define VFS_CLOSE     2  /* handle: one reference less */
+#define VFS_REF       3  /* handle: one reference more */
+#define VFS_READ      4  /* handle, pos, buf, len -> bytes */
+#define VFS_WRITE     5  /* handle, pos, buf, len -> bytes */
+#define VFS_FSTAT     6  /* handle -> struct hc_stat at buf */
+#define VFS_STAT      7  /* handle + path, flags (AT_SYMLINK_NOFOLLOW) -> hc_stat at buf */
+#define VFS_GETDENTS  8  /* handle, pos: cookie (updated), buf, len -> bytes */
+#define VFS_READLINK  9  /* handle + path -> text at buf, len -> bytes */
+#define VFS_FTRUNCATE 10 /* handle, pos: the size */
+#define VFS_TRUNCATE  11 /* handle + path, pos: the size */
+#define VFS_MKDIR     12 /* handle + path, mode */
+#define VFS_UNLINK    13 /* handle + path */
+#define VFS_RMDIR     14 /* handle + path */
+#define VFS_RENAME    15 /* handle + path to handle2 + path2 */
+#define VFS_LINK      16 /* handle + path to handle2 + path2, flags (AT_SYMLINK_FOLLOW) */
+#define VFS_SYMLINK   17 /* target text at buf, len; the link at handle + path */
+#define VFS_CHMOD     18 /* handle + path, mode, flags */
+#define VFS_FCHMOD    19 /* handle, mode */
+#define VFS_CHOWN     20 /* handle + path, uid in mode, gid in len, flags */
+#define VFS_FCHOWN    21 /* handle, uid in mode, gid in len */
+#define VFS_UTIMENS   22 /* handle + path, two struct hc_time at buf (0: now), flags */
+#define VFS_FUTIMENS  23 /* handle, two struct hc_time at buf (0: now) */
+#define VFS_ACCESS    24 /* handle + path, mode (R/W/X_OK), flags */
+#define VFS_EXEC_OK   25 /* handle: 0 if a regular file with an x bit */
+#define VFS_PATH_OF   26 /* handle (a directory) -> its path, NUL-ended, at buf, len */
+#define VFS_SIZE      27 /* handle -> its size in pos */
+#define VFS_USAGE     28 /* -> bytes used in pos, the limit in len (KiB) */
+
+#define HC_VFS_ROOT       0xffffffffu /* handle: a relative path starts at the root */
+#define HC_VFS_PATH_MAX   4096        /* bytes, with the NUL, as Linux's PATH_MAX */
+#define HC_VFS_IO_MAX     (1u << 20)  /* bytes one read or write moves */
+#define HC_VFS_UTIME_NOW  ((1u << 30) - 1)
+#define HC_VFS_UTIME_OMIT ((1u << 30) - 2)
 
 /*
  * Address spaces (emu/addrspace.c): every request is a struct hc_mm. The
@@ -147,13 +180,6 @@
  * by the emulator. */
 #define PTE_SW_PROTNONE 0x400 /* a page kept but inaccessible (PROT_NONE): P clear */
 
-#define HC_FS_ROOT        0xffffffffu /* handle: a relative path starts at the root */
-#define HC_FS_NOFOLLOW    0x1  /* do not follow a symlink in the last component */
-#define HC_FS_DIRECTORY   0x2  /* open: fail with ENOTDIR unless a directory */
-#define HC_FS_EMPTY_PATH  0x4  /* stat: the handle itself */
-#define HC_FS_WRITE       0x8  /* open: for writing (always refused: EROFS) */
-#define HC_FS_PATH_MAX    4096 /* bytes, with the NUL, as Linux's PATH_MAX */
-#define HC_FS_MAX_FILES   64   /* open handles at once */
 
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
 #define BOOT_VERSION 2
@@ -171,6 +197,8 @@ struct hc_io {
 struct hc_exit {
     uint32_t status;
 };
+
+#define HC_FAULT_NONE 0xffffffffu /* vector: a signal, no fault */
 
 struct hc_fault {
     uint32_t vector;
@@ -196,31 +224,35 @@ struct hc_mm {
     int32_t result;    /* written by the emulator */
 };
 
-struct hc_fs {
-    uint32_t handle;   /* in: the file, or the directory a path starts at; out: open's handle */
-    uint32_t path;     /* guest address of the path, path_len bytes, no NUL */
-    uint32_t path_len;
-    uint32_t flags;    /* HC_FS_* */
-    uint32_t buf;      /* guest address of the data or of a struct hc_stat */
-    uint32_t len;
-    uint32_t pos_lo;   /* READ: file offset; GETDENTS: index of the next entry */
-    uint32_t pos_hi;
-    int32_t result;    /* written by the emulator: bytes, handle, 0 or -errno */
+struct hc_vfs {
+    uint32_t op;                  /* VFS_* */
+    uint32_t handle;              /* the file, or the directory a path starts at */
+    uint32_t path, path_len;      /* guest address of a path, its length, no NUL */
+    uint32_t handle2, path2, path2_len;
+    uint32_t flags, mode;
+    uint32_t buf, len;            /* guest address of data, a struct, a text */
+    uint32_t pos_lo, pos_hi;      /* an offset, a size, a getdents cookie */
+    int32_t result;               /* written by the emulator: a count, a handle,
+                                     0 or -errno */
 };
 
-/* What HC_PORT_FS_STAT returns; the kernel turns it into each stat ABI. */
+struct hc_time {
+    int64_t sec;
+    uint32_t nsec, pad;
+};
+
+/* What VFS_STAT and VFS_FSTAT return; the kernel writes each stat ABI. */
 struct hc_stat {
     uint64_t dev, ino, rdev, size, blocks;
-    uint32_t mode, nlink, uid, gid, blksize;
-    uint32_t atime, atime_nsec, mtime, mtime_nsec, ctime, ctime_nsec;
-    uint32_t pad;
+    uint32_t mode, nlink, uid, gid, blksize, pad;
+    struct hc_time atime, mtime, ctime;
 };
 
 /* Written by the emulator at BOOT_RECORD_ADDR before the kernel starts. */
 struct boot_record {
     uint32_t magic;
     uint32_t version;
-    uint32_t image_addr;   /* ELF file image of the user program */
+    uint32_t image_handle; /* the program: a vfs handle of an unlinked file */
     uint32_t image_size;
     uint32_t args_addr;    /* argc strings then envc strings, each NUL-ended */
     uint32_t args_size;
@@ -238,8 +270,9 @@ struct boot_record {
 _Static_assert(sizeof(struct boot_record) == 80, "boot record layout");
 _Static_assert(sizeof(struct hc_mm) == 36, "hc_mm layout");
 _Static_assert(sizeof(struct hc_io) == 16, "hc_io layout");
-_Static_assert(sizeof(struct hc_fs) == 36, "hc_fs layout");
-_Static_assert(sizeof(struct hc_stat) == 88, "hc_stat layout");
+_Static_assert(sizeof(struct hc_vfs) == 56, "hc_vfs layout");
+_Static_assert(sizeof(struct hc_stat) == 112, "hc_stat layout");
+_Static_assert(sizeof(struct hc_time) == 16, "hc_time layout");
 #endif
 
 #endif

@@ -11,11 +11,12 @@
 #
 #   0 engine      the engine, its quirks, guest memory
 #   1 core        the machine, the CPU models and their costs, decoding,
-#                 the kernel's symbols, the file trees (hostfs, vfs_*), the
+#                 the kernel's symbols, the file tree (vfs_*), the
 #                 address spaces and what memory management costs, the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
-#                 ports, hypercalls (mmcall: the address-space ones),
+#                 ports, hypercalls (mmcall: the address-space ones;
+#                 vfscall: the file tree's),
 #                 booting, the execution loop
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare, the GDB
@@ -36,7 +37,6 @@ cost_tables   1
 decode        1
 ksyms         1
 kernel_image  1
-hostfs        1
 addrspace     1
 mm_costs      1
 vfs           1
@@ -54,6 +54,7 @@ sysenter      2
 cpu_insns     2
 hypercall     2
 mmcall        2
+vfscall       2
 boot          2
 run           2
 syscalls      3

@@ -55,7 +55,7 @@ START_TEST(the_built_in_image_has_every_symbol_the_emulator_needs)
     ck_assert_int_eq(ksyms_load(&ks, kernel_image_start, image_size(), err, sizeof err), 0);
     ck_assert_uint_eq(ks.entry, ksym_find(kernel_image_start, image_size(), "startup_32"));
     for (int i = 0; i < NKSYMS; i++) {
-        ck_assert_msg(ks.addr[i] >= KERNEL_LOAD_ADDR && ks.addr[i] < FILE_AREA_ADDR,
+        ck_assert_msg(ks.addr[i] >= KERNEL_LOAD_ADDR && ks.addr[i] < KERNEL_BASE + KERNEL_RAM_SIZE,
                       "%s at %08x", needed[i], ks.addr[i]);
         ck_assert_uint_eq(ks.addr[i], ksym_find(kernel_image_start, image_size(), needed[i]));
     }

@@ -210,7 +210,7 @@ END_TEST
 
 START_TEST(oversized_program_file_is_refused)
 {
-    /* One byte more than the kernel's file area; sparse, so it costs nothing. */
+    /* One byte more than the largest program emu loads; sparse, so it costs nothing. */
     char path[160];
     snprintf(path, sizeof path, "%s/huge.elf", tmpdir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -218,11 +218,11 @@ START_TEST(oversized_program_file_is_refused)
     struct tiny_elf e;
     tiny_elf_init(&e, 0, 0);
     ck_assert_int_eq(write(fd, e.bytes, e.size), e.size);
-    ck_assert_int_eq(ftruncate(fd, (off_t)FILE_AREA_MAX + 1), 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)PROGRAM_MAX + 1), 0);
     close(fd);
     struct emu_result r;
     emu(&r, "run", path, NULL);
-    assert_refused(&r, 126, "too large", "a file of FILE_AREA_MAX + 1 bytes");
+    assert_refused(&r, 126, "too large", "a file of PROGRAM_MAX + 1 bytes");
     emu_result_free(&r);
 }
 END_TEST

@@ -3,7 +3,7 @@
  * the programs in guest/programs/static and Debian's busybox-static, on the four models
  * of the comparison. They call the kernel through "call *%gs:0x10", the
  * AT_SYSINFO copy libc keeps in its TCB, so they take sysenter exactly where
- * the model has SEP. (The --root tree: test_hostfs.c; compare: test_compare.c.)
+ * the model has SEP. (The --root tree: test_tree.c; compare: test_compare.c.)
  */
 #include <check.h>
 #include <stdarg.h>
@@ -46,8 +46,10 @@ static const struct program_case {
       "pthread_self\n%gs:0x10 is AT_SYSINFO (fffff000)\n", 0, 3 },
     { "busybox", NO_ROOT, { "echo", "hello", "world" }, "hello world\n", 0, 3 },
     { "busybox", NO_ROOT, { "uname", "-m" }, "i686\n", 0, 3 },
+    /* the tree's files, and the kernel's /dev and /tmp */
     { "busybox", WITH_ROOT, { "ls", "/" },
-      "abs-out\nfifo\nhello.txt\nlink-in\nloop1\nloop2\nrel-out\nsecret-abs\nsub\n", 0, 5 },
+      "abs-out\ndev\nfifo\nhello.txt\nlink-in\nloop1\nloop2\nrel-out\nsecret-abs\nsub\ntmp\n",
+      0, 5 },
     { "busybox", WITH_ROOT, { "cat", "/hello.txt", "/sub/inner.txt" },
       "hello from the tree\nsecond line\ninner\n", 0, 5 },
     { "gettimeofday_loop-glibc", NO_ROOT, { NULL }, LOOP_OUT, 0, 10000 },

@@ -162,7 +162,7 @@ START_TEST(calls_the_kernel_has_no_handler_for_count_as_enosys)
 {
     struct guest *g = listen_to("pentium3", "check_syscalls", "vsyscall");
     ck_assert_int_eq(guest_run(g), 0);
-    ck_assert_uint_eq(g->sys.enosys, 3);    /* fstatat64, 5000, -1 */
+    ck_assert_uint_eq(g->sys.enosys, 3);    /* acct, 5000, -1 */
     done(g);
 }
 END_TEST

@@ -166,28 +166,12 @@ sysenter_badstack:
 	movl $(-EFAULT), PT_EAX(%esp)
 	jmp syscall_exit
 
-/* Start the boot program: an iret to ring 3 with a clean register file. */
-ENTRY(enter_user)
-	movl 4(%esp), %eax
-	movl 8(%esp), %ecx
-	pushl $(__USER_DS)
-	pushl %ecx
-	pushl $(X86_EFLAGS_IF | X86_EFLAGS_FIXED)
-	pushl $(__USER_CS)
-	pushl %eax
-	movl $(__USER_DS), %eax
-	movl %eax, %ds
-	movl %eax, %es
-	xorl %eax, %eax
-	movl %eax, %fs
-	movl %eax, %gs
-	xorl %ebx, %ebx
-	xorl %ecx, %ecx
-	xorl %edx, %edx
-	xorl %esi, %esi
-	xorl %edi, %edi
-	xorl %ebp, %ebp
-	iret
+/* Leave for the boot program, whose registers exec put at the top of this
+ * stack: the usual way out, which takes iret (exec set TIF_IRET). */
+ENTRY(start_user)
+	movl 4(%esp), %esp
+	GET_THREAD_INFO(%ebx)
+	jmp syscall_exit
 
 /*
  * void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp): save the

@@ -1,15 +1,32 @@
-/* exit and exit_group: the one task leaves, and so does the run. */
+/*
+ * Leaving: exit and exit_group (one thread per process, so the same), the
+ * zombie a process becomes until its parent waits for it, orphans going
+ * to pid 1, and the wait calls with Linux's status encoding (an exit:
+ * status << 8; a signal: its number; no core is ever dumped, so never the
+ * 0x80 flag). When pid 1 leaves, the machine stops with its status; the
+ * other processes go with it, as a shell's caller sees on a real system.
+ */
 #include "kernel.h"
+#include "file.h"
 #include "mm.h"
 #include "sched.h"
+#include "vfs.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-long sys_exit(uint32_t status, uint32_t a2, uint32_t a3,
-              uint32_t a4, uint32_t a5, uint32_t a6)
-{
-    do_exit(status & 0xff);
-}
+#define WNOHANG    0x00000001
+#define WUNTRACED  0x00000002
+#define WEXITED    0x00000004
+#define WCONTINUED 0x00000008
+#define WNOWAIT    0x01000000
+#define __WNOTHREAD 0x20000000
+#define __WALL     0x40000000
+#define __WCLONE   0x80000000
+#define P_ALL  0
+#define P_PID  1
+#define P_PGID 2
+#define CLD_EXITED 1
+#define CLD_KILLED 2
 
 /* The address space a zombie kept loaded until it left the CPU. */
 void exit_mm_late(struct task_struct *t)
@@ -18,4 +35,211 @@ void exit_mm_late(struct task_struct *t)
         mmput(t->active_mm);
         t->active_mm = NULL_PTR;
     }
+}
+
+/* A vfork parent waits until its child has its own memory or is gone. */
+void mm_release(struct task_struct *t)
+{
+    struct task_struct *parent = t->vfork_parent;
+
+    if (parent) {
+        t->vfork_parent = NULL_PTR;
+        wake_up(&parent->wait_vfork);
+    }
+}
+
+/* The children of a dying process go to init. */
+static void forget_children(struct task_struct *t)
+{
+    int zombies = 0;
+
+    while (!list_empty(&t->children)) {
+        struct task_struct *c = list_entry(t->children.next, struct task_struct, sibling);
+        list_del(&c->sibling);
+        c->parent = init_task;
+        list_add_tail(&c->sibling, &init_task->children);
+        zombies += c->state == TASK_ZOMBIE;
+    }
+    if (zombies)
+        wake_up(&init_task->wait_chldexit);
+}
+
+/* pid 1's end is the machine's: the emulator stops with its status. */
+static __attribute__((noreturn)) void init_exit(int code)
+{
+    if (code & 0x7f)
+        kill_by_signal(code & 0x7f);
+    halt_with_status((code >> 8) & 0xff);
+}
+
+void do_exit(int code)
+{
+    struct task_struct *me = current;
+
+    if (me == init_task)
+        init_exit(code);
+    if (me->clear_child_tid)
+        put_user_u32(0, me->clear_child_tid);
+    exit_files(me);
+    if (me->cwd != NO_HANDLE) {
+        vfs_put(me->cwd);
+        me->cwd = NO_HANDLE;
+    }
+    mm_release(me);
+    /* The page directory stays loaded until the switch away: the zombie
+     * keeps it in active_mm, and the next task drops it (exit_mm_late). */
+    if (me->mm) {
+        struct mm_struct *mm = me->mm;
+        me->mm = NULL_PTR;
+        if (mm != me->active_mm)
+            mmput(mm);
+    }
+    forget_children(me);
+    me->exit_code = code;
+    me->state = TASK_ZOMBIE;
+    if (me->exit_signal == SIGCHLD)
+        send_signal(me->parent, SIGCHLD);
+    wake_up(&me->parent->wait_chldexit);
+    schedule();
+    panic("a zombie ran again");
+}
+
+long sys_exit(uint32_t status, uint32_t a2, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    do_exit((int)((status & 0xff) << 8));
+}
+
+/* A waited-for zombie is gone. */
+static void release_task(struct task_struct *t)
+{
+    list_del(&t->sibling);
+    list_del(&t->tasks);
+    t->state = TASK_DEAD;
+    nr_tasks--;
+    sighand_free(t->sighand);
+    free_task(t);
+}
+
+static int matches(const struct task_struct *c, int32_t pid)
+{
+    if (pid > 0)
+        return c->pid == (uint32_t)pid;
+    if (pid == -1)
+        return 1;
+    if (pid == 0)
+        return c->pgid == current->pgid;
+    return c->pgid == (uint32_t)-pid;
+}
+
+struct wait_result {
+    uint32_t pid;
+    int status;
+};
+
+/* The first zombie child pid selects; -ECHILD if no child matches, 0 if
+ * none is ready and nohang, else it sleeps for one. */
+static long do_wait(int32_t pid, int nohang, int keep, struct wait_result *res)
+{
+    struct task_struct *me = current;
+    struct list_head *p;
+    int err;
+
+    for (;;) {
+        int found = 0;
+        list_for_each(p, &me->children) {
+            struct task_struct *c = list_entry(p, struct task_struct, sibling);
+            if (!matches(c, pid))
+                continue;
+            found = 1;
+            if (c->state != TASK_ZOMBIE)
+                continue;
+            res->pid = c->pid;
+            res->status = c->exit_code;
+            if (!keep)
+                release_task(c);
+            return (long)res->pid;
+        }
+        if (!found)
+            return -ECHILD;
+        if (nohang)
+            return 0;
+        if ((err = sleep_on(&me->wait_chldexit, TASK_INTERRUPTIBLE)) != 0)
+            return err;
+    }
+}
+
+long sys_wait4(uint32_t upid, uint32_t ustatus, uint32_t options,
+               uint32_t urusage, uint32_t a5, uint32_t a6)
+{
+    struct wait_result res = { 0, 0 };
+    uint32_t ru[18] = { 0 };
+    long r;
+
+    if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE))
+        return -EINVAL;
+    if ((int32_t)upid == INT32_MIN)
+        return -ESRCH;
+    r = do_wait((int32_t)upid, options & WNOHANG, 0, &res);
+    if (r <= 0)
+        return r;
+    if (ustatus && put_user_u32((uint32_t)res.status, ustatus))
+        return -EFAULT;
+    if (urusage && copy_to_user(urusage, ru, sizeof(ru)))
+        return -EFAULT;
+    return r;
+}
+
+long sys_waitpid(uint32_t upid, uint32_t ustatus, uint32_t options,
+                 uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return sys_wait4(upid, ustatus, options, 0, 0, 0);
+}
+
+/* struct siginfo for SIGCHLD: signo, errno, code, then pid, uid, status. */
+struct siginfo_chld {
+    int32_t signo, err, code;
+    int32_t pid, uid, status;
+    uint32_t pad[26];
+};
+
+_Static_assert(sizeof(struct siginfo_chld) == 128, "siginfo layout");
+
+long sys_waitid(uint32_t idtype, uint32_t id, uint32_t uinfo,
+                uint32_t options, uint32_t urusage, uint32_t a6)
+{
+    struct wait_result res = { 0, 0 };
+    struct siginfo_chld si;
+    uint32_t ru[18] = { 0 };
+    int32_t pid;
+    long r;
+
+    if (options & ~(WNOHANG | WUNTRACED | WEXITED | WCONTINUED | WNOWAIT | __WNOTHREAD |
+                    __WALL | __WCLONE))
+        return -EINVAL;
+    if (!(options & (WEXITED | WUNTRACED | WCONTINUED)))
+        return -EINVAL;
+    switch (idtype) {
+    case P_ALL: pid = -1; break;
+    case P_PID: if ((int32_t)id <= 0) return -EINVAL; pid = (int32_t)id; break;
+    case P_PGID: if ((int32_t)id < 0) return -EINVAL; pid = -(int32_t)id; break;
+    default: return -EINVAL;
+    }
+    if (!(options & WEXITED))
+        return (options & WNOHANG) ? 0 : -ECHILD;  /* no stopped children here */
+    r = do_wait(pid, options & WNOHANG, options & WNOWAIT, &res);
+    if (r < 0)
+        return r;
+    memset(&si, 0, sizeof(si));
+    if (r > 0) {
+        si.signo = SIGCHLD;
+        si.pid = (int32_t)res.pid;
+        si.code = (res.status & 0x7f) ? CLD_KILLED : CLD_EXITED;
+        si.status = (res.status & 0x7f) ? (res.status & 0x7f) : (res.status >> 8) & 0xff;
+    }
+    if (uinfo && copy_to_user(uinfo, &si, sizeof(si)))
+        return -EFAULT;
+    if (urusage && copy_to_user(urusage, ru, sizeof(ru)))
+        return -EFAULT;
+    return 0;
 }

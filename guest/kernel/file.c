@@ -1,136 +1,300 @@
-/* Reading an open file of the tree: read, lseek, and mmap's private copy. */
-#include "fs.h"
+/*
+ * Open file descriptions and descriptor tables: allocation, sharing by dup
+ * and fork, the lowest-free-descriptor rule, close-on-exec, and the calls
+ * on descriptors themselves (close, dup, dup2, dup3, fcntl).
+ */
+#include "kernel.h"
+#include "file.h"
+#include "mm.h"
+#include "sched.h"
+#include "vfs.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-/* Up to len bytes of f at pos into fs_bounce: bytes or -errno. */
-static long host_read(const struct file *f, uint64_t pos, uint32_t len)
+struct file *file_alloc(uint32_t type, uint32_t flags)
 {
-    struct hc_fs r = { f->handle, 0, 0, 0, (uint32_t)fs_bounce, len,
-                       (uint32_t)pos, (uint32_t)(pos >> 32), 0 };
-    long n = host_call(HC_PORT_FS_READ, &r);
+    struct file *f = kzalloc(sizeof(*f));
 
-    if (n > (long)len)
-        panic("fs: host read %ld bytes for %u", n, len);
-    return n;
-}
-
-long fs_read(uint32_t fd, uint32_t buf, uint32_t count)
-{
-    struct file *f = file_of(fd);
-    uint32_t done = 0;
-
-    if (!f || (f->oflags & O_PATH))
-        return -EBADF;
-    if (S_ISDIR(f->mode))
-        return -EISDIR;
-    if (count > MAX_RW_COUNT)
-        count = MAX_RW_COUNT;
-    if (!access_ok(buf, count))
-        return -EFAULT;
-    while (done < count) {
-        uint32_t chunk = count - done < FS_CHUNK ? count - done : FS_CHUNK;
-        long n = host_read(f, f->pos, chunk);
-
-        if (n < 0)
-            return done ? (long)done : n;
-        if (copy_to_user(buf + done, fs_bounce, n) != 0)
-            return done ? (long)done : -EFAULT;
-        f->pos += n;
-        done += n;
-        if ((uint32_t)n < chunk)
-            break;
+    if (f) {
+        f->count = 1;
+        f->type = type;
+        f->flags = flags;
+        f->handle = NO_HANDLE;
     }
-    return done;
+    return f;
 }
 
-/* A private copy of a file for mmap: check first, then fill. */
-long fs_mmap_check(uint32_t fd, uint32_t shared, uint32_t writable)
+void fget_file(struct file *f)
 {
-    struct file *f = file_of(fd);
-
-    if (!f || (f->oflags & O_PATH))
-        return -EBADF;
-    if (S_ISDIR(f->mode))
-        return -ENODEV;
-    if (shared && writable)
-        return -EACCES;
-    return 0;
+    f->count++;
 }
 
-long fs_mmap_fill(uint32_t fd, uint32_t addr, uint32_t len, uint64_t offset)
+void fput(struct file *f)
 {
-    struct file *f = file_of(fd);
-    uint32_t done = 0;
+    if (--f->count)
+        return;
+    if (f->type == FT_PIPE)
+        pipe_release(f);
+    if (f->handle != NO_HANDLE)
+        vfs_put(f->handle);
+    kfree_obj(f);
+}
 
-    while (f && done < len) {
-        uint32_t chunk = len - done < FS_CHUNK ? len - done : FS_CHUNK;
-        long n = host_read(f, offset + done, chunk);
+int file_readable(const struct file *f)
+{
+    return !(f->flags & O_PATH) && (f->flags & O_ACCMODE) != O_WRONLY;
+}
 
-        if (n < 0)
-            return n;
-        if (copy_to_user(addr + done, fs_bounce, n) != 0)
-            return -EFAULT;
-        done += n;
-        if ((uint32_t)n < chunk)
-            break;   /* past the end of the file: the pages stay zero */
+int file_writable(const struct file *f)
+{
+    return !(f->flags & O_PATH) && (f->flags & O_ACCMODE) != O_RDONLY;
+}
+
+/* ---- descriptor tables ---- */
+
+static int is_cloexec(const struct files_struct *fs, uint32_t fd)
+{
+    return (fs->cloexec[fd / 32] >> (fd % 32)) & 1;
+}
+
+static void set_cloexec(struct files_struct *fs, uint32_t fd, int on)
+{
+    if (on)
+        fs->cloexec[fd / 32] |= 1u << (fd % 32);
+    else
+        fs->cloexec[fd / 32] &= ~(1u << (fd % 32));
+}
+
+struct file *fget(uint32_t fd)
+{
+    struct files_struct *fs = current->files;
+
+    return fd < OPEN_MAX ? fs->fd[fd] : NULL_PTR;
+}
+
+static void install(struct files_struct *fs, uint32_t fd, struct file *f, int cloexec)
+{
+    fs->fd[fd] = f;
+    set_cloexec(fs, fd, cloexec);
+}
+
+int fd_alloc(struct file *f, uint32_t from, int cloexec)
+{
+    struct files_struct *fs = current->files;
+
+    for (uint32_t fd = from; fd < OPEN_MAX; fd++) {
+        if (!fs->fd[fd]) {
+            install(fs, fd, f, cloexec);
+            return (int)fd;
+        }
     }
-    return 0;
+    return -EMFILE;
 }
 
-static long do_seek(uint32_t fd, int64_t off, uint32_t whence, uint64_t *out)
+int fd_close(uint32_t fd)
 {
-    struct file *f = file_of(fd);
-    int64_t base;
+    struct files_struct *fs = current->files;
+    struct file *f = fget(fd);
 
-    if (fd < FIRST_FD)
-        return -ESPIPE;
     if (!f)
         return -EBADF;
-    if (S_ISDIR(f->mode) && whence != SEEK_SET && !(whence == SEEK_CUR && off == 0))
-        return -EINVAL;
-    switch (whence) {
-    case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (int64_t)f->pos; break;
-    case SEEK_END: base = (int64_t)f->size; break;
-    case SEEK_DATA:
-    case SEEK_HOLE:
-        if (off < 0 || (uint64_t)off >= f->size)
-            return -ENXIO;
-        *out = f->pos = whence == SEEK_DATA ? (uint64_t)off : f->size;
-        return 0;
-    default: return -EINVAL;
-    }
-    if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
-        return -EINVAL;
-    *out = f->pos = (uint64_t)(base + off);
+    fs->fd[fd] = NULL_PTR;
+    set_cloexec(fs, fd, 0);
+    fput(f);
     return 0;
 }
 
-long sys_lseek(uint32_t fd, uint32_t off, uint32_t whence,
-               uint32_t a4, uint32_t a5, uint32_t a6)
+struct files_struct *files_alloc(void)
 {
-    uint64_t pos;
-    struct file *f = file_of(fd);
-    uint64_t old = f ? f->pos : 0;
-    long err = do_seek(fd, (int32_t)off, whence, &pos);
+    struct files_struct *fs = kzalloc(sizeof(*fs));
 
-    if (err)
-        return err;
-    if (pos > 0x7fffffffu) {
-        f->pos = old;
-        return -EOVERFLOW;
+    if (!fs)
+        return NULL_PTR;
+    fs->fd = get_zeroed_page();
+    if (!fs->fd) {
+        kfree_obj(fs);
+        return NULL_PTR;
     }
-    return (long)pos;
+    return fs;
 }
 
-long sys_llseek(uint32_t fd, uint32_t hi, uint32_t lo, uint32_t uresult,
-                uint32_t whence, uint32_t a6)
+static void files_free(struct files_struct *fs)
 {
-    uint64_t pos;
-    long err = do_seek(fd, (int64_t)(((uint64_t)hi << 32) | lo), whence, &pos);
+    for (uint32_t fd = 0; fd < OPEN_MAX; fd++)
+        if (fs->fd[fd])
+            fput(fs->fd[fd]);
+    free_pages(fs->fd, 1);
+    kfree_obj(fs);
+}
 
-    if (err)
-        return err;
-    return copy_to_user(uresult, &pos, sizeof(pos));
+/* fork: the same open files behind a copy of the table. */
+struct files_struct *dup_files(struct files_struct *old)
+{
+    struct files_struct *fs = files_alloc();
+
+    if (!fs)
+        return NULL_PTR;
+    for (uint32_t fd = 0; fd < OPEN_MAX; fd++) {
+        if (old->fd[fd]) {
+            fget_file(old->fd[fd]);
+            install(fs, fd, old->fd[fd], is_cloexec(old, fd));
+        }
+    }
+    return fs;
+}
+
+void exit_files(struct task_struct *t)
+{
+    if (t->files) {
+        files_free(t->files);
+        t->files = NULL_PTR;
+    }
+}
+
+void close_on_exec(struct files_struct *fs)
+{
+    for (uint32_t fd = 0; fd < OPEN_MAX; fd++) {
+        if (fs->fd[fd] && is_cloexec(fs, fd)) {
+            fput(fs->fd[fd]);
+            fs->fd[fd] = NULL_PTR;
+            set_cloexec(fs, fd, 0);
+        }
+    }
+}
+
+/* The boot program's 0, 1 and 2: the emulator's stdin, stdout, stderr. */
+int console_files(struct files_struct *fs)
+{
+    static const uint32_t flags[3] = { O_RDONLY, O_WRONLY, O_WRONLY };
+
+    for (uint32_t fd = 0; fd < 3; fd++) {
+        struct file *f = file_alloc(FT_CONSOLE, flags[fd]);
+        if (!f)
+            return -ENOMEM;
+        f->stream = fd;
+        f->mode = S_IFCHR | 0620;
+        install(fs, fd, f, 0);
+    }
+    return 0;
+}
+
+/* ---- the calls ---- */
+
+long sys_close(uint32_t fd, uint32_t a2, uint32_t a3,
+               uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return fd_close(fd);
+}
+
+long sys_dup(uint32_t fd, uint32_t a2, uint32_t a3,
+             uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct file *f = fget(fd);
+    int nfd;
+
+    if (!f)
+        return -EBADF;
+    fget_file(f);
+    nfd = fd_alloc(f, 0, 0);
+    if (nfd < 0)
+        fput(f);
+    return nfd;
+}
+
+static long do_dup3(uint32_t oldfd, uint32_t newfd, uint32_t flags)
+{
+    struct files_struct *fs = current->files;
+    struct file *f = fget(oldfd), *old;
+
+    if (!f)
+        return -EBADF;
+    if (newfd >= OPEN_MAX)
+        return -EBADF;
+    fget_file(f);
+    old = fs->fd[newfd];
+    install(fs, newfd, f, (flags & O_CLOEXEC) != 0);
+    if (old)
+        fput(old);
+    return newfd;
+}
+
+long sys_dup2(uint32_t oldfd, uint32_t newfd, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    if (oldfd == newfd)
+        return fget(oldfd) ? (long)newfd : -EBADF;
+    return do_dup3(oldfd, newfd, 0);
+}
+
+long sys_dup3(uint32_t oldfd, uint32_t newfd, uint32_t flags,
+              uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    if (flags & ~O_CLOEXEC)
+        return -EINVAL;
+    if (oldfd == newfd)
+        return -EINVAL;
+    return do_dup3(oldfd, newfd, flags);
+}
+
+/* What F_SETFL may change. */
+#define SETFL_MASK (O_APPEND | O_NONBLOCK)
+
+long sys_fcntl64(uint32_t fd, uint32_t cmd, uint32_t arg,
+                 uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct files_struct *fs = current->files;
+    struct file *f = fget(fd);
+    int nfd;
+
+    if (!f)
+        return -EBADF;
+    switch (cmd) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+        if (arg >= OPEN_MAX)
+            return -EINVAL;
+        fget_file(f);
+        nfd = fd_alloc(f, arg, cmd == F_DUPFD_CLOEXEC);
+        if (nfd < 0)
+            fput(f);
+        return nfd;
+    case F_GETFD:
+        return is_cloexec(fs, fd) ? FD_CLOEXEC : 0;
+    case F_SETFD:
+        set_cloexec(fs, fd, (arg & FD_CLOEXEC) != 0);
+        return 0;
+    case F_GETFL:
+        return (long)(f->flags & ~O_CLOEXEC);
+    case F_SETFL:
+        f->flags = (f->flags & ~SETFL_MASK) | (arg & SETFL_MASK);
+        return 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+/* mmap of descriptor fd: the handle its pages come from (NO_FILE for
+ * /dev/zero, which maps anonymous memory), and what mprotect may add. A
+ * shared writable mapping of a file is not supported: ENODEV. */
+long file_mmap_check(uint32_t fd, int shared, int writable, uint32_t *handle,
+                     uint32_t *vm_flags)
+{
+    struct file *f = fget(fd);
+
+    if (!f || (f->flags & O_PATH))
+        return -EBADF;
+    if (f->type == FT_ZERO) {
+        *handle = NO_FILE;
+        return 0;
+    }
+    if (f->type != FT_VFS || !S_ISREG(f->mode))
+        return -ENODEV;
+    if (!file_readable(f))
+        return -EACCES;
+    if (shared && writable)
+        return file_writable(f) ? -ENODEV : -EACCES;
+    if (shared)
+        *vm_flags &= ~VM_MAYWRITE;
+    *handle = f->handle;
+    return 0;
 }

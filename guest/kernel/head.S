@@ -20,7 +20,8 @@ startup_32:
 	xorl %eax, %eax
 	movl %eax, %fs
 	movl %eax, %gs
-	movl $init_thread_union + THREAD_SIZE, %esp
+	/* room at the top for pid 1's pt_regs, which exec fills */
+	movl $init_thread_union + THREAD_SIZE - PT_SIZE, %esp
 	pushl %ebx
 	call start_kernel
 2:	hlt

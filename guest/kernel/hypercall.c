@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include "kernel.h"
 #include "mm.h"
+#include "sched.h"
 
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 
@@ -66,11 +67,20 @@ void exec_failed(int err, const char *fmt, ...)
     halt_forever();
 }
 
-void do_exit(int status)
+void halt_with_status(int status)
 {
     struct hc_exit e = { (uint32_t)status };
 
     hypercall(HC_PORT_EXIT, &e);
+    halt_forever();
+}
+
+/* pid 1 killed by a signal that no fault raised. */
+void kill_by_signal(int signal)
+{
+    struct hc_fault f = { HC_FAULT_NONE, 0, 0, 0, (uint32_t)signal, 0, 0 };
+
+    hypercall(HC_PORT_KILL, &f);
     halt_forever();
 }
 
@@ -79,10 +89,22 @@ void kill_user(const struct trap_frame *tf, uint32_t cr2, int signal)
     kill_user_why(tf, cr2, signal, NULL_PTR);
 }
 
+/*
+ * A fault kills the process with a signal. For pid 1 the emulator stops
+ * with the one-line report; another process becomes a zombie killed by the
+ * signal, as on Linux, and the report goes to the kernel log (-v).
+ */
 void kill_user_why(const struct trap_frame *tf, uint32_t cr2, int signal, const char *note)
 {
     struct hc_fault f = { 0, 0, 0, cr2, (uint32_t)signal, (uint32_t)note,
                           note ? strlen(note) : 0 };
+
+    if (current != init_task) {
+        printk("pid %u (%s) killed by signal %d: vector %u at eip %08x, cr2 %08x%s%s",
+               current->pid, current->comm, signal, tf ? tf->vector : 0, tf ? tf->eip : 0,
+               cr2, note ? ": " : "", note ? note : "");
+        do_exit(signal);
+    }
 
     if (tf) {
         f.vector = tf->vector;

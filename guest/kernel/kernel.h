@@ -19,6 +19,7 @@
 
 /* lib.c */
 void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
@@ -31,7 +32,11 @@ void hypercall(unsigned port, void *block);
 void printk(const char *fmt, ...);
 __attribute__((noreturn)) void panic(const char *fmt, ...);
 __attribute__((noreturn)) void exec_failed(int err, const char *fmt, ...);
-__attribute__((noreturn)) void do_exit(int status);
+/* exit.c: the caller's end, with a wait status (exit: status << 8;
+ * killed: the signal) */
+__attribute__((noreturn)) void do_exit(int code);
+__attribute__((noreturn)) void halt_with_status(int status);
+__attribute__((noreturn)) void kill_by_signal(int signal);
 __attribute__((noreturn)) void kill_user(const struct trap_frame *tf,
                                          uint32_t cr2, int signal);
 __attribute__((noreturn)) void kill_user_why(const struct trap_frame *tf, uint32_t cr2,
@@ -88,28 +93,16 @@ void vdso_fill(void *where);
 void time_init(void);
 void do_gettimeofday(uint32_t *sec, uint32_t *usec);
 
-/* exec.c: load the boot program and build its initial stack. */
-struct exec_result {
-    uint32_t entry;
-    uint32_t stack;   /* initial user ESP */
-    uint32_t brk;     /* end of the highest segment, page aligned */
-};
-void exec_boot_program(struct exec_result *res);
+/* exec.c: pid 1 becomes the boot program (its registers at the top of
+ * its kernel stack); entry.S: leave for it. */
+void exec_boot_program(void);
+__attribute__((noreturn)) void start_user(struct pt_regs *regs);
 
-/* Descriptors 3 and up, on the read-only tree of emu run --root (fs.h):
- * fs.c */
-int fs_fd_open(uint32_t fd);             /* 0-2, or an open file */
-long fs_ioctl(uint32_t fd);
-/* file.c */
-long fs_read(uint32_t fd, uint32_t buf, uint32_t count);
-long fs_mmap_check(uint32_t fd, uint32_t shared, uint32_t writable);
-long fs_mmap_fill(uint32_t fd, uint32_t addr, uint32_t len, uint64_t offset);
 
 /* random.c */
 void random_init(void);
 
 /* entry.S */
-__attribute__((noreturn)) void enter_user(uint32_t eip, uint32_t esp);
 void sysenter_entry(void);
 
 static inline void outl_hypercall(unsigned port, uint32_t addr)

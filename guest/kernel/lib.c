@@ -23,7 +23,7 @@ void *memcpy(void *dst, const void *src, size_t n)
     return dst;
 }
 
-/* Not in kernel.h: GCC may emit calls to it for overlapping copies. */
+/* For overlapping copies. */
 void *memmove(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;

@@ -2,6 +2,8 @@
 #include "kernel.h"
 #include "mm.h"
 #include "sched.h"
+#include "file.h"
+#include "vfs.h"
 
 extern char _end[];
 
@@ -11,7 +13,7 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     if (boot->magic != BOOT_MAGIC || boot->version != BOOT_VERSION)
         panic("bad boot record");
 
-    page_alloc_init((uint32_t)_end, FILE_AREA_ADDR);
+    page_alloc_init((uint32_t)_end, KERNEL_BASE + KERNEL_RAM_SIZE);
     sched_init();
     identify_cpu();
     trap_init();
@@ -21,14 +23,13 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     random_init();
     sysenter_setup();
 
-    struct exec_result res;
-    struct mm_struct *mm = mm_alloc();
-    if (!mm)
-        panic("no memory for the first address space");
     user_pages_limit = boot->mem_pages;
-    init_task->mm = init_task->active_mm = mm;
-    switch_mm(NULL_PTR, mm);
-    exec_boot_program(&res);
-    mm->brk_start = mm->brk = res.brk;
-    enter_user(res.entry, res.stack);
+    init_task->files = files_alloc();
+    init_task->sighand = sighand_alloc(NULL_PTR);
+    init_task->cwd = (uint32_t)vfs_open(HC_VFS_ROOT, "/", 1, O_DIRECTORY | O_RDONLY, 0);
+    if (!init_task->files || !init_task->sighand || (int32_t)init_task->cwd < 0 ||
+        console_files(init_task->files))
+        panic("no memory for the first process");
+    exec_boot_program();
+    start_user(task_pt_regs(init_task));
 }

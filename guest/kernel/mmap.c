@@ -6,6 +6,8 @@
 #include "kernel.h"
 #include "mm.h"
 #include "sched.h"
+#include "file.h"
+#include "vfs.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -50,6 +52,8 @@ struct vm_area_struct *vma_new(uint32_t start, uint32_t end, uint32_t flags)
 
 static void vma_free(struct vm_area_struct *vma)
 {
+    if (vma->file != NO_FILE)
+        vfs_put(vma->file);
     if (vma->shm)
         shm_put(vma->shm);
     kfree_obj(vma);
@@ -118,6 +122,8 @@ static struct vm_area_struct *vma_clone(const struct vm_area_struct *vma, uint32
     n->file_end = vma->file_end;
     n->shm = vma->shm;
     n->shm_pgoff = vma->shm_pgoff + (start - vma->start) / PAGE_SIZE;
+    if (n->file != NO_FILE)
+        vfs_get(n->file);
     if (n->shm)
         n->shm->refs++;
     return n;
@@ -222,6 +228,8 @@ static void exit_mmap(struct mm_struct *mm)
     user_pages -= mm->rss;
     list_for_each_safe(p, n, &mm->mmap)
         remove_vma(mm, vma_of(p));
+    if (mm->exe_file != NO_FILE)
+        vfs_put(mm->exe_file);
     pgd_free(mm->pgd);
     kfree_obj(mm);
 }
@@ -247,6 +255,8 @@ struct mm_struct *dup_mm(struct mm_struct *old)
     mm->brk = old->brk;
     mm->mmap_top = old->mmap_top;
     mm->start_stack = old->start_stack;
+    if (old->exe_file != NO_FILE)
+        vfs_get(mm->exe_file = old->exe_file);
     list_for_each(p, &old->mmap) {
         struct vm_area_struct *v = vma_of(p), *n = vma_clone(v, v->start, v->end);
         if (!n || insert_vma(mm, n) || copy_page_range(mm, old, v)) {
@@ -320,7 +330,8 @@ int map_region(struct mm_struct *mm, uint32_t start, uint32_t len, uint32_t vm_f
     vma = vma_new(start, start + len, vm_flags);
     if (!vma)
         return -ENOMEM;
-    vma->file = file;
+    if (file != NO_FILE)
+        vfs_get(vma->file = file);
     vma->offset = offset;
     vma->file_end = file_end;
     if ((err = insert_vma(mm, vma)) != 0) {
@@ -355,8 +366,11 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags,
         return -EINVAL;
     if (type != MAP_PRIVATE)
         vm_flags |= VM_SHARED;
-    if (!anon && (err = fs_mmap_check(fd, type != MAP_PRIVATE, prot & PROT_WRITE)) != 0)
+    if (!anon && (err = file_mmap_check(fd, type != MAP_PRIVATE, prot & PROT_WRITE, &file,
+                                        &vm_flags)) != 0)
         return err;
+    if (!anon && file == NO_FILE)
+        anon = 1;   /* /dev/zero */
     if (flags & MAP_GROWSDOWN)
         vm_flags |= VM_GROWSDOWN;
 
@@ -392,20 +406,10 @@ static long do_mmap(uint32_t addr, uint32_t len, uint32_t prot, uint32_t flags,
         mm_call(MM_SHM_MAP, 0, addr, len, shm->id, 0, 0);
         return addr;
     }
-    if (anon)
-        return map_region(mm, addr, len, vm_flags, file, 0, 0) ?: (long)addr;
-    /* A private copy of the file, filled through a writable mapping. */
-    err = map_region(mm, addr, len, vm_flags | VM_WRITE, NO_FILE, 0, 0);
-    if (err)
-        return err;
-    err = fs_mmap_fill(fd, addr, len, offset);
-    if (err) {
-        do_munmap(mm, addr, len);
-        return err;
-    }
-    if (!(prot & PROT_WRITE))
-        sys_mprotect(addr, len, prot, 0, 0, 0);
-    return addr;
+    /* A file mapping's pages come from the file when touched; past its
+     * end they are zero. */
+    err = map_region(mm, addr, len, vm_flags, file, offset, addr + len);
+    return err ? err : (long)addr;
 }
 
 long sys_mmap2(uint32_t addr, uint32_t len, uint32_t prot,

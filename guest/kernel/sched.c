@@ -14,6 +14,7 @@ extern union thread_union init_thread_union;
 extern uint64_t gdt_table[GDT_ENTRIES];
 
 static struct task_struct init_task_struct;
+static struct task_struct idle_task;   /* pid 0: init's parent, never run */
 struct task_struct *init_task = &init_task_struct;
 LIST_HEAD_DEF(task_list);
 static LIST_HEAD_DEF(run_queue);
@@ -31,10 +32,12 @@ void sched_init(void)
     t->ti->pid = t->pid = t->pgid = t->sid = 1;
     t->state = TASK_RUNNING;
     t->exit_signal = SIGCHLD;
+    t->parent = &idle_task;
     INIT_LIST_HEAD(&t->children);
     INIT_LIST_HEAD(&t->sibling);
     INIT_LIST_HEAD(&t->wait_list);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
+    init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
     list_add_tail(&t->tasks, &task_list);
     list_add_tail(&t->run_list, &run_queue);
     t->umask = 022;
@@ -92,6 +95,7 @@ struct task_struct *alloc_task(void)
     INIT_LIST_HEAD(&t->run_list);
     INIT_LIST_HEAD(&t->wait_list);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
+    init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
     return t;
 }
 
@@ -182,6 +186,14 @@ void math_state_restore(void)
     fpu_owner = me;
 }
 
+/* exec: the old program's FPU state is nobody's. */
+void fpu_forget(struct task_struct *t)
+{
+    if (fpu_owner == t)
+        __asm__ volatile("fninit");
+    t->thread.fpu_saved = 0;
+}
+
 void load_TLS(const struct task_struct *t)
 {
     for (int i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
@@ -219,6 +231,7 @@ static void finish_task_switch(void)
 void schedule_tail(void)
 {
     finish_task_switch();
+    fork_child_start();
 }
 
 static void switch_to(struct task_struct *prev, struct task_struct *next)

@@ -61,6 +61,7 @@ struct task_struct {
     struct list_head wait_list;
     struct wait_queue *waiting_on;
     struct wait_queue wait_chldexit; /* a child exited (wait4 sleeps here) */
+    struct wait_queue wait_vfork;    /* a vfork child let go of our memory */
     int exit_code;             /* the wait status */
     int exit_signal;           /* sent to the parent at exit: SIGCHLD or 0 */
     struct thread_struct thread;
@@ -76,7 +77,7 @@ struct task_struct {
     uint64_t sig_blocked, sig_pending;
     uint32_t set_child_tid, clear_child_tid;
     struct task_struct *vfork_parent; /* sleeps until this child execs or exits */
-    int vfork_done;
+    int did_exec;              /* it has run execve (setpgid's EACCES) */
     char comm[TASK_COMM_LEN];
 };
 
@@ -137,6 +138,19 @@ void schedule_tail(void);
 
 /* exit.c */
 void exit_mm_late(struct task_struct *t);
+void mm_release(struct task_struct *t);
+
+/* signal.c */
+struct sighand *sighand_alloc(const struct sighand *from);
+void sighand_free(struct sighand *s);
+void flush_signal_handlers(struct task_struct *t);
+void send_signal(struct task_struct *t, uint32_t sig);
+void do_signal(void);
+
+/* fork.c, tls.c */
+void fork_child_start(void);
+int set_tls_of(struct task_struct *t, uint32_t uinfo);
+void fpu_forget(struct task_struct *t);
 
 /* entry.S */
 void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp);

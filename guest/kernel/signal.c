@@ -1,6 +1,16 @@
-/* Signals: accepted and remembered, never delivered. */
+/*
+ * Signals, per process: actions, the blocked and pending sets, the
+ * alternate stack. Delivery to a handler is issue 12's: here a signal
+ * takes effect on the way back to user mode (do_signal, from the exit-work
+ * path) by its default action, ignore or terminate (stopping is ignoring:
+ * there is no job control). A signal whose action is a handler is acted on
+ * by its default too until handlers can run: one that would terminate
+ * still terminates; one whose default is to ignore (SIGCHLD, which every
+ * shell catches) is dropped.
+ */
 #include "kernel.h"
 #include "sched.h"
+#include "mm.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -23,63 +33,114 @@ struct stack32 {
     uint32_t sp, flags, size;
 };
 
-static struct k_sigaction sigactions[NSIG + 1];
-static uint64_t sig_blocked, sig_pending;
-static struct stack32 altstack = { 0, SS_DISABLE, 0 };
+struct sighand {
+    struct k_sigaction action[NSIG + 1];
+    struct stack32 altstack;
+};
+
+/* The default action ignores it (IGN), or stops or continues, which without
+ * job control is ignoring too. */
+static int default_ignored(uint32_t sig)
+{
+    switch (sig) {
+#define SIGNAL(nr, name, action) case nr: return SIGACT_##action;
+#define SIGACT_TERM 0
+#define SIGACT_CORE 0
+#define SIGACT_IGN  1
+#define SIGACT_STOP 1
+#define SIGACT_CONT 1
+#include "../signals.def"
+#undef SIGNAL
+#undef SIGACT_TERM
+#undef SIGACT_CORE
+#undef SIGACT_IGN
+#undef SIGACT_STOP
+#undef SIGACT_CONT
+    default:
+        return 0;   /* real-time signals terminate */
+    }
+}
 
 static uint64_t sigbit(uint32_t sig)
 {
     return (uint64_t)1 << (sig - 1);
 }
 
-/* Signals whose default action is to ignore them, or to stop: there is no
- * job control here, so stopping is ignoring too. */
-static int default_ignored(uint32_t sig)
+static int ignored(const struct task_struct *t, uint32_t sig)
 {
-    return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH ||
-           (sig >= SIGCONT && sig <= SIGTTOU);
-}
-
-static int ignored(uint32_t sig)
-{
-    uint32_t h = sigactions[sig].handler;
+    uint32_t h = t->sighand->action[sig].handler;
 
     if (sig == SIGKILL)
         return 0;
     return h == SIG_IGN || (h == SIG_DFL && default_ignored(sig));
 }
 
-/*
- * A signal to ourselves. With no delivery, a handler cannot run: a signal
- * that is not ignored kills the program, reported like kill_user does, as
- * exit status 128 + signal. A blocked one waits until it is unblocked.
- */
-static void signal_self(uint32_t sig)
+struct sighand *sighand_alloc(const struct sighand *from)
 {
-    if (sig == 0 || ignored(sig))
-        return;
-    if (sig != SIGKILL && sig != SIGSTOP && (sig_blocked & sigbit(sig))) {
-        sig_pending |= sigbit(sig);
-        return;
-    }
-    do_exit(128 + sig);
+    struct sighand *s = kzalloc(sizeof(*s));
+
+    if (s && from)
+        *s = *from;
+    if (s && !from)
+        s->altstack.flags = SS_DISABLE;
+    return s;
 }
 
-static void deliver_unblocked(void)
+void sighand_free(struct sighand *s)
 {
-    uint64_t ready = sig_pending & ~sig_blocked;
+    kfree_obj(s);
+}
 
-    for (uint32_t sig = 1; sig <= NSIG; sig++) {
-        if (ready & sigbit(sig)) {
-            sig_pending &= ~sigbit(sig);
-            signal_self(sig);
-        }
+/* exec: caught signals go back to their default; ignored ones stay. */
+void flush_signal_handlers(struct task_struct *t)
+{
+    for (uint32_t sig = 1; sig <= NSIG; sig++)
+        if (t->sighand->action[sig].handler != SIG_IGN)
+            t->sighand->action[sig] = (struct k_sigaction){ 0 };
+    t->sighand->altstack = (struct stack32){ 0, SS_DISABLE, 0 };
+}
+
+static void recalc_sigpending(struct task_struct *t)
+{
+    if (signal_pending(t))
+        t->ti->flags |= _TIF_SIGPENDING;
+}
+
+void send_signal(struct task_struct *t, uint32_t sig)
+{
+    if (sig == 0 || sig > NSIG || t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
+        return;
+    if (ignored(t, sig) && !(t->sig_blocked & sigbit(sig)))
+        return;
+    t->sig_pending |= sigbit(sig);
+    if (!(t->sig_blocked & sigbit(sig))) {
+        t->ti->flags |= _TIF_SIGPENDING;
+        if (t->state == TASK_INTERRUPTIBLE ||
+            (sig == SIGKILL && t->state == TASK_UNINTERRUPTIBLE))
+            wake_up_process(t);
+    }
+}
+
+/* On the way back to user mode: each pending signal by its action. */
+void do_signal(void)
+{
+    struct task_struct *me = current;
+    uint64_t ready;
+
+    me->ti->flags &= ~_TIF_SIGPENDING;
+    while ((ready = me->sig_pending & ~me->sig_blocked) != 0) {
+        uint32_t sig = (uint32_t)__builtin_ctzll(ready) + 1;
+        me->sig_pending &= ~sigbit(sig);
+        if (ignored(me, sig) || (sig != SIGKILL && default_ignored(sig)))
+            continue;
+        do_exit(sig);   /* killed by the signal */
     }
 }
 
 long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
                       uint32_t sigsetsize, uint32_t a5, uint32_t a6)
 {
+    struct sighand *sh = current->sighand;
     struct k_sigaction act;
 
     if (sigsetsize != 8 || sig < 1 || sig > NSIG)
@@ -90,12 +151,12 @@ long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
         if (copy_from_user(&act, uact, sizeof(act)) != 0)
             return -EFAULT;
     }
-    if (uoact && copy_to_user(uoact, &sigactions[sig], sizeof(act)) != 0)
+    if (uoact && copy_to_user(uoact, &sh->action[sig], sizeof(act)) != 0)
         return -EFAULT;
     if (uact) {
-        sigactions[sig] = act;
-        if (ignored(sig))
-            sig_pending &= ~sigbit(sig);
+        sh->action[sig] = act;
+        if (ignored(current, sig))
+            current->sig_pending &= ~sigbit(sig);
     }
     return 0;
 }
@@ -104,7 +165,8 @@ long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
                         uint32_t sigsetsize, uint32_t a5, uint32_t a6)
 {
     const uint64_t unblockable = sigbit(SIGKILL) | sigbit(SIGSTOP);
-    uint64_t set, old = sig_blocked;
+    struct task_struct *me = current;
+    uint64_t set, old = me->sig_blocked;
 
     if (sigsetsize != 8)
         return -EINVAL;
@@ -118,13 +180,13 @@ long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
         return -EFAULT;
     if (uset) {
         if (how == SIG_BLOCK)
-            sig_blocked |= set;
+            me->sig_blocked |= set;
         else if (how == SIG_UNBLOCK)
-            sig_blocked &= ~set;
+            me->sig_blocked &= ~set;
         else
-            sig_blocked = set;
-        sig_blocked &= ~unblockable;
-        deliver_unblocked();
+            me->sig_blocked = set;
+        me->sig_blocked &= ~unblockable;
+        recalc_sigpending(me);
     }
     return 0;
 }
@@ -132,7 +194,8 @@ long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
 long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
                      uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct stack32 ss, old = altstack;
+    struct sighand *sh = current->sighand;
+    struct stack32 ss, old = sh->altstack;
 
     if (uss) {
         uint32_t mode;
@@ -151,33 +214,63 @@ long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
     if (uoss && copy_to_user(uoss, &old, sizeof(old)) != 0)
         return -EFAULT;
     if (uss)
-        altstack = ss;
+        sh->altstack = ss;
     return 0;
 }
 
+/* ---- sending ---- */
 
-long sys_kill(uint32_t pid, uint32_t sig, uint32_t a3,
+/* kill's targets: pid > 0 that process, 0 the caller's group, -1 every
+ * process but init and the caller, < -1 the group -pid. */
+static int is_target(const struct task_struct *t, int32_t pid)
+{
+    if (t->state == TASK_DEAD)
+        return 0;
+    if (pid > 0)
+        return t->pid == (uint32_t)pid;
+    if (pid == 0)
+        return t->pgid == current->pgid;
+    if (pid == -1)
+        return t->pid != 1 && t != current;
+    return t->pgid == (uint32_t)-pid;
+}
+
+long sys_kill(uint32_t upid, uint32_t sig, uint32_t a3,
               uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    /* 0: our process group, -1: everyone we may signal; both are just us. */
-    if (pid != 0 && pid != current->pid && pid != 0xffffffffu)
-        return -ESRCH;
+    int32_t pid = (int32_t)upid;
+    struct list_head *p;
+    int found = 0;
+
     if (sig > NSIG)
         return -EINVAL;
-    signal_self(sig);
-    return 0;
+    if (pid == INT32_MIN)
+        return -ESRCH;
+    list_for_each(p, &task_list) {
+        struct task_struct *t = list_entry(p, struct task_struct, tasks);
+        if (is_target(t, pid)) {
+            found++;
+            if (t != current)
+                send_signal(t, sig);
+        }
+    }
+    /* The caller last: its own death must not cut the others off. */
+    if (found && is_target(current, pid))
+        send_signal(current, sig);
+    return found ? 0 : -ESRCH;
 }
 
 long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
                uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    if ((int32_t)tid <= 0)
+    struct task_struct *t;
+
+    if ((int32_t)tid <= 0 || sig > NSIG)
         return -EINVAL;
-    if (tid != current->pid)
+    t = find_task(tid);
+    if (!t)
         return -ESRCH;
-    if (sig > NSIG)
-        return -EINVAL;
-    signal_self(sig);
+    send_signal(t, sig);
     return 0;
 }
 
@@ -186,10 +279,7 @@ long sys_tgkill(uint32_t tgid, uint32_t tid, uint32_t sig,
 {
     if ((int32_t)tgid <= 0 || (int32_t)tid <= 0)
         return -EINVAL;
-    if (tgid != current->pid || tid != current->pid)
-        return -ESRCH;
-    if (sig > NSIG)
-        return -EINVAL;
-    signal_self(sig);
-    return 0;
+    if (tgid != tid)
+        return -ESRCH;   /* one thread per process */
+    return sys_tkill(tid, sig, 0, 0, 0, 0);
 }

@@ -16,6 +16,14 @@ long sys_getpid(uint32_t a1, uint32_t a2, uint32_t a3,
     return current->pid;
 }
 
+/* As Linux 2.5: current's parent's pid; init's parent is the idle task,
+ * pid 0. */
+long sys_getppid(uint32_t a1, uint32_t a2, uint32_t a3,
+                 uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return current->parent->pid;
+}
+
 long sys_return_zero(uint32_t a1, uint32_t a2, uint32_t a3,
                      uint32_t a4, uint32_t a5, uint32_t a6)
 {
@@ -109,4 +117,80 @@ long sys_ugetrlimit(uint32_t resource, uint32_t ulim, uint32_t a3,
     lim[1] = rlimits[resource].max > 0xffffffffu ? 0xffffffffu
                                                  : (uint32_t)rlimits[resource].max;
     return copy_to_user(ulim, lim, sizeof(lim));
+}
+
+/* ---- process groups and sessions ---- */
+
+long sys_getpgid(uint32_t pid, uint32_t a2, uint32_t a3,
+                 uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct task_struct *t = pid ? find_task(pid) : current;
+
+    return t ? (long)t->pgid : -ESRCH;
+}
+
+long sys_getpgrp(uint32_t a1, uint32_t a2, uint32_t a3,
+                 uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    return current->pgid;
+}
+
+long sys_getsid(uint32_t pid, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct task_struct *t = pid ? find_task(pid) : current;
+
+    return t ? (long)t->sid : -ESRCH;
+}
+
+/* Is there a process in group pgid in session sid? */
+static int group_in_session(uint32_t pgid, uint32_t sid)
+{
+    struct list_head *p;
+
+    list_for_each(p, &task_list) {
+        struct task_struct *t = list_entry(p, struct task_struct, tasks);
+        if (t->pgid == pgid && t->sid == sid && t->state != TASK_DEAD)
+            return 1;
+    }
+    return 0;
+}
+
+long sys_setpgid(uint32_t pid, uint32_t pgid, uint32_t a3,
+                 uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct task_struct *me = current, *t;
+
+    if ((int32_t)pgid < 0)
+        return -EINVAL;
+    t = pid ? find_task(pid) : me;
+    if (!t || (t != me && t->parent != me))
+        return -ESRCH;
+    if (t != me && (t->sid != me->sid))
+        return -EPERM;
+    if (t != me && t->did_exec)
+        return -EACCES;
+    if (t->sid == t->pid)
+        return -EPERM;         /* a session leader */
+    if (!pgid)
+        pgid = t->pid;
+    if (pgid != t->pid && !group_in_session(pgid, me->sid))
+        return -EPERM;
+    t->pgid = pgid;
+    return 0;
+}
+
+long sys_setsid(uint32_t a1, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct task_struct *me = current;
+    struct list_head *p;
+
+    list_for_each(p, &task_list) {
+        struct task_struct *t = list_entry(p, struct task_struct, tasks);
+        if (t->pgid == me->pid && t->state != TASK_DEAD)
+            return -EPERM;     /* it would lead a group it already leads */
+    }
+    me->sid = me->pgid = me->pid;
+    return me->sid;
 }

@@ -1,8 +1,8 @@
 /*
  * Thread-local storage: set_thread_area and get_thread_area fill the three
  * TLS descriptors of the GDT (entries 6-8, selectors 0x33/0x3b/0x43) that
- * libc points %gs at. The task keeps its own copy, loaded into the GDT when
- * it runs (there is one task, so "when it runs" is "now").
+ * libc points %gs at. Each task keeps its own copy, loaded into the GDT when
+ * it runs (switch_to).
  */
 #include "kernel.h"
 #include "sched.h"
@@ -56,17 +56,17 @@ static uint64_t make_descriptor(const struct user_desc *u)
     return d;
 }
 
-long sys_set_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
-                         uint32_t a4, uint32_t a5, uint32_t a6)
+/* Fill t's TLS entry from the user_desc at uinfo (set_thread_area, and
+ * clone's CLONE_SETTLS for a child). */
+int set_tls_of(struct task_struct *t, uint32_t uinfo)
 {
     struct user_desc u;
-    (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
     if (copy_from_user(&u, uinfo, sizeof u))
         return -EFAULT;
     uint32_t idx = u.entry_number;
     if (idx == 0xffffffffu) {
         for (idx = GDT_ENTRY_TLS_MIN; idx <= GDT_ENTRY_TLS_MAX; idx++)
-            if (current->tls_array[idx - GDT_ENTRY_TLS_MIN] == 0)
+            if (t->tls_array[idx - GDT_ENTRY_TLS_MIN] == 0)
                 break;
         if (idx > GDT_ENTRY_TLS_MAX)
             return -ESRCH;
@@ -78,7 +78,17 @@ long sys_set_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
     /* A code segment with "contents" 3 is not allowed (conforming code). */
     if (((u.flags >> UD_CONTENTS_SHIFT) & 3) == 3 && !desc_empty(&u))
         return -EINVAL;
-    current->tls_array[idx - GDT_ENTRY_TLS_MIN] = desc_empty(&u) ? 0 : make_descriptor(&u);
+    t->tls_array[idx - GDT_ENTRY_TLS_MIN] = desc_empty(&u) ? 0 : make_descriptor(&u);
+    return 0;
+}
+
+long sys_set_thread_area(uint32_t uinfo, uint32_t a2, uint32_t a3,
+                         uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    (void)a2, (void)a3, (void)a4, (void)a5, (void)a6;
+    int err = set_tls_of(current, uinfo);
+    if (err)
+        return err;
     load_TLS(current);
     /* The caller may hold this selector in a segment register: return
      * through iret, which reloads every selector from the frame. */

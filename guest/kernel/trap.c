@@ -166,8 +166,14 @@ void do_exit_work(struct pt_regs *regs)
     struct thread_info *ti = current_thread_info();
 
     (void)regs;
-    while (ti->flags & _TIF_NEED_RESCHED)
-        schedule();
+    for (;;) {
+        if (ti->flags & _TIF_NEED_RESCHED)
+            schedule();
+        else if (ti->flags & _TIF_SIGPENDING)
+            do_signal();
+        else
+            break;
+    }
     ti->flags &= ~_TIF_IRET;
 }
 

@@ -1,0 +1,140 @@
+/*
+ * Open files and descriptors. A struct file is one open file description:
+ * its type, its open flags and its offset, shared by every descriptor dup
+ * or fork made from it and counted by them. Each process has its own
+ * table of OPEN_MAX descriptors with a close-on-exec bit each; a new
+ * descriptor is the lowest free one.
+ *
+ * Types: a file, directory or symlink of the tree (vfs.h); a pipe end
+ * (pipe.c); the console, whose reads and writes are the emulator's stdin,
+ * stdout or stderr; /dev/null and /dev/zero. /dev/tty is the console,
+ * reading stdin and writing stderr.
+ */
+#ifndef KERNEL_FILE_H
+#define KERNEL_FILE_H
+
+#include "kernel.h"
+
+#define AT_FDCWD            0xffffff9cu /* -100 */
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_REMOVEDIR        0x200
+#define AT_SYMLINK_FOLLOW   0x400
+#define AT_EACCESS          0x200
+#define AT_EMPTY_PATH       0x1000
+
+#define O_ACCMODE   00000003
+#define O_RDONLY    00000000
+#define O_WRONLY    00000001
+#define O_RDWR      00000002
+#define O_CREAT     00000100
+#define O_EXCL      00000200
+#define O_NOCTTY    00000400
+#define O_TRUNC     00001000
+#define O_APPEND    00002000
+#define O_NONBLOCK  00004000
+#define O_DIRECTORY 00200000
+#define O_NOFOLLOW  00400000
+#define O_CLOEXEC   02000000
+#define O_PATH      010000000
+#define O_TMPFILE   020000000
+
+#define SEEK_SET  0
+#define SEEK_CUR  1
+#define SEEK_END  2
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+
+#define F_DUPFD  0
+#define F_GETFD  1
+#define F_SETFD  2
+#define F_GETFL  3
+#define F_SETFL  4
+#define F_DUPFD_CLOEXEC 1030
+#define FD_CLOEXEC 1
+
+#define R_OK 4
+#define W_OK 2
+#define X_OK 1
+
+#define S_IFMT   0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK  0120000
+#define S_IFREG  0100000
+#define S_IFDIR  0040000
+#define S_IFCHR  0020000
+#define S_IFIFO  0010000
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+
+#define OPEN_MAX     1024   /* descriptors per process, RLIMIT_NOFILE */
+
+enum file_type { FT_VFS = 1, FT_PIPE, FT_CONSOLE, FT_NULL, FT_ZERO };
+
+struct pipe_inode;
+struct task_struct;
+
+struct file {
+    uint32_t count;            /* descriptors (and holders) sharing it */
+    uint32_t type;             /* enum file_type */
+    uint32_t flags;            /* open flags: access mode, O_APPEND, O_NONBLOCK ... */
+    uint64_t pos;              /* offset; for a directory, the getdents cookie */
+    uint32_t handle;           /* vfs handle, or NO_HANDLE (a pipe, the boot console) */
+    uint32_t mode;             /* S_IF* and permission bits, as opened */
+    uint32_t stream;           /* FT_CONSOLE: the emulator's fd it reads or writes */
+    struct pipe_inode *pipe;   /* FT_PIPE */
+};
+
+#define NO_HANDLE 0xffffffffu
+
+struct files_struct {
+    struct file **fd;          /* OPEN_MAX slots: one page */
+    uint32_t cloexec[OPEN_MAX / 32];
+};
+
+/* file.c */
+struct file *file_alloc(uint32_t type, uint32_t flags);
+void fget_file(struct file *f);
+void fput(struct file *f);
+struct file *fget(uint32_t fd);                 /* NULL if not open */
+int fd_alloc(struct file *f, uint32_t from, int cloexec);  /* the descriptor, -EMFILE */
+int fd_close(uint32_t fd);
+struct files_struct *files_alloc(void);
+struct files_struct *dup_files(struct files_struct *old);
+void exit_files(struct task_struct *t);
+void close_on_exec(struct files_struct *files);
+int console_files(struct files_struct *files);  /* fds 0, 1, 2 */
+int file_readable(const struct file *f);
+int file_writable(const struct file *f);
+
+/* read_write.c: reading and writing by type */
+long file_read(struct file *f, uint32_t buf, uint32_t count, uint64_t *pos);
+long file_write(struct file *f, uint32_t buf, uint32_t count, uint64_t *pos);
+
+/* pipe.c */
+long pipe_read(struct file *f, uint32_t buf, uint32_t count);
+long pipe_write(struct file *f, uint32_t buf, uint32_t count);
+void pipe_release(struct file *f);
+void pipe_stat(const struct file *f, struct hc_stat *st);
+uint32_t pipe_poll(struct file *f);
+extern struct wait_queue poll_wait;
+
+/* open.c: a path of the calling process, and where it starts */
+#define PATH_BUFS 2
+struct kpath {
+    char text[HC_VFS_PATH_MAX];
+    uint32_t len;
+    uint32_t dir;              /* the handle a relative path starts at */
+};
+long get_path(struct kpath *p, uint32_t dirfd, uint32_t upath, int empty_ok);
+struct file *open_device(uint32_t handle, const struct hc_stat *st, uint32_t flags);
+
+/* stat.c */
+long stat_file(struct file *f, struct hc_stat *st);
+void console_stat(uint32_t stream, struct hc_stat *st);
+
+/* mmap of a file: the handle to map (a reference), the VMA's flags */
+long file_mmap_check(uint32_t fd, int shared, int writable, uint32_t *handle,
+                     uint32_t *vm_flags);
+
+#endif
