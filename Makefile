@@ -143,9 +143,14 @@ $(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
 $(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
 	$(GUEST_CC) -m32 -static -no-pie -nostdlib -o $@ $(MUSL_LIB)/crt1.o $(MUSL_LIB)/crti.o \
 		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
+# A dynamically linked i386 program: execve refuses it (test_fork).
+DYNAMIC_BIN := $(BUILD)/static/hello-dynamic
+$(DYNAMIC_BIN): guest/programs/static/hello.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) -m32 -std=gnu11 -O2 $(WARN) -o $@ $<
 # The tests run these (test_static, test_tree, test_strace, test_report,
-# test_compare).
-$(TESTS): | $(STATIC_BINS) $(I386_OK)
+# test_compare, test_fork).
+$(TESTS): | $(STATIC_BINS) $(DYNAMIC_BIN) $(I386_OK)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.

@@ -57,7 +57,7 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
 void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user)
 {
     struct machine *m = user;
-    char text[256];
+    char text[512];
     (void)uc;
     (void)size;
     /* A ring-3 "out" never gets here (#GP first); check anyway. */
@@ -123,6 +123,13 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         else
             vfs_hypercall(m, block);
         break;
+    case HC_PORT_DEADLOCK: {
+        const struct hc_text *t = block;
+        guest_text(m, t->text, t->len, text, sizeof text);
+        machine_notify_exit(m);
+        machine_stop(m, STOP_DEADLOCK, "deadlock: %s", text);
+        break;
+    }
     case HC_PORT_LOG: {
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);

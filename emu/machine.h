@@ -33,12 +33,14 @@ enum stop_reason {
     STOP_PANIC,       /* the guest kernel panicked */
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
+    STOP_DEADLOCK,    /* every process waits for something no one can do */
 };
 
 /* --mem: the user memory all processes together may hold. */
 #define DEFAULT_MEM_BYTES (1ull << 30)
 #define MIN_MEM_BYTES     (16ull << 20)
 #define MAX_MEM_BYTES     (4ull << 30)
+#define MAX_FS_BYTES      (4ull << 30)
 
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
@@ -63,6 +65,8 @@ struct run_options {
     int ncost_overrides;
     uint32_t epoch_sec;
     uint64_t mem_bytes;        /* --mem (0: DEFAULT_MEM_BYTES) */
+    uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
+                                  (0: VFS_DEFAULT_LIMIT) */
 };
 
 /* An interrupt or exception that went through the IDT. */

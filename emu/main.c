@@ -32,10 +32,12 @@ static const char usage_text[] =
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
     "  --argv0 NAME         the program's argv[0] (default: PROGRAM as given)\n"
     "  --epoch SECONDS      wall-clock time at boot (default: the patch's date)\n"
-    "  --root DIR           let the program read the files under DIR, as its '/'\n"
-    "                       (read-only; without it, every open fails with ENOENT)\n"
+    "  --root DIR           the program's '/' is DIR, read-only, under a writable\n"
+    "                       layer in memory (without it: only /tmp and /dev)\n"
     "  --mem SIZE           user memory of all processes together, in bytes or\n"
     "                       with K, M or G (default 1G; 16M to 4G)\n"
+    "  --fs-size SIZE       what the file tree's in-memory layer may hold, past\n"
+    "                       which writes fail with ENOSPC (default 64M; up to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n"
     "options (run):\n"
     "  --strace             print each system call on stderr\n"
@@ -178,6 +180,10 @@ int main(int argc, char **argv)
             if (!parse_size(val, &opts.mem_bytes) || opts.mem_bytes < MIN_MEM_BYTES ||
                 opts.mem_bytes > MAX_MEM_BYTES)
                 return usage_error("bad --mem '%s' (16M to 4G)", val);
+        } else if (!strcmp(a, "--fs-size") && val) {
+            if (!parse_size(val, &opts.fs_bytes) || opts.fs_bytes == 0 ||
+                opts.fs_bytes > MAX_FS_BYTES)
+                return usage_error("bad --fs-size '%s' (1 to 4G)", val);
         } else if (!strcmp(a, "--argv0") && val) {
             opts.argv0 = val;
         } else if (!strcmp(a, "--root") && val) {

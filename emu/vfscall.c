@@ -24,7 +24,7 @@ struct vfs *vfscall_new_tree(struct machine *m, uint64_t program_size, char *err
 {
     const struct vfs_config cfg = {
         .lower = m->opts->root,
-        .limit = VFS_DEFAULT_LIMIT + program_size,
+        .limit = (m->opts->fs_bytes ? m->opts->fs_bytes : VFS_DEFAULT_LIMIT) + program_size,
         .clock = modeled_now,
         .clock_ctx = m,
     };

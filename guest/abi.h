@@ -106,6 +106,7 @@
 #define HC_PORT_PANIC   0xe4 /* struct hc_text: guest kernel panic */
 #define HC_PORT_EXECERR 0xe5 /* struct hc_text: program could not be loaded */
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
+#define HC_PORT_DEADLOCK 0xee /* struct hc_text: no task can run, none can be woken */
 /*
  * The file tree (emu/vfs.h: an in-memory layer over the read-only host
  * directory of "emu run --root DIR"): every request is a struct hc_vfs;

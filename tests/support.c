@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,16 +30,10 @@ static char *drain(int fd)
     return buf;
 }
 
-void run_emu(struct emu_result *r, const char *const *args)
+static void run_in(struct emu_result *r, const char *path, const char *const *argv,
+                   const char *cwd, char *const *envp)
 {
     int out[2], err[2];
-    const char *argv[64] = { EMU_PATH };
-    int n = 1;
-    while (args[n - 1] && n < 63) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
     ck_assert(pipe(out) == 0 && pipe(err) == 0);
     pid_t pid = fork();
     ck_assert(pid >= 0);
@@ -49,12 +44,24 @@ void run_emu(struct emu_result *r, const char *const *args)
         dup2(err[1], 2);
         close(out[0]);
         close(err[0]);
-        execv(EMU_PATH, (char *const *)argv);
+        if (cwd && chdir(cwd) != 0)
+            _exit(126);
+        if (envp) {
+            /* the guest's starting point: descriptors 0-2 only, and the
+             * kernel's RLIMIT_NOFILE */
+            struct rlimit lim = { 1024, 1024 };
+            for (int fd = 3; fd < 1024; fd++)
+                close(fd);
+            setrlimit(RLIMIT_NOFILE, &lim);
+        }
+        if (envp)
+            execve(path, (char *const *)argv, envp);
+        else
+            execv(path, (char *const *)argv);
         _exit(127);
     }
     close(out[1]);
     close(err[1]);
-    /* stderr is small; read stdout first, then stderr */
     r->out = drain(out[0]);
     r->err = drain(err[0]);
     close(out[0]);
@@ -62,6 +69,32 @@ void run_emu(struct emu_result *r, const char *const *args)
     int st;
     waitpid(pid, &st, 0);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void run_native(struct emu_result *r, const char *cwd, const char *const *argv)
+{
+    static char *const env[] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
+    char path[512];
+    /* a relative program name is the caller's, not cwd's */
+    if (argv[0][0] != '/' && getcwd(path, sizeof path)) {
+        strncat(path, "/", sizeof path - strlen(path) - 1);
+        strncat(path, argv[0], sizeof path - strlen(path) - 1);
+    } else {
+        snprintf(path, sizeof path, "%s", argv[0]);
+    }
+    run_in(r, path, argv, cwd, env);
+}
+
+void run_emu(struct emu_result *r, const char *const *args)
+{
+    const char *argv[64] = { EMU_PATH };
+    int n = 1;
+    while (args[n - 1] && n < 63) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    run_in(r, EMU_PATH, argv, NULL, NULL);
 }
 
 int run_suite(Suite *s)

@@ -22,6 +22,10 @@ int run_suite(Suite *s);
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);
 void emu_result_free(struct emu_result *r);
+/* Run argv[0] natively (a host i386 program) in directory cwd, with stdin
+ * /dev/null and the environment emu gives its guest by default
+ * (PATH=/usr/bin:/bin HOME=/). */
+void run_native(struct emu_result *r, const char *cwd, const char *const *argv);
 /* run_emu with the arguments as a NULL-terminated list */
 void emu(struct emu_result *r, ...);
 int count_char(const char *s, char c);

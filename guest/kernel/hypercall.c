@@ -57,6 +57,14 @@ void panic(const char *fmt, ...)
     halt_forever();
 }
 
+void report_deadlock(const char *text)
+{
+    struct hc_text t = { (uint32_t)text, strlen(text), 0 };
+
+    hypercall(HC_PORT_DEADLOCK, &t);
+    halt_forever();
+}
+
 void exec_failed(int err, const char *fmt, ...)
 {
     va_list ap;

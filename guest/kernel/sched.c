@@ -266,10 +266,27 @@ void schedule(void)
         switch_to(prev, next);
 }
 
-/* No task can run and nothing can wake one. */
+/*
+ * No task can run, and nothing can wake one: every process waits for
+ * another (there are no timers or devices that could). The machine stops
+ * with one line naming each process and what it waits for.
+ */
 void deadlock(void)
 {
-    panic("deadlock: no task can run");
+    char line[512];
+    size_t n = 0;
+    struct list_head *p;
+
+    list_for_each(p, &task_list) {
+        struct task_struct *t = list_entry(p, struct task_struct, tasks);
+        if (t->state != TASK_INTERRUPTIBLE && t->state != TASK_UNINTERRUPTIBLE)
+            continue;
+        if (n < sizeof(line))
+            n += snprintf(line + n, sizeof(line) - n, "%spid %u (%s) waits for %s",
+                          n ? "; " : "", t->pid, t->comm,
+                          t->waiting_on ? t->waiting_on->what : "nothing");
+    }
+    report_deadlock(line);
 }
 
 long sys_sched_yield(uint32_t a1, uint32_t a2, uint32_t a3,

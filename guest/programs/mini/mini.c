@@ -142,6 +142,10 @@ int printf(const char *fmt, ...)
             put_unsigned(&o, end, longlong >= 2 ? va_arg(ap, unsigned long long)
                                                 : va_arg(ap, unsigned long), 16, width, pad);
             break;
+        case 'o':
+            put_unsigned(&o, end, longlong >= 2 ? va_arg(ap, unsigned long long)
+                                                : va_arg(ap, unsigned long), 8, width, pad);
+            break;
         case 's': {
             const char *s = va_arg(ap, const char *);
             while (*s && o < end)

@@ -7,6 +7,13 @@
 
 #include "syscall_nr.h"   /* SYS_*: generated from guest/syscalls.def */
 
+/* SIG*: from guest/signals.def */
+enum {
+#define SIGNAL(nr, name, action) name = nr,
+#include "../../signals.def"
+#undef SIGNAL
+};
+
 /* A number as a string, for assembly: "movl $" STR(SYS_getpid) ", %eax" */
 #define STR_(x) #x
 #define STR(x) STR_(x)
