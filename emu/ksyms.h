@@ -16,7 +16,8 @@
     X(sysenter_call)    /* the same two on the sysenter path */ \
     X(sysenter_return) \
     X(sysenter_exit)    /* the sysexit: the call leaves by sysexit */ \
-    X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */
+    X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */ \
+    X(switch_to_asm)    /* the kernel changes stacks: another task runs */
 
 enum ksym {
 #define X(name) KSYM_##name,

@@ -34,8 +34,25 @@ static void print_user_string(const struct machine *m, uint32_t addr)
     fputs(n == max && p[n - 1] ? "\"..." : "\"", stderr);
 }
 
+static void print_text(const char *s)
+{
+    fputc('"', stderr);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(stderr, "\\%c", *s);
+        else if (*s >= 0x20 && *s < 0x7f)
+            fputc(*s, stderr);
+        else
+            fprintf(stderr, "\\x%02x", (uint8_t)*s);
+    }
+    fputc('"', stderr);
+}
+
 void strace_print(const struct machine *m, const struct syscall_record *r)
 {
+    /* as strace -f: the first process plain, the others named */
+    if (r->pid > 1)
+        fprintf(stderr, "[pid %u] ", r->pid);
     if (r->path == PATH_TRAP) {
         fprintf(stderr, "--- %s at %08x error %#x ---\n", vector_name(r->nr), r->user_eip,
                 r->error_code);
@@ -46,7 +63,9 @@ void strace_print(const struct machine *m, const struct syscall_record *r)
     for (int i = 0; i < 6; i++) {
         if (i)
             fputs(", ", stderr);
-        if (is_path(r->nr, i))
+        if (r->path_arg == i + 1)
+            print_text(r->path_text);
+        else if (is_path(r->nr, i))
             print_user_string(m, r->args[i]);
         else
             fprintf(stderr, "%#x", r->args[i]);

@@ -1,5 +1,6 @@
 #include "syscalls.h"
 #include <string.h>
+#include "names.h"
 
 const char *sys_path_name(int path)
 {
@@ -13,6 +14,73 @@ const char *sys_return_name(int ret)
     return ret >= 0 && ret <= RET_EXITED ? names[ret] : "?";
 }
 
+/* The kernel stack's top of the task running now: the TSS's esp0. */
+static uint32_t running_key(struct machine *m)
+{
+    uc_x86_mmr tr = { 0 };
+    uint32_t esp0 = 0;
+    uc_reg_read(m->uc, UC_X86_REG_TR, &tr);
+    const uint8_t *tss = tr.base ? guest_ptr(&m->mem, (uint32_t)tr.base, 8) : NULL;
+    if (tss)
+        memcpy(&esp0, tss + 4, 4);
+    return esp0;
+}
+
+/* Its pid, from the thread_info at the bottom of that stack. */
+static uint32_t pid_of(struct machine *m, uint32_t key)
+{
+    uint32_t pid = 0;
+    const uint8_t *ti = key >= THREAD_SIZE ? guest_ptr(&m->mem, key - THREAD_SIZE + TI_PID, 4)
+                                           : NULL;
+    if (ti && in_kernel_ram(key - THREAD_SIZE))
+        memcpy(&pid, ti, 4);
+    return pid;
+}
+
+/* The slot of the task with this kernel stack: its own, a free one, or
+ * the one unused longest (a task that has exited). */
+static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
+{
+    struct task_track *oldest = &t->tasks[0];
+    for (int i = 0; i < TRACK_TASKS; i++) {
+        struct task_track *s = &t->tasks[i];
+        if (s->key == key && (key || s->last_used))
+            return s;
+        if (s->last_used < oldest->last_used)
+            oldest = s;
+    }
+    memset(oldest, 0, sizeof *oldest);
+    oldest->key = key;
+    return oldest;
+}
+
+static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
+                   enum sys_return how);
+
+static uint32_t flags_of(struct machine *m, uint32_t key)
+{
+    uint32_t flags = 0;
+    const uint8_t *ti = key >= THREAD_SIZE && in_kernel_ram(key - THREAD_SIZE)
+                        ? guest_ptr(&m->mem, key - THREAD_SIZE + TI_FLAGS, 4) : NULL;
+    if (ti)
+        memcpy(&flags, ti, 4);
+    return flags;
+}
+
+/* The kernel is about to run another task. The one leaving may have
+ * exited: its call (exit, or the one a signal ended) is over. */
+static void switch_task(struct syscall_tracker *t, struct machine *m)
+{
+    struct task_track *old = t->task;
+    if (old && old->key && (flags_of(m, old->key) & TI_FLAG_EXITED)) {
+        if (old->active)
+            finish(t, m, m->block_start_cycles, RET_EXITED);
+        memset(old, 0, sizeof *old);
+    }
+    t->task = slot_for(t, running_key(m));
+    t->task->last_used = ++t->switches;
+}
+
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
                   uint32_t nr, uint64_t start, uint32_t user_eip)
 {
@@ -22,19 +90,55 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
         for (int i = 0; i < t->nlisteners; i++)
             if (t->listeners[i].user_span)
                 t->listeners[i].user_span(t->listeners[i].ctx, t->user_since, start);
-    memset(&t->cur, 0, sizeof t->cur);
-    t->cur.seq = ++t->seq;
-    t->cur.nr = nr;
-    t->cur.path = (uint8_t)path;
-    t->cur.start = start;
-    t->cur.insns_start = m->insns;
-    t->cur.user_eip = user_eip;
+    struct task_track *task = t->task;
+    struct syscall_record *r = &task->rec;
+    /* the first task runs before the kernel has a TSS: learn its stack now */
+    if (!task->key)
+        task->key = running_key(m);
+    /* The last call returned to user mode, whose first instruction trapped
+     * (an execve's entry point not yet paged in): it was over. */
+    if (task->active)
+        finish(t, m, start, r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+    memset(r, 0, sizeof *r);
+    r->seq = ++t->seq;
+    if (!task->pid)
+        task->pid = pid_of(m, task->key);
+    r->pid = task->pid;
+    r->nr = nr;
+    r->path = (uint8_t)path;
+    r->start = start;
+    r->insns_start = m->insns;
+    r->user_eip = user_eip;
     for (int i = 0; i < 6; i++)
-        t->cur.args[i] = reg_read(m, arg_regs[i]);
-    t->active = true;
-    t->cur_unknown = false;
-    t->phase = PHASE_ENTRY;
+        r->args[i] = reg_read(m, arg_regs[i]);
+    task->active = true;
+    task->unknown = false;
+    task->phase = PHASE_ENTRY;
     t->by_path[path]++;
+}
+
+/* The first path argument of call r, copied while the caller's memory is
+ * in the window. */
+static void capture_path(struct machine *m, struct syscall_record *r)
+{
+    const struct syscall_info *info = syscall_info(r->nr);
+    r->path_arg = 0;
+    for (int i = 0; info && i < info->nargs && i < 6; i++) {
+        if (info->kind[i] != ARG_PATH)
+            continue;
+        uint32_t addr = r->args[i], n = 0;
+        uint32_t room = addr < USER_SPACE_TOP ? USER_SPACE_TOP - addr : 0;
+        const uint8_t *p = guest_ptr(&m->mem, addr, room < sizeof r->path_text ? room
+                                                                           : sizeof r->path_text);
+        if (!p || addr < USER_SPACE_BASE)
+            return;
+        while (n < sizeof r->path_text - 1 && n < room && p[n])
+            n++;
+        memcpy(r->path_text, p, n);
+        r->path_text[n] = 0;
+        r->path_arg = (uint8_t)(i + 1);
+        return;
+    }
 }
 
 static void tracker_on_delivery(void *ctx, struct machine *m,
@@ -42,16 +146,17 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
 {
     struct syscall_tracker *t = ctx;
     if (e->from_cpl == 0) {
-        if (t->active)
-            t->cur.kernel_faults++;
+        if (t->task->active)
+            t->task->rec.kernel_faults++;
         return;
     }
     if (e->kind == EVENT_SOFTWARE && e->vector == SYSCALL_VECTOR) {
         begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, e->return_eip);
+        capture_path(m, &t->task->rec);
         return;
     }
     begin(t, m, PATH_TRAP, (uint32_t)e->vector, m->cycles, e->return_eip);
-    t->cur.error_code = e->error_code;
+    t->task->rec.error_code = e->error_code;
 }
 
 static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
@@ -60,14 +165,16 @@ static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr
     begin(t, m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
           insn_addr ? cycles_before(m, insn_addr) : m->cycles, insn_addr);
     /* The sixth argument is on the user stack, where EBP points. */
-    const uint8_t *p = guest_ptr(&m->mem, t->cur.args[5], 4);
-    if (p && t->cur.args[5] < USER_SPACE_TOP - 3)
-        memcpy(&t->cur.args[5], p, 4);
+    uint32_t *arg6 = &t->task->rec.args[5];
+    const uint8_t *p = guest_ptr(&m->mem, *arg6, 4);
+    if (p && *arg6 < USER_SPACE_TOP - 3)
+        memcpy(arg6, p, 4);
+    capture_path(m, &t->task->rec);
 }
 
 static void account(struct syscall_tracker *t)
 {
-    struct syscall_record *r = &t->cur;
+    struct syscall_record *r = &t->task->rec;
     if (r->path == PATH_TRAP || r->nr >= SYSCALL_STATS_MAX)
         return;
     struct syscall_stat *s = &t->stats[r->path][r->nr];
@@ -83,7 +190,7 @@ static void account(struct syscall_tracker *t)
 static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    enum sys_return how)
 {
-    struct syscall_record *r = &t->cur;
+    struct syscall_record *r = &t->task->rec;
     r->end = end;
     r->insns_end = m->insns;
     if (how != RET_EXITED) {
@@ -98,11 +205,11 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
         t->returns_iret++;
     /* Unknown: the kernel ran sys_ni_syscall for it. A known call that
      * returns -ENOSYS on purpose (rseq) is not counted. */
-    if (r->path != PATH_TRAP && t->cur_unknown)
+    if (r->path != PATH_TRAP && t->task->unknown)
         t->enosys++;
     account(t);
-    t->active = false;
-    t->phase = PHASE_NONE;
+    t->task->active = false;
+    t->task->phase = PHASE_NONE;
     t->user_since = end;
     for (int i = 0; i < t->nlisteners; i++)
         if (t->listeners[i].record)
@@ -119,22 +226,26 @@ static bool in_vsyscall_page(uint32_t addr)
     return addr >= VSYSCALL_BASE;
 }
 
-/* Calls through the vsyscall page, timed from the call to the return. */
+/* Calls through the vsyscall page, timed from the call to the return (a
+ * process that blocks inside is timed with the others' work in between,
+ * as its own clock would show it). */
 static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
                            const struct block *b)
 {
-    if (b->addr == VSYSCALL_BASE && !t->in_vsyscall) {
-        t->in_vsyscall = true;
-        t->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
-    } else if (t->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
-        uint64_t span = m->block_start_cycles - t->vsyscall_start;
-        t->in_vsyscall = false;
+    struct task_track *task = t->task;
+    if (b->addr == VSYSCALL_BASE && !task->in_vsyscall) {
+        task->in_vsyscall = true;
+        task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
+    } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
+        uint64_t span = m->block_start_cycles - task->vsyscall_start;
+        const struct syscall_record *r = &task->rec;
+        task->in_vsyscall = false;
         t->vsyscall_calls++;
         t->vsyscall_cycles += span;
         /* the call made inside the span is the last one recorded */
-        if (t->cur.path != PATH_TRAP && t->cur.nr < SYSCALL_STATS_MAX) {
-            t->vsyscall_by_nr[t->cur.nr].calls++;
-            t->vsyscall_by_nr[t->cur.nr].cycles += span;
+        if (r->path != PATH_TRAP && r->nr < SYSCALL_STATS_MAX) {
+            t->vsyscall_by_nr[r->nr].calls++;
+            t->vsyscall_by_nr[r->nr].cycles += span;
         }
     }
 }
@@ -144,27 +255,31 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     struct syscall_tracker *t = ctx;
     bool kernel = in_kernel_ram(b->addr);
 
+    if (kernel && b->addr == t->switch_to)
+        switch_task(t, m);
+    struct task_track *task = t->task;
     if (!kernel) {
         t->user_started = true;
         track_vsyscall(t, m, b);
     }
-    if (t->active) {
+    if (task->active) {
+        struct syscall_record *r = &task->rec;
         if (kernel && b->addr == t->ni_syscall)
-            t->cur_unknown = true;
+            task->unknown = true;
         if (!kernel) {
             finish(t, m, m->block_start_cycles,
-                   t->cur.ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
-        } else if (t->phase == PHASE_ENTRY &&
+                   r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+        } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
-            t->cur.body_start = m->cycles;
-            t->phase = PHASE_BODY;
-        } else if (t->phase == PHASE_BODY &&
+            r->body_start = m->cycles;
+            task->phase = PHASE_BODY;
+        } else if (task->phase == PHASE_BODY &&
                    (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
-            t->cur.exit_start = m->block_start_cycles;
-            t->phase = PHASE_EXIT;
+            r->exit_start = m->block_start_cycles;
+            task->phase = PHASE_EXIT;
         }
         if (kernel && block_contains(b, t->sysenter_exit))
-            t->cur.ret = RET_SYSEXIT;
+            r->ret = RET_SYSEXIT;
     }
     t->prev_last_cost = b->insns[b->ninsns - 1].cost;
 }
@@ -172,7 +287,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
 static void tracker_on_exit(void *ctx, struct machine *m)
 {
     struct syscall_tracker *t = ctx;
-    if (t->active)
+    if (t->task->active)
         finish(t, m, m->cycles, RET_EXITED);
 }
 
@@ -185,6 +300,8 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m)
     t->sysenter_return = m->ksyms.addr[KSYM_sysenter_return];
     t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
     t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
+    t->switch_to = m->ksyms.addr[KSYM_switch_to_asm];
+    switch_task(t, m);
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,
         .block = tracker_on_block, .exit = tracker_on_exit,

@@ -20,6 +20,7 @@ enum sys_return { RET_NONE, RET_IRET, RET_SYSEXIT, RET_EXITED };
 
 struct syscall_record {
     uint64_t seq;
+    uint32_t pid;         /* the process that made it */
     uint32_t nr;          /* syscall number, or vector for a trap */
     uint32_t args[6];
     int32_t result;
@@ -29,6 +30,9 @@ struct syscall_record {
     uint64_t start, body_start, exit_start, end; /* centicycles */
     uint64_t insns_start, insns_end;
     uint32_t kernel_faults; /* faults taken (and fixed up) in the kernel */
+    char path_text[100];  /* the first path argument as it was at entry (an
+                             execve's is gone by the time the call is over) */
+    uint8_t path_arg;     /* which argument that was, plus one; 0: none */
 };
 
 struct syscall_stat {
@@ -44,20 +48,32 @@ struct syscall_listener {
 };
 
 #define SYSCALL_MAX_LISTENERS 4
+#define TRACK_TASKS 80        /* processes followed at once (the kernel allows 64) */
 
-struct syscall_tracker {
-    struct syscall_record cur;
+/* One process's call in flight. */
+struct task_track {
+    uint32_t key;            /* its kernel stack's top, 0: a free slot */
+    uint32_t pid;
+    struct syscall_record rec;
     enum sys_phase phase;
     bool active;
+    bool unknown;            /* the call in flight reached sys_ni_syscall */
+    bool in_vsyscall;        /* it called into the vsyscall page ... */
+    uint64_t vsyscall_start; /* ... at this many centicycles */
+    uint64_t last_used;
+};
+
+struct syscall_tracker {
+    struct task_track tasks[TRACK_TASKS];
+    struct task_track *task; /* the one running now */
+    uint64_t switches;       /* task switches seen */
     uint64_t seq;
     uint64_t by_path[NPATHS];
     uint64_t returns_sysexit, returns_iret;
     uint64_t enosys;         /* calls the kernel had no handler for */
-    bool cur_unknown;        /* the call in flight reached sys_ni_syscall */
     struct syscall_stat stats[NPATHS][SYSCALL_STATS_MAX];
     /* calls through the vsyscall page: call .. return, centicycles */
-    bool in_vsyscall;
-    uint64_t vsyscall_start, vsyscall_calls, vsyscall_cycles;
+    uint64_t vsyscall_calls, vsyscall_cycles;
     struct { uint64_t calls, cycles; } vsyscall_by_nr[SYSCALL_STATS_MAX];
     uint64_t user_since;     /* start of the current user-mode span */
     bool user_started;       /* the program has run its first instruction */
@@ -65,6 +81,7 @@ struct syscall_tracker {
     /* kernel code addresses that split the phases */
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;
     uint32_t ni_syscall;     /* the kernel's handler of unknown numbers */
+    uint32_t switch_to;      /* where the kernel changes stacks */
     struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
     int nlisteners;
 };

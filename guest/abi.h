@@ -35,6 +35,12 @@
 #define __TSS_SEL    (GDT_ENTRY_TSS * 8)                /* 0x80 */
 #define __LDT_SEL    (GDT_ENTRY_LDT * 8)                /* 0x88 */
 
+/* ---- Each task's kernel stack, with its struct thread_info at the bottom ---- */
+#define THREAD_SIZE 8192
+#define TI_FLAGS    0x00
+#define TI_PID      0x04     /* the task's pid: the emulator reads it (emu/syscalls.c) */
+#define TI_FLAG_EXITED 0x10000 /* in TI_FLAGS: the task has exited and will not run again */
+
 /* ---- The Linux i386 system call: int $0x80 ---- */
 #define SYSCALL_VECTOR 0x80
 

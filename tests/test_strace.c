@@ -28,6 +28,36 @@ START_TEST(strace_names_paths_and_the_entry_path)
 }
 END_TEST
 
+/* Two processes: each call is shown whole, with its process; the parent's
+ * wait4 lasts while the child runs; the child's execve names the path it
+ * had before its memory went. */
+START_TEST(each_process_has_its_own_call_in_flight)
+{
+    struct emu_result r;
+    emu(&r, "run", "--strace", program("proc"), "exec", NULL);
+    ck_assert_int_eq(r.status, 0);
+    char *fork = line_with(r.err, "fork(");
+    char *exec = line_with(r.err, "execve(");
+    char *wait = line_with(r.err, "wait4(");
+    char *child_exit = line_with(r.err, "[pid 2] [sysenter/exited] exit_group(0x3");
+    ck_assert_msg(fork && !strncmp(fork, "[sysenter/sysexit] fork(", 24) &&
+                  strstr(fork, ") = 2 <"), "%s", r.err);
+    ck_assert_msg(exec && !strncmp(exec, "[pid 2] [sysenter/iret] execve(\"/proc/self/exe\", ",
+                                   49) && strstr(exec, ") = 0 <"), "%s", r.err);
+    ck_assert_msg(wait && !strncmp(wait, "[sysenter/sysexit] wait4(0x2, ", 30) &&
+                  strstr(wait, ") = 2 <"), "%s", r.err);
+    ck_assert_msg(child_exit, "%s", r.err);
+    /* the wait spans the child's whole life, exec included */
+    long wait_cycles = atol(strrchr(wait, '<') + 1), exec_cycles = atol(strrchr(exec, '<') + 1);
+    ck_assert_int_gt(wait_cycles, exec_cycles);
+    free(fork);
+    free(exec);
+    free(wait);
+    free(child_exit);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* strace_print of rec on a bare machine whose user memory holds text at
  * BARE_USTACK; what it wrote on stderr. */
 static char *strace_line(const struct syscall_record *rec, const char *text)
@@ -119,6 +149,7 @@ Suite *strace_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_unchecked_fixture(tc, tree_make, tree_remove);
     tcase_add_test(tc, strace_names_paths_and_the_entry_path);
+    tcase_add_test(tc, each_process_has_its_own_call_in_flight);
     tcase_add_test(tc, a_path_argument_is_printed_as_its_string);
     tcase_add_test(tc, only_path_arguments_are_read_and_only_from_user_memory);
     tcase_add_test(tc, unknown_numbers_exits_and_traps);

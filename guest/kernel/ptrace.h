@@ -33,9 +33,8 @@
 #define TF_OLDESP   0x38
 #define TF_OLDSS    0x3c
 
-/* thread_info lives at the bottom of the 8 KiB kernel stack. */
-#define THREAD_SIZE 8192
-#define TI_FLAGS    0x00
+/* thread_info lives at the bottom of the 8 KiB kernel stack (THREAD_SIZE,
+ * TI_FLAGS and TI_PID are in ../abi.h). */
 #define TIF_SYSCALL_TRACE 0   /* syscall tracing wants the slow path */
 #define TIF_NEED_RESCHED  1   /* reschedule before returning to user */
 #define TIF_IRET          2   /* registers changed: return by iret */

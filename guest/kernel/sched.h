@@ -88,6 +88,9 @@ struct thread_info {
     struct task_struct *task;
 };
 
+_Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
+_Static_assert(__builtin_offsetof(struct thread_info, pid) == TI_PID, "TI_PID");
+
 union thread_union {
     struct thread_info info;
     uint32_t stack[THREAD_SIZE / 4];

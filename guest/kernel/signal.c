@@ -112,6 +112,10 @@ void send_signal(struct task_struct *t, uint32_t sig)
         return;
     if (ignored(t, sig) && !(t->sig_blocked & sigbit(sig)))
         return;
+    /* Caught, but handlers cannot run yet and its default is to ignore it:
+     * dropped now, so that it interrupts nothing (see above). */
+    if (sig != SIGKILL && default_ignored(sig))
+        return;
     t->sig_pending |= sigbit(sig);
     if (!(t->sig_blocked & sigbit(sig))) {
         t->ti->flags |= _TIF_SIGPENDING;
