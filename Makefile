@@ -6,6 +6,7 @@
 #   make test         the layer and facts checks, then every test suite
 #   make test-asan    the tests under AddressSanitizer + UBSan
 #   make bench        emulator speed with and without cycle accounting
+#   make lat          lmbench's process latencies on the four models
 #   make plot         the comparison as an SVG bar chart
 #   make traces       regenerate the reference traces in traces/
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
@@ -186,7 +187,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
+.PHONY: all run test test-asan bench lat plot clean traces fuzz fuzz-targets fuzz-seeds
 all: $(EMU) $(PROGRAMS)
 
 run: $(EMU) $(BUILD)/guest/programs/syscall_loop
@@ -216,6 +217,11 @@ traces: $(EMU) $(BUILD)/guest/programs/one_call
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
+
+# lmbench's lat_pipe, lat_proc fork/exec and lat_ctx, in modeled cycles
+# (guest/programs/lat.c)
+lat: $(EMU) $(BUILD)/guest/programs/lat
+	@$(EMU) compare $(BUILD)/guest/programs/lat all 1000
 
 plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \

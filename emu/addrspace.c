@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include "engine.h"
 #include "../guest/x86.h"
 
@@ -46,6 +47,13 @@ struct addrspaces {
     uint32_t last_code;
     struct as_stats stats;
 };
+
+static uint64_t host_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* ---- host memory ---- */
 
@@ -285,6 +293,51 @@ static void drop_code(struct addrspaces *as, uc_engine *uc, const struct guest_m
     as->last_code = UINT32_MAX;
 }
 
+static struct as_piece *piece_at(struct as_space *s, uint32_t va);
+
+/*
+ * A switch from one space to another. A translation of the outgoing
+ * space's code stays where the incoming space has the very same bytes at
+ * that page (the same program forked or executed again: the common case,
+ * and what makes a shell's pipeline cheap); every other one goes, while
+ * the outgoing page tables still map it. The pages kept stay noted, now
+ * as the incoming space's.
+ */
+static void hand_over_code(struct addrspaces *as, uc_engine *uc,
+                           const struct guest_memory *mem, struct as_space *from,
+                           struct as_space *to)
+{
+    uint32_t kept[AS_CODE_PAGES / 2];
+    uint32_t nkept = 0;
+
+    if (!as->track_code || as->code_overflow) {
+        drop_code(as, uc, mem, from->pgd, 0, USER_SPACE_TOP, true);
+        return;
+    }
+    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
+        uint32_t va = (as->code[i] - 1) << PAGE_SHIFT;
+        if (!as->code[i] || as->code[i] == TOMBSTONE)
+            continue;
+        const uint32_t *pte = pte_of(mem, from->pgd, va), *next = pte_of(mem, to->pgd, va);
+        bool present = pte && (*pte & X86_PTE_PRESENT);
+        if (present && next && (*next & X86_PTE_PRESENT) && nkept < AS_CODE_PAGES / 2 &&
+            !piece_at(from, va) && !piece_at(to, va) &&
+            !memcmp(as->window + va, to->store + va, PAGE_SIZE)) {
+            kept[nkept++] = va >> PAGE_SHIFT;
+            continue;
+        }
+        if (present)
+            engine_retranslate(uc, va, PAGE_SIZE);
+        as->stats.code_pages_dropped++;
+    }
+    memset(as->code, 0, sizeof as->code);
+    as->ncode = 0;
+    as->last_code = UINT32_MAX;
+    for (uint32_t i = 0; i < nkept; i++)
+        note_page(as, kept[i]);
+    as->stats.code_pages_kept += nkept;
+}
+
 /* ---- shared objects ---- */
 
 static struct shm_obj *obj_of(struct addrspaces *as, uint32_t id)
@@ -401,7 +454,9 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     if (!next && !(next = create(as, pgd)))
         return -ENOMEM;
 
-    drop_code(as, uc, mem, as->cur->pgd, 0, USER_SPACE_TOP, true);
+    uint64_t t0 = host_ns();
+    hand_over_code(as, uc, mem, as->cur, next);
+    uint64_t t1 = host_ns();
     each_page(mem, as->cur->pgd, count_refill, &c);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
     /* The window's bytes go to the outgoing store, the incoming ones in. */
@@ -410,6 +465,8 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
         return err;
     as->cur = next;
     sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);
+    as->stats.drop_ns += t1 - t0;
+    as->stats.switch_ns += host_ns() - t1;
     as->stats.switches++;
     as->stats.refills += c.n;
     *refills = c.n;
@@ -452,7 +509,9 @@ int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t chi
         }
     ctx = (struct copy_ctx){ as, p, p == as->cur ? as->window : p->store, c->store, 0 };
     /* The child's page tables are a copy of the parent's: same pages. */
+    uint64_t t0 = host_ns();
     each_page(mem, child, copy_page, &ctx);
+    as->stats.clone_ns += host_ns() - t0;
     as->stats.clones++;
     as->stats.pages_copied += ctx.pages;
     *pages = ctx.pages;

@@ -37,8 +37,13 @@ struct as_stats {
     uint64_t clones, pages_copied;
     uint64_t refills;         /* TLB refills counted at switches */
     uint64_t code_pages_dropped;
+    uint64_t code_pages_kept; /* the next space had the same bytes there */
     uint64_t full_flushes;    /* switches that dropped every mapped page's */
     uint64_t shared_synced;   /* pages copied between H and shared objects */
+    /* host time (CLOCK_MONOTONIC ns): for reports, never for the model */
+    uint64_t switch_ns;       /* moving pages in and out of the window */
+    uint64_t drop_ns;         /* dropping the outgoing space's translations */
+    uint64_t clone_ns;        /* copying a forked space's pages */
 };
 
 struct addrspaces;

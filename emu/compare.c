@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "metrics.h"
 #include "names.h"
 #include "run.h"
 #include "syscall_nr.h"
@@ -18,6 +19,8 @@ struct run_result {
     struct syscall_stat stat;  /* of nr, on the path it took */
     double per_call;           /* cycles per call of nr, as the caller sees it */
     const char *path;
+    struct metric metrics[METRICS_MAX];   /* what the program reported */
+    int nmetrics;
 };
 
 static uint32_t most_frequent(const struct syscall_tracker *t, int *path)
@@ -61,8 +64,10 @@ static void collect(struct run_result *r, const struct machine *m,
 static void run_one(const struct run_options *base, const char *spec, struct run_result *r)
 {
     struct run_options opts = *base;
+    struct output_capture out = { calloc(1, 1 << 16), 0, 1 << 16 };
     opts.cpu_spec = spec;
     opts.quiet = true;
+    opts.capture = out.text ? &out : NULL;
     struct machine *m = calloc(1, sizeof *m);
     struct syscall_tracker *t = calloc(1, sizeof *t);
     snprintf(r->spec, sizeof r->spec, "%s", spec);
@@ -83,6 +88,9 @@ static void run_one(const struct run_options *base, const char *spec, struct run
     }
     if (r->status != 0)
         snprintf(r->message, sizeof r->message, "%s", m->message);
+    if (out.text)
+        r->nmetrics = metrics_parse(out.text, r->metrics, METRICS_MAX);
+    free(out.text);
     machine_destroy(m);
     free(m);
     free(t);
@@ -230,6 +238,15 @@ int compare_main(const struct run_options *base, const char *cpus, bool article,
            "handler's return to user mode. Means over all calls of the program's most\n"
            "frequent system call.\n\n");
     print_ratios(rs, n, article, stdout);
+    const char *models[MAX_RUNS];
+    const struct metric *metrics[MAX_RUNS];
+    int counts[MAX_RUNS];
+    for (int i = 0; i < n; i++) {
+        models[i] = rs[i].spec;
+        metrics[i] = rs[i].metrics;
+        counts[i] = rs[i].nmetrics;
+    }
+    metrics_print(stdout, models, metrics, counts, n);
     if (svg_path && write_svg(svg_path, rs, n)) {
         fprintf(stderr, "emu: cannot write %s\n", svg_path);
         return 2;

@@ -36,6 +36,13 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
             io->result = -EBADF;
             return;
         }
+        struct output_capture *c = m->opts->capture;
+        if (c && io->fd == 1 && c->cap > c->len + 1) {
+            size_t n = io->len < c->cap - c->len - 1 ? io->len : c->cap - c->len - 1;
+            memcpy(c->text + c->len, buf, n);
+            c->len += n;
+            c->text[c->len] = 0;
+        }
         if (m->opts->quiet) {
             io->result = (int32_t)io->len;
             return;

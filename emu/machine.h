@@ -42,6 +42,12 @@ enum stop_reason {
 #define MAX_MEM_BYTES     (4ull << 30)
 #define MAX_FS_BYTES      (4ull << 30)
 
+/* What the guest wrote to its stdout, kept (compare runs quiet). */
+struct output_capture {
+    char *text;
+    size_t len, cap;           /* at most cap - 1 bytes are kept */
+};
+
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
     bool no_sep;
@@ -57,6 +63,7 @@ struct run_options {
     bool strace;               /* print each system call to stderr */
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
+    struct output_capture *capture; /* if set: keep guest stdout there */
     const char *trace_path;
     const char *trace_format;  /* text, json, csv */
     bool trace_insns;

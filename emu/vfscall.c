@@ -63,25 +63,28 @@ static void put_time(struct hc_time *t, struct vfs_time v)
     t->pad = 0;
 }
 
+/* The guest's buffer is only 4-byte aligned: fill a copy, then copy it. */
 static int put_stat(struct machine *m, uint32_t buf, const struct vfs_stat *st)
 {
-    struct hc_stat *out = (struct hc_stat *)kbuf(m, buf, sizeof *out);
-    if (!out)
+    struct hc_stat out;
+    uint8_t *dst = kbuf(m, buf, sizeof out);
+    if (!dst)
         return -EFAULT;
-    memset(out, 0, sizeof *out);
-    out->dev = st->dev;
-    out->ino = st->ino;
-    out->rdev = st->rdev;
-    out->size = st->size;
-    out->blocks = st->blocks;
-    out->mode = st->mode;
-    out->nlink = st->nlink;
-    out->uid = st->uid;
-    out->gid = st->gid;
-    out->blksize = st->blksize;
-    put_time(&out->atime, st->atime);
-    put_time(&out->mtime, st->mtime);
-    put_time(&out->ctime, st->ctime);
+    memset(&out, 0, sizeof out);
+    out.dev = st->dev;
+    out.ino = st->ino;
+    out.rdev = st->rdev;
+    out.size = st->size;
+    out.blocks = st->blocks;
+    out.mode = st->mode;
+    out.nlink = st->nlink;
+    out.uid = st->uid;
+    out.gid = st->gid;
+    out.blksize = st->blksize;
+    put_time(&out.atime, st->atime);
+    put_time(&out.mtime, st->mtime);
+    put_time(&out.ctime, st->ctime);
+    memcpy(dst, &out, sizeof out);
     return 0;
 }
 
@@ -155,12 +158,14 @@ static int32_t on_handle(struct machine *m, struct vfs *v, struct hc_vfs *r)
 static int32_t times_of(struct machine *m, uint32_t buf, struct vfs_time t[2],
                         const struct vfs_time **out)
 {
-    const struct hc_time *in;
+    struct hc_time in[2];
+    const uint8_t *src;
     *out = NULL;
     if (!buf)
         return 0;
-    if (!(in = (const struct hc_time *)kbuf(m, buf, 2 * sizeof *in)))
+    if (!(src = kbuf(m, buf, sizeof in)))
         return -EFAULT;
+    memcpy(in, src, sizeof in);   /* 4-byte aligned in the guest */
     for (int i = 0; i < 2; i++)
         t[i] = (struct vfs_time){ in[i].sec, in[i].nsec };
     *out = t;

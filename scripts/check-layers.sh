@@ -19,8 +19,9 @@
 #                 vfscall: the file tree's),
 #                 booting, the execution loop
 #   3 accounting  system calls and traps, from the machine's events
-#   4 outputs     trace files, --strace, --report, emu compare, the GDB
-#                 remote stub (gdb_*, gdbstub)
+#   4 outputs     trace files, --strace, --report, emu compare and the
+#                 metrics programs report to it, the GDB remote stub
+#                 (gdb_*, gdbstub)
 #   5 main        the command line
 set -eu
 
@@ -62,6 +63,7 @@ trace         4
 strace        4
 report        4
 compare       4
+metrics       4
 gdb_packet    4
 gdb_i386      4
 gdb_target    4

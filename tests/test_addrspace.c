@@ -134,6 +134,23 @@ START_TEST(code_at_the_same_address_in_two_spaces_runs_each_its_own)
 }
 END_TEST
 
+/* The same program in both spaces (a fork): its translations stay. */
+START_TEST(translations_stay_where_the_next_space_has_the_same_code)
+{
+    put_code(5);
+    clone_to(1, 0);
+    ck_assert_uint_eq(run_code(), 5);
+    uint64_t dropped = addrspaces_stats(b.m.as)->code_pages_dropped;
+    switch_to(1);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_dropped, dropped);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_kept, 1);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(0);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_kept, 2);
+    ck_assert_uint_eq(run_code(), 5);
+}
+END_TEST
+
 START_TEST(the_bytes_follow_cr3)
 {
     put(DATA, "space zero");
@@ -223,6 +240,7 @@ Suite *addrspace_suite(void)
     TCase *tc = tcase_create("spaces");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, code_at_the_same_address_in_two_spaces_runs_each_its_own);
+    tcase_add_test(tc, translations_stay_where_the_next_space_has_the_same_code);
     tcase_add_test(tc, the_bytes_follow_cr3);
     tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
     tcase_add_test(tc, a_released_range_reads_zero);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "support.h"
+#include "../emu/metrics.h"
 
 static const char *const models[] = { "pentium4", "pentium3", "pentium4,-sep", "pentium3,-sep" };
 #define NMODELS 4
@@ -102,6 +103,50 @@ START_TEST(the_svg_has_a_bar_per_model)
 }
 END_TEST
 
+/* The process latencies of guest/programs/lat.c: one row each, a column per
+ * model, the same numbers on every run. */
+START_TEST(a_programs_own_metrics_are_a_table)
+{
+    struct emu_result a, b;
+    emu(&a, "compare", program("lat"), "all", "20", NULL);
+    ck_assert_msg(a.status == 0, "%s", a.err);
+    char *head = line_with(a.out, "metric ");
+    ck_assert_msg(head && strstr(head, "pentium4") && strstr(head, "pentium4,-sep") &&
+                  strstr(head, "pentium3") && strstr(head, "pentium3,-sep"), "%s", a.out);
+    static const char *const names[] = { "lat_pipe ", "lat_fork ", "lat_exec ", "lat_ctx " };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *row = line_with(a.out, names[i]);
+        double v[4];
+        ck_assert_msg(row && sscanf(row + strlen(names[i]), " cycles %lf %lf %lf %lf", &v[0],
+                                    &v[1], &v[2], &v[3]) == 4, "%s", a.out);
+        for (int k = 0; k < 4; k++)
+            ck_assert_msg(v[k] > 0, "%s", row);
+        free(row);
+    }
+    free(head);
+    /* deterministic: the same program, arguments and models, the same cycles */
+    emu(&b, "compare", program("lat"), "all", "20", NULL);
+    ck_assert_str_eq(a.out, b.out);
+    emu_result_free(&a);
+    emu_result_free(&b);
+}
+END_TEST
+
+START_TEST(metric_lines_are_parsed_and_others_ignored)
+{
+    struct metric m[METRICS_MAX];
+    int n = metrics_parse("hello\n@metric lat_x 12.5 cycles\n@metric bad 12x cycles\n"
+                          "@metricnot 1 2\n@metric lat_y 7 us\n", m, METRICS_MAX);
+    ck_assert_int_eq(n, 2);
+    ck_assert_str_eq(m[0].name, "lat_x");
+    ck_assert_str_eq(m[0].unit, "cycles");
+    ck_assert(m[0].value == 12.5);
+    ck_assert_str_eq(m[1].name, "lat_y");
+    ck_assert_str_eq(m[1].unit, "us");
+    ck_assert_int_eq(metrics_parse("@metric a 1 x\n@metric b 2 x\n", m, 1), 1);
+}
+END_TEST
+
 START_TEST(a_bad_model_fails_with_its_name)
 {
     struct emu_result r;
@@ -125,6 +170,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, the_article_note_names_what_the_model_used);
     tcase_add_test(tc, the_svg_has_a_bar_per_model);
     tcase_add_test(tc, a_bad_model_fails_with_its_name);
+    tcase_add_test(tc, a_programs_own_metrics_are_a_table);
+    tcase_add_test(tc, metric_lines_are_parsed_and_others_ignored);
     suite_add_tcase(s, tc);
     return s;
 }
