@@ -56,6 +56,22 @@ START_TEST(check_syscalls_output_is_the_same_everywhere)
 }
 END_TEST
 
+/* The handlers take the saved user registers as their arguments: one that
+ * wrote to an argument (or a compiler tail call that reused the argument
+ * slots) would hand the caller a changed register. guest/programs/regs.c
+ * makes 93 calls with every register set and checks them afterwards.
+ * loop index: model * 2 + (0 int80, 1 vsyscall) */
+START_TEST(no_call_changes_a_register)
+{
+    const char *cpu = all_models[_i / 2], *mode = _i % 2 ? "vsyscall" : "int80";
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpu, program("regs"), mode, NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "93 calls, 0 changed a register"),
+                  "regs %s on %s: exit %d\n%s\nstderr: %s", mode, cpu, r.status, r.out, r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* ------------------------------------------------------------ slow exits */
 
 START_TEST(pending_work_returns_through_iret)
@@ -105,6 +121,7 @@ Suite *entry_suite(void)
     tcase_set_timeout(calls, 120);
     tcase_add_loop_test(calls, check_syscalls_passes, 0, 2 * NMODELS);
     tcase_add_test(calls, check_syscalls_output_is_the_same_everywhere);
+    tcase_add_loop_test(calls, no_call_changes_a_register, 0, 2 * NMODELS);
     suite_add_tcase(s, calls);
 
     TCase *tc = tcase_create("slow paths");
