@@ -40,6 +40,14 @@ $(DEPS_OK): scripts/ensure-deps.sh
 	@sh scripts/ensure-deps.sh
 	@touch $@
 
+# The tests also compare with Debian's strace, load profiles with valgrind's
+# callgrind_annotate and render the man page with man-db.
+TEST_DEPS_OK := $(BUILD)/.test-deps-ok
+$(TEST_DEPS_OK): scripts/ensure-deps.sh
+	@mkdir -p $(@D)
+	@sh scripts/ensure-deps.sh strace valgrind man-db
+	@touch $@
+
 # ---- generated from guest/syscalls.def: the SYS_* numbers and NR_syscalls ----
 SYSCALL_NR := $(GEN)/syscall_nr.h
 $(SYSCALL_NR): guest/syscalls.def scripts/syscall-nr.awk
@@ -141,7 +149,7 @@ $(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
 		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
 # The tests run these (test_static, test_hostfs, test_strace, test_report,
 # test_compare).
-$(TESTS): | $(STATIC_BINS) $(I386_OK)
+$(TESTS): | $(STATIC_BINS) $(I386_OK) $(TEST_DEPS_OK)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.

@@ -69,6 +69,13 @@ struct delivery_event {
     uint32_t return_eip;       /* where iret goes back to */
 };
 
+/* How the program ended, set before the exit observers are told. */
+struct program_ending {
+    bool killed;               /* by a fault: the fields below say which */
+    uint32_t signal;           /* the kernel's choice for the fault */
+    uint32_t vector, error_code, eip, cr2;
+};
+
 struct machine;
 
 /* What an observer is told; any callback may be NULL. */
@@ -118,6 +125,7 @@ struct machine {
     /* why the run ended */
     enum stop_reason stop;
     int exit_status;
+    struct program_ending ending;
     char message[512];
     int delivery_depth;
     int engine_aborts;             /* translations the engine aborted */

@@ -36,7 +36,10 @@ static const char usage_text[] =
     "                       (read-only; without it, every open fails with ENOENT)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n"
     "options (run):\n"
-    "  --strace             print each system call on stderr\n"
+    "  --strace             print each system call on stderr, as strace does\n"
+    "  -e trace=NAME,...    only these calls (and classes: %file, %desc, %memory,\n"
+    "                       %process, %signal, %clock; !NAME,... for all but)\n"
+    "  -o FILE              write the --strace lines to FILE\n"
     "  --report             print a cycle and system-call summary on stderr\n"
     "  --trace FILE         write a trace ('-' for stdout)\n"
     "  --trace-format FMT   text (default), json (Chrome/Perfetto) or csv\n"
@@ -85,18 +88,44 @@ static int open_trace(struct machine *m, const struct run_options *opts, struct 
     return *out ? 0 : machine_fail(m, 2, "%s", err);
 }
 
+/* What emu run writes besides the program's own output. */
+struct outputs {
+    struct trace *trace;
+    struct strace *strace;
+    const char *strace_path;         /* -o */
+    struct strace_filter filter;     /* -e */
+};
+
+static int open_outputs(struct machine *m, const struct run_options *opts, struct outputs *o)
+{
+    char err[256];
+    int status = 0;
+    if (opts->trace_path)
+        status = open_trace(m, opts, &o->trace);
+    if (!status && opts->strace &&
+        !(o->strace = strace_open(o->strace_path, &o->filter, err, sizeof err)))
+        status = machine_fail(m, 2, "%s", err);
+    return status;
+}
+
+static void close_outputs(struct outputs *o)
+{
+    trace_close(o->trace);
+    strace_close(o->strace);
+}
+
 /* A machine booting the program, with the accounting and the outputs the
  * options ask for. 0, or the exit status with the reason in m->message. */
 static int start(struct machine *m, const struct run_options *opts,
-                 struct syscall_tracker *sys, struct trace **trace)
+                 struct syscall_tracker *sys, struct outputs *o)
 {
     int status = machine_init_bare(m, opts);
-    if (!status && opts->trace_path)
-        status = open_trace(m, opts, trace);
+    if (!status)
+        status = open_outputs(m, opts, o);
     if (!status)
         status = machine_boot(m);
-    if (!status && (syscalls_attach(sys, m) || (*trace && trace_attach(*trace, m, sys)) ||
-                    (opts->strace && strace_attach(m, sys))))
+    if (!status && (syscalls_attach(sys, m) || (o->trace && trace_attach(o->trace, m, sys)) ||
+                    (o->strace && strace_attach(o->strace, m, sys))))
         status = machine_fail(m, 125, "cannot attach the system-call accounting");
     return status;
 }
@@ -112,6 +141,8 @@ int main(int argc, char **argv)
     int envc = 2;
     bool report = false, article = false, compare = false;
     const char *cpus = NULL, *svg = NULL;
+    struct outputs out = { 0 };
+    char err[256];
 
     if (argc < 2)
         return usage_error("%s", "missing command");
@@ -168,6 +199,13 @@ int main(int argc, char **argv)
             opts.trace_path = val;
         } else if (!compare && !strcmp(a, "--trace-format") && val) {
             opts.trace_format = val;
+        } else if (!compare && !strcmp(a, "-o") && val) {
+            out.strace_path = val;
+            opts.strace = true;
+        } else if (!compare && !strcmp(a, "-e") && val) {
+            if (strace_filter_add(&out.filter, val, err, sizeof err))
+                return usage_error("%s", err);
+            opts.strace = true;
         } else if (compare && !strcmp(a, "--cpus") && val) {
             cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
@@ -208,12 +246,11 @@ int main(int argc, char **argv)
 
     struct machine *m = calloc(1, sizeof *m);
     struct syscall_tracker *sys = calloc(1, sizeof *sys);
-    struct trace *trace = NULL;
     if (!m || !sys) {
         fprintf(stderr, "emu: out of memory\n");
         return 125;
     }
-    int status = start(m, &opts, sys, &trace);
+    int status = start(m, &opts, sys, &out);
     if (status == 0) {
         status = machine_run(m);
         if (m->stop != STOP_EXIT)
@@ -223,7 +260,7 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "emu: %s\n", m->message);
     }
-    trace_close(trace);
+    close_outputs(&out);
     machine_destroy(m);
     free(m);
     free(sys);

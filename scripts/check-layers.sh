@@ -45,6 +45,8 @@ vfs_lower     1
 vfs_namei     1
 vfs_ops       1
 names         1
+linux_names   1
+user_memory   1
 trap          2
 sysenter      2
 cpu_insns     2
@@ -54,6 +56,8 @@ run           2
 syscalls      3
 trace         4
 strace        4
+strace_args   4
+strace_structs 4
 report        4
 compare       4
 gdb_packet    4

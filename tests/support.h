@@ -22,6 +22,8 @@ int run_suite(Suite *s);
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);
 void emu_result_free(struct emu_result *r);
+/* Run any program (argv[0] found on PATH), stdin from /dev/null. */
+void run_command(struct emu_result *r, const char *const *argv);
 /* run_emu with the arguments as a NULL-terminated list */
 void emu(struct emu_result *r, ...);
 int count_char(const char *s, char c);
