@@ -41,11 +41,11 @@ $(DEPS_OK): scripts/ensure-deps.sh
 	@touch $@
 
 # The tests also compare with Debian's strace, load profiles with valgrind's
-# callgrind_annotate and render the man page with man-db.
+# callgrind_annotate, render the man page with man-db and read JSON with jq.
 TEST_DEPS_OK := $(BUILD)/.test-deps-ok
 $(TEST_DEPS_OK): scripts/ensure-deps.sh
 	@mkdir -p $(@D)
-	@sh scripts/ensure-deps.sh strace valgrind man-db
+	@sh scripts/ensure-deps.sh strace valgrind man-db jq
 	@touch $@
 
 # ---- generated from guest/syscalls.def: the SYS_* numbers and NR_syscalls ----

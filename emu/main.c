@@ -40,7 +40,9 @@ static const char usage_text[] =
     "  -e trace=NAME,...    only these calls (and classes: %file, %desc, %memory,\n"
     "                       %process, %signal, %clock; !NAME,... for all but)\n"
     "  -o FILE              write the --strace lines to FILE\n"
-    "  --report             print a cycle and system-call summary on stderr\n"
+    "  --report[=FORMAT]    the cycles and system calls, a table like strace -c's,\n"
+    "                       on stderr; FORMAT text (default) or json\n"
+    "  --report-file FILE   write the report to FILE instead\n"
     "  --trace FILE         write a trace ('-' for stdout)\n"
     "  --trace-format FMT   text (default), json (Chrome/Perfetto) or csv\n"
     "  --trace-insns        also trace every instruction\n"
@@ -130,6 +132,21 @@ static int start(struct machine *m, const struct run_options *opts,
     return status;
 }
 
+static int write_report(const struct machine *m, const struct syscall_tracker *sys,
+                        enum report_format format, const char *path)
+{
+    FILE *f = path ? fopen(path, "w") : stderr;
+    if (!f) {
+        fprintf(stderr, "emu: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (format == REPORT_JSON)
+        report_print_json(m, sys, f);
+    else
+        report_print(m, sys, f);
+    return path && fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct run_options opts = {
@@ -140,6 +157,8 @@ int main(int argc, char **argv)
     char *env[MAX_ENV + 1] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
     int envc = 2;
     bool report = false, article = false, compare = false;
+    enum report_format report_format = REPORT_TEXT;
+    const char *report_path = NULL;
     const char *cpus = NULL, *svg = NULL;
     struct outputs out = { 0 };
     char err[256];
@@ -199,6 +218,9 @@ int main(int argc, char **argv)
             opts.trace_path = val;
         } else if (!compare && !strcmp(a, "--trace-format") && val) {
             opts.trace_format = val;
+        } else if (!compare && !strcmp(a, "--report-file") && val) {
+            report_path = val;
+            report = true;
         } else if (!compare && !strcmp(a, "-o") && val) {
             out.strace_path = val;
             opts.strace = true;
@@ -220,6 +242,11 @@ int main(int argc, char **argv)
                 opts.strace = true;
             else if (!compare && !strcmp(a, "--report"))
                 report = true;
+            else if (!compare && !strncmp(a, "--report=", 9)) {
+                if (report_parse_format(a + 9, &report_format))
+                    return usage_error("unknown report format '%s' (text or json)", a + 9);
+                report = true;
+            }
             else if (!compare && !strcmp(a, "--trace-insns"))
                 opts.trace_insns = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))
@@ -255,8 +282,8 @@ int main(int argc, char **argv)
         status = machine_run(m);
         if (m->stop != STOP_EXIT)
             fprintf(stderr, "emu: %s: %s\n", opts.program, m->message);
-        if (report)
-            report_print(m, sys, stderr);
+        if (report && write_report(m, sys, report_format, report_path))
+            status = status ? status : 2;
     } else {
         fprintf(stderr, "emu: %s\n", m->message);
     }

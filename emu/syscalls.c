@@ -98,8 +98,10 @@ static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr
 static void account(struct syscall_tracker *t)
 {
     struct syscall_record *r = &t->cur;
-    if (r->path == PATH_TRAP)
+    if (r->path == PATH_TRAP) {
+        t->trap_cycles += r->end - r->start;
         return;
+    }
     struct syscall_stat *s = r->nr < SYSCALL_STATS_MAX ? &t->stats[r->path][r->nr]
                                                        : &t->stats_beyond[r->path];
     uint64_t body = r->body_start ? r->body_start : r->end;

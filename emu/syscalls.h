@@ -93,6 +93,7 @@ struct syscall_tracker {
     bool cur_unknown;        /* the call in flight reached sys_ni_syscall */
     struct syscall_stat stats[NPATHS][SYSCALL_STATS_MAX];
     struct syscall_stat stats_beyond[NPATHS]; /* numbers past the table */
+    uint64_t trap_cycles;    /* in traps (faults), centicycles */
     /* calls through the vsyscall page: call .. return, centicycles */
     bool in_vsyscall;
     uint64_t vsyscall_start, vsyscall_calls, vsyscall_cycles;

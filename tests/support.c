@@ -154,6 +154,16 @@ const char *scratch(const char *tag)
     return p;
 }
 
+char *jq(const char *filter, const char *path)
+{
+    const char *argv[] = { "jq", "-r", filter, path, NULL };
+    struct emu_result r;
+    run_command(&r, argv);
+    ck_assert_msg(r.status == 0, "jq '%s' %s failed (%d): %s", filter, path, r.status, r.err);
+    free(r.err);
+    return r.out;
+}
+
 bool parse_report(const char *err, struct report *rep)
 {
     char *line = line_with(err, "emu: report: system calls: ");

@@ -34,6 +34,9 @@ long hex_after(const char *text, const char *key);
 const char *program(const char *name);   /* path of a built guest program */
 char *read_file(const char *path);
 bool json_valid(const char *text);
+/* The output of jq -r FILTER FILE (Debian's jq parses the JSON); fails
+ * the test if jq does. */
+char *jq(const char *filter, const char *path);
 int count_lines_containing(const char *text, const char *needle);
 /* A scratch file name under /tmp for this test process, by tag. */
 const char *scratch(const char *tag);
