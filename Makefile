@@ -99,6 +99,9 @@ $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL)
 	@mkdir -p $(@D)
 	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' $< -o $@
+# The version --version prints: the commit the binary was built from.
+EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/emu/main.c.o: HOST_CFLAGS += -DEMU_VERSION='"$(EMU_VERSION)"'
 $(EMU): $(EMU_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(UC_LIBS) -lm
 
@@ -132,7 +135,8 @@ I386_OK := $(I386_DIR)/.ok
 MUSL_LIB := $(I386_DIR)/root/usr/lib/i386-linux-musl
 MUSL_INC := $(I386_DIR)/root/usr/include/i386-linux-musl
 STATIC_NAMES := $(basename $(notdir $(wildcard guest/programs/static/*.c)))
-STATIC_BINS := $(foreach n,$(STATIC_NAMES),$(BUILD)/static/$(n)-glibc $(BUILD)/static/$(n)-musl)
+STATIC_BINS := $(foreach n,$(STATIC_NAMES),$(BUILD)/static/$(n)-glibc $(BUILD)/static/$(n)-musl) \
+	$(BUILD)/static/hello-glibc-pie
 STATIC_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -fno-pie -fno-stack-protector
 
 $(I386_OK): scripts/i386-fixtures.sh | $(DEPS_OK)
@@ -141,6 +145,10 @@ $(I386_OK): scripts/i386-fixtures.sh | $(DEPS_OK)
 $(BUILD)/static/%-glibc: guest/programs/static/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(STATIC_CFLAGS) -static -no-pie -o $@ $<
+# a static position-independent program, loaded where the kernel puts it
+$(BUILD)/static/%-glibc-pie: guest/programs/static/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(STATIC_CFLAGS:-fno-pie=) -static-pie -o $@ $<
 $(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(STATIC_CFLAGS) -nostdinc -isystem $(MUSL_INC) -c $< -o $@

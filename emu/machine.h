@@ -47,14 +47,10 @@ struct run_options {
     int argc;                  /* guest argv */
     char **argv;
     char **envp;
-    bool strace;               /* print each system call to stderr */
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
-    const char *trace_path;
-    const char *trace_format;  /* text, json, csv */
-    bool trace_insns;
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
-    const char *cost_overrides[16]; /* "CLASS=CYCLES" */
+    const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
     int ncost_overrides;
     uint32_t epoch_sec;
 };

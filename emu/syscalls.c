@@ -188,7 +188,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
             t->boot_end = t->user_since = m->block_start_cycles;
             for (int i = 0; i < t->nlisteners; i++)
                 if (t->listeners[i].boot)
-                    t->listeners[i].boot(t->listeners[i].ctx, t->boot_end);
+                    t->listeners[i].boot(t->listeners[i].ctx, t->boot_end, b->addr);
         }
         track_vsyscall(t, m, b);
     }

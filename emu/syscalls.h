@@ -71,8 +71,9 @@ struct syscall_listener {
     void (*user_span)(void *ctx, uint64_t start, uint64_t end);
     /* a call or trap has begun: number and arguments are known */
     void (*enter)(void *ctx, const struct syscall_record *r);
-    /* the machine booted until end: the program's first instruction */
-    void (*boot)(void *ctx, uint64_t end);
+    /* the machine booted until end, when the program's first instruction
+     * (at entry) ran */
+    void (*boot)(void *ctx, uint64_t end, uint32_t entry);
     void (*signal)(void *ctx, const struct signal_record *s);
     void (*exit)(void *ctx, const struct exit_record *e);
 };

@@ -33,6 +33,7 @@ cost_classes  1
 cost_tables   1
 decode        1
 ksyms         1
+symbols       1
 kernel_image  1
 hostfs        1
 vfs           1
@@ -55,6 +56,10 @@ boot          2
 run           2
 syscalls      3
 trace         4
+trace_json    4
+progress      4
+profile       4
+call_tree     4
 strace        4
 strace_args   4
 strace_structs 4
@@ -68,6 +73,7 @@ gdb_commands  4
 gdb_query     4
 gdbstub       4
 main          5
+outputs       5
 '
 
 files=$(cd "$dir" && ls | grep -E '\.(c|h|S)$' || true)
