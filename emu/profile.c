@@ -147,6 +147,16 @@ static void classify_end(struct profile *p, const struct block *b)
     p->next_ret = last->addr + last->len;
 }
 
+/* A call that only fetches its own address (call 1f; 1: pop %ebx), to the
+ * next instruction or elsewhere inside the calling function: not a call. */
+static bool pc_fetch(const struct profile *p, uint32_t target, uint64_t key)
+{
+    if (target == p->next_ret)
+        return true;
+    return !(key & FN_UNNAMED) && (uint32_t)key != target && p->depth &&
+           p->tree.fn_key[p->tree.nodes[top_node(p)].fn] == key;
+}
+
 static void on_block(void *ctx, struct machine *m, const struct block *b)
 {
     struct profile *p = ctx;
@@ -158,7 +168,7 @@ static void on_block(void *ctx, struct machine *m, const struct block *b)
         push(p, key, p->entry_from_user ? 0 : p->next_ret, p->entry_from_user);
     else if (p->was_kernel && !kernel)
         leave_kernel(p);
-    else if (p->next == NEXT_CALL)
+    else if (p->next == NEXT_CALL && !pc_fetch(p, b->addr, key))
         push(p, key, p->next_ret, false);
     else if (p->next == NEXT_RET)
         pop_to(p, b->addr);
