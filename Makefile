@@ -9,6 +9,8 @@
 #   make plot         the comparison as an SVG bar chart
 #   make traces       regenerate the reference traces in traces/
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
+#   make install      the emulator (the kernel is inside it), its man page and
+#                     documents under PREFIX (default /usr/local; DESTDIR too)
 
 .DEFAULT_GOAL := all
 
@@ -193,7 +195,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
+.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS)
 
 run: $(EMU) $(BUILD)/guest/programs/syscall_loop
@@ -228,6 +230,19 @@ plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \
 		$(BUILD)/guest/programs/syscall_loop gettimeofday 10000
 	@echo "wrote $(BUILD)/compare-gettimeofday.svg"
+
+# One binary (the guest kernel is linked into it), the man page, the
+# documents; nothing else is read at run time.
+PREFIX ?= /usr/local
+DESTDIR ?=
+DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md
+install: $(EMU)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/doc/sysemu/docs
+	install -m 755 $(EMU) $(DESTDIR)$(PREFIX)/bin/emu
+	install -m 644 docs/emu.1 $(DESTDIR)$(PREFIX)/share/man/man1/emu.1
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/sysemu/README.md
+	install -m 644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(PREFIX)/share/doc/sysemu/docs/
 
 clean:
 	rm -rf build build-asan build-fuzz
