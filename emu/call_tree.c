@@ -158,7 +158,7 @@ static const char *fn_name(const struct call_tree *t, const struct symtab *syms,
 {
     uint64_t key = t->fn_key[fn];
     const struct symbol *s = key & FN_UNNAMED || !syms ? NULL : symtab_lookup(syms, (uint32_t)key);
-    *kernel = s ? (s->flags & SYM_KERNEL) != 0 : (uint32_t)key >= 0xc0000000u;
+    *kernel = s ? (s->flags & SYM_KERNEL) != 0 : (uint32_t)key >= KERNEL_BASE;
     if (s)
         return symtab_name(syms, s);
     snprintf(buf, n, "0x%08x", (uint32_t)key);

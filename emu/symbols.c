@@ -122,42 +122,54 @@ void symtab_free(struct symtab *st)
     memset(st, 0, sizeof *st);
 }
 
+/* The headers of a file are copied out: nothing aligns them for us. */
+static Elf32_Shdr section(const uint8_t *image, const Elf32_Ehdr *eh, uint32_t i)
+{
+    Elf32_Shdr sh;
+    memcpy(&sh, image + eh->e_shoff + (size_t)i * sizeof sh, sizeof sh);
+    return sh;
+}
+
 /* Functions and labels in executable sections, each up to the end of its
  * section at most; not the assembler's local labels (.L...). */
 int symtab_add_elf(struct symtab *st, const uint8_t *image, size_t size, uint32_t bias,
                    unsigned flags)
 {
-    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)image;
-    if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-        eh->e_ident[EI_CLASS] != ELFCLASS32 || eh->e_machine != EM_386 ||
-        !in_file(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr)))
+    Elf32_Ehdr eh;
+    if (size < sizeof eh)
         return -1;
-    const Elf32_Shdr *sh = (const Elf32_Shdr *)(image + eh->e_shoff);
+    memcpy(&eh, image, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS32 ||
+        eh.e_machine != EM_386 ||
+        !in_file(size, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf32_Shdr)))
+        return -1;
     int found = -1;
-    for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+    for (uint32_t i = 0; i < eh.e_shnum; i++) {
+        Elf32_Shdr sh = section(image, &eh, i);
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum)
             continue;
-        const Elf32_Shdr *strtab = &sh[sh[i].sh_link];
-        if (!in_file(size, sh[i].sh_offset, sh[i].sh_size) ||
-            !in_file(size, strtab->sh_offset, strtab->sh_size) || !strtab->sh_size)
+        Elf32_Shdr strtab = section(image, &eh, sh.sh_link);
+        if (!in_file(size, sh.sh_offset, sh.sh_size) ||
+            !in_file(size, strtab.sh_offset, strtab.sh_size) || !strtab.sh_size)
             return -1;
-        const Elf32_Sym *sym = (const Elf32_Sym *)(image + sh[i].sh_offset);
-        const char *strs = (const char *)image + strtab->sh_offset;
-        size_t n = sh[i].sh_size / sizeof *sym;
+        const char *strs = (const char *)image + strtab.sh_offset;
+        size_t n = sh.sh_size / sizeof(Elf32_Sym);
         for (size_t j = 0; j < n; j++) {
-            int type = ELF32_ST_TYPE(sym[j].st_info);
-            uint16_t sec = sym[j].st_shndx;
-            if ((type != STT_FUNC && type != STT_NOTYPE) || sec == SHN_UNDEF ||
-                sec >= eh->e_shnum || sym[j].st_name >= strtab->sh_size)
+            Elf32_Sym sym;
+            memcpy(&sym, image + sh.sh_offset + j * sizeof sym, sizeof sym);
+            int type = ELF32_ST_TYPE(sym.st_info);
+            if ((type != STT_FUNC && type != STT_NOTYPE) || sym.st_shndx == SHN_UNDEF ||
+                sym.st_shndx >= eh.e_shnum || sym.st_name >= strtab.sh_size)
                 continue;
-            const Elf32_Shdr *in = &sh[sec];
-            const char *name = strs + sym[j].st_name;
-            size_t room = strtab->sh_size - sym[j].st_name;
-            if (!(in->sh_flags & SHF_EXECINSTR) || !memchr(name, 0, room) || !name[0] ||
-                !strncmp(name, ".L", 2) || sym[j].st_value < in->sh_addr ||
-                sym[j].st_value - in->sh_addr >= in->sh_size)
+            Elf32_Shdr in = section(image, &eh, sym.st_shndx);
+            const char *name = strs + sym.st_name;
+            size_t room = strtab.sh_size - sym.st_name;
+            uint64_t end = (uint64_t)in.sh_addr + in.sh_size + bias;
+            if (!(in.sh_flags & SHF_EXECINSTR) || !memchr(name, 0, room) || !name[0] ||
+                !strncmp(name, ".L", 2) || sym.st_value < in.sh_addr ||
+                sym.st_value - in.sh_addr >= in.sh_size || end > UINT32_MAX)
                 continue;
-            if (symtab_add(st, name, sym[j].st_value + bias, in->sh_addr + in->sh_size + bias,
+            if (symtab_add(st, name, sym.st_value + bias, (uint32_t)end,
                            flags | (type == STT_FUNC ? SYM_FUNC : 0)))
                 return -1;
             found = 0;
@@ -198,15 +210,17 @@ static uint8_t *read_whole(const char *path, size_t *size, char *err, size_t err
 /* The program's symbols now, or (position-independent) once it runs. */
 static int add_program(struct symtab *st, const uint8_t *image, size_t size, bool own)
 {
-    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)image;
-    if (size >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_type == ET_DYN) {
+    Elf32_Ehdr eh = { 0 };
+    if (size >= sizeof eh)
+        memcpy(&eh, image, sizeof eh);
+    if (size >= sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_type == ET_DYN) {
         st->pie = own ? (uint8_t *)image : malloc(size);
         if (!st->pie)
             return -1;
         if (!own)
             memcpy(st->pie, image, size);
         st->pie_size = size;
-        st->pie_entry = eh->e_entry;
+        st->pie_entry = eh.e_entry;
         return 0;
     }
     int rc = symtab_add_elf(st, image, size, 0, 0);

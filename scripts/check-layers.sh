@@ -63,6 +63,7 @@ call_tree     4
 strace        4
 strace_args   4
 strace_structs 4
+strace_values 4
 report        4
 compare       4
 gdb_packet    4

@@ -296,7 +296,8 @@ END_TEST
 START_TEST(strace_names_paths_and_the_entry_path)
 {
     struct emu_result r;
-    emu(&r, "run", "--strace", "--root", tree_root(), fixture("busybox"), "cat", "/hello.txt", NULL);
+    emu(&r, "run", "--strace", "--root", tree_root(), fixture("busybox"), "cat", "/hello.txt",
+        NULL);
     ck_assert_int_eq(r.status, 0);
     char *open = line_with(r.err, "\"/hello.txt\"");
     ck_assert_msg(open && !strncmp(open, "[sysenter/sysexit] openat(AT_FDCWD, \"/hello.txt\", "
