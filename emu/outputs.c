@@ -25,8 +25,10 @@ int outputs_open(struct outputs *o, struct machine *m)
     if (o->profile_path &&
         !(o->profile = profile_open(o->profile_path, o->profile_format, err, sizeof err)))
         return machine_fail(m, 2, "%s", err);
+    /* on its own: not under strace lines or a report on the same terminal */
+    bool quiet_err = (o->strace && !o->strace_path) || (o->report && !o->report_path);
     bool progress = o->progress_mode == PROGRESS_ON ||
-                    (o->progress_mode == PROGRESS_AUTO && isatty(STDERR_FILENO));
+                    (o->progress_mode == PROGRESS_AUTO && isatty(STDERR_FILENO) && !quiet_err);
     if (progress && !(o->progress = progress_open(stderr, isatty(STDERR_FILENO))))
         return machine_fail(m, 125, "out of memory");
     return 0;
