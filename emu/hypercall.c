@@ -90,6 +90,8 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     case HC_PORT_KILL: {
         const struct hc_fault *f = block;
         m->exit_status = 128 + (int)(f->signal & 0x7f);
+        m->ending = (struct program_ending){ true, f->signal & 0x7f, f->vector,
+                                             f->error_code, f->eip, f->cr2 };
         machine_notify_exit(m);
         if (f->note && guest_ptr(&m->mem, value, sizeof *f)) {
             guest_text(m, f->note, f->note_len, text, sizeof text);
@@ -133,8 +135,9 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     case HC_PORT_DEADLOCK: {
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);
-        machine_notify_exit(m);
+        /* stopped first: the observers see that no process exited */
         machine_stop(m, STOP_DEADLOCK, "deadlock: %s", text);
+        machine_notify_exit(m);
         break;
     }
     case HC_PORT_LOG: {

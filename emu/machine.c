@@ -34,9 +34,15 @@ int machine_create(struct machine *m, const struct run_options *opts)
     m->opts = opts;
     if (cpu_config_parse(opts->cpu_spec, opts->no_sep, &m->cpu, err, sizeof err))
         return machine_fail(m, 2, "%s", err);
-    for (int i = 0; i < opts->ncost_overrides; i++)
-        if (cpu_cost_override(&m->cpu, opts->cost_overrides[i], err, sizeof err))
+    for (int i = 0; i < opts->ncost_overrides; i++) {
+        /* MODEL:CLASS=CYCLES is for the runs of that model only */
+        const char *o = opts->cost_overrides[i], *colon = strchr(o, ':');
+        size_t len = colon ? (size_t)(colon - o) : 0;
+        if (colon && (strlen(m->cpu.model->name) != len || strncmp(m->cpu.model->name, o, len)))
+            continue;
+        if (cpu_cost_override(&m->cpu, colon ? colon + 1 : o, err, sizeof err))
             return machine_fail(m, 2, "%s", err);
+    }
     if (engine_probe_layout(&m->layout, err, sizeof err))
         return machine_fail(m, 125, "%s", err);
     if (engine_open(&m->uc))
@@ -85,6 +91,14 @@ uint64_t cycles_before(struct machine *m, uint32_t addr)
     if (!block_find_insn(m->cur_block, addr, &index))
         return m->cycles;
     return m->block_start_cycles + block_prefix_cost(m->cur_block, index);
+}
+
+void refund_current_insn(struct machine *m, uint64_t centicycles)
+{
+    if (centicycles > m->cycles - m->block_start_cycles)
+        centicycles = m->cycles - m->block_start_cycles;
+    m->cycles -= centicycles;
+    m->block_start_cycles -= centicycles;
 }
 
 void truncate_current_block(struct machine *m, uint32_t index)

@@ -60,15 +60,11 @@ struct run_options {
     int argc;                  /* guest argv */
     char **argv;
     char **envp;
-    bool strace;               /* print each system call to stderr */
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
     struct output_capture *capture; /* if set: keep guest stdout there */
-    const char *trace_path;
-    const char *trace_format;  /* text, json, csv */
-    bool trace_insns;
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
-    const char *cost_overrides[16]; /* "CLASS=CYCLES" */
+    const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
     int ncost_overrides;
     uint32_t epoch_sec;
     uint64_t mem_bytes;        /* --mem (0: DEFAULT_MEM_BYTES) */
@@ -84,6 +80,13 @@ struct delivery_event {
     uint32_t from_cpl;         /* the CPL it interrupted */
     uint32_t error_code;
     uint32_t return_eip;       /* where iret goes back to */
+};
+
+/* How the program ended, set before the exit observers are told. */
+struct program_ending {
+    bool killed;               /* by a fault: the fields below say which */
+    uint32_t signal;           /* the kernel's choice for the fault */
+    uint32_t vector, error_code, eip, cr2;
 };
 
 struct machine;
@@ -137,6 +140,9 @@ struct machine {
     /* why the run ended */
     enum stop_reason stop;
     int exit_status;
+    struct program_ending ending;
+    uint64_t user_reads_unpaged; /* user_read()s stopped by a page not yet paged
+                                    in (the kernel would fault it in) */
     char message[512];
     int delivery_depth;
     int engine_aborts;             /* translations the engine aborted */
@@ -167,6 +173,10 @@ static inline void reg_write(struct machine *m, int reg, uint32_t value)
 
 /* Charge count instructions of class cls. */
 void charge(struct machine *m, int cls, uint64_t count);
+/* The instruction running costs centicycles less than its class (a
+ * hypercall's `out` that stands for the kernel's own work): the rest of
+ * the block starts that much earlier. */
+void refund_current_insn(struct machine *m, uint64_t centicycles);
 /* Stop charging the current block at insns[index]: refund it and the rest. */
 void truncate_current_block(struct machine *m, uint32_t index);
 /* Centicycles at the start of the instruction at addr in the current block. */

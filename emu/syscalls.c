@@ -1,5 +1,6 @@
 #include "syscalls.h"
 #include <string.h>
+#include "linux_names.h"
 #include "names.h"
 
 const char *sys_path_name(int path)
@@ -26,17 +27,6 @@ static uint32_t running_key(struct machine *m)
     return esp0;
 }
 
-/* Its pid, from the thread_info at the bottom of that stack. */
-static uint32_t pid_of(struct machine *m, uint32_t key)
-{
-    uint32_t pid = 0;
-    const uint8_t *ti = key >= THREAD_SIZE ? guest_ptr(&m->mem, key - THREAD_SIZE + TI_PID, 4)
-                                           : NULL;
-    if (ti && in_kernel_ram(key - THREAD_SIZE))
-        memcpy(&pid, ti, 4);
-    return pid;
-}
-
 /* The slot of the task with this kernel stack: its own, a free one, or
  * the one unused longest (a task that has exited). */
 static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
@@ -51,20 +41,31 @@ static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
     }
     memset(oldest, 0, sizeof *oldest);
     oldest->key = key;
+    oldest->born = ++t->tasks_seen;
     return oldest;
 }
 
 static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    enum sys_return how);
+static uint32_t ti_word(struct machine *m, uint32_t key, uint32_t offset);
+static void tell_exit(struct syscall_tracker *t, const struct exit_record *x);
 
-static uint32_t flags_of(struct machine *m, uint32_t key)
+/* A word of the thread_info at the bottom of the kernel stack whose top is key. */
+static uint32_t ti_word(struct machine *m, uint32_t key, uint32_t offset)
 {
-    uint32_t flags = 0;
+    uint32_t v = 0;
     const uint8_t *ti = key >= THREAD_SIZE && in_kernel_ram(key - THREAD_SIZE)
-                        ? guest_ptr(&m->mem, key - THREAD_SIZE + TI_FLAGS, 4) : NULL;
+                        ? guest_ptr(&m->mem, key - THREAD_SIZE + offset, 4) : NULL;
     if (ti)
-        memcpy(&flags, ti, 4);
-    return flags;
+        memcpy(&v, ti, 4);
+    return v;
+}
+
+static void tell_exit(struct syscall_tracker *t, const struct exit_record *x)
+{
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].exit)
+            t->listeners[i].exit(t->listeners[i].ctx, x);
 }
 
 /* The kernel is about to run another task. The one leaving may have
@@ -72,9 +73,17 @@ static uint32_t flags_of(struct machine *m, uint32_t key)
 static void switch_task(struct syscall_tracker *t, struct machine *m)
 {
     struct task_track *old = t->task;
-    if (old && old->key && (flags_of(m, old->key) & TI_FLAG_EXITED)) {
+    if (old && old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)) {
         if (old->active)
             finish(t, m, m->block_start_cycles, RET_EXITED);
+        /* its wait status: the exit code in bits 8-15, or the signal */
+        uint32_t code = ti_word(m, old->key, TI_EXIT_CODE);
+        struct exit_record x = { .pid = old->pid, .killed = (code & 0x7f) != 0,
+                                 .status = code & 0x7f ? (int)(code & 0x7f)
+                                                       : (int)((code >> 8) & 0xff),
+                                 .when = m->block_start_cycles };
+        if (old->pid)
+            tell_exit(t, &x);
         memset(old, 0, sizeof *old);
     }
     t->task = slot_for(t, running_key(m));
@@ -102,8 +111,12 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     memset(r, 0, sizeof *r);
     r->seq = ++t->seq;
     if (!task->pid)
-        task->pid = pid_of(m, task->key);
+        task->pid = ti_word(m, task->key, TI_PID);
     r->pid = task->pid;
+    if (t->seq == 1)
+        t->first_pid = r->pid;
+    else if (r->pid != t->first_pid)
+        t->several_pids = true;
     r->nr = nr;
     r->path = (uint8_t)path;
     r->start = start;
@@ -117,28 +130,13 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     t->by_path[path]++;
 }
 
-/* The first path argument of call r, copied while the caller's memory is
- * in the window. */
-static void capture_path(struct machine *m, struct syscall_record *r)
+/* The record's arguments are complete: tell whoever looks at them then
+ * (while the caller's memory is the one mapped). */
+static void announce(struct syscall_tracker *t)
 {
-    const struct syscall_info *info = syscall_info(r->nr);
-    r->path_arg = 0;
-    for (int i = 0; info && i < info->nargs && i < 6; i++) {
-        if (info->kind[i] != ARG_PATH)
-            continue;
-        uint32_t addr = r->args[i], n = 0;
-        uint32_t room = addr < USER_SPACE_TOP ? USER_SPACE_TOP - addr : 0;
-        const uint8_t *p = guest_ptr(&m->mem, addr, room < sizeof r->path_text ? room
-                                                                           : sizeof r->path_text);
-        if (!p || addr < USER_SPACE_BASE)
-            return;
-        while (n < sizeof r->path_text - 1 && n < room && p[n])
-            n++;
-        memcpy(r->path_text, p, n);
-        r->path_text[n] = 0;
-        r->path_arg = (uint8_t)(i + 1);
-        return;
-    }
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].enter)
+            t->listeners[i].enter(t->listeners[i].ctx, &t->task->rec);
 }
 
 static void tracker_on_delivery(void *ctx, struct machine *m,
@@ -152,11 +150,12 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
     }
     if (e->kind == EVENT_SOFTWARE && e->vector == SYSCALL_VECTOR) {
         begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, e->return_eip);
-        capture_path(m, &t->task->rec);
+        announce(t);
         return;
     }
     begin(t, m, PATH_TRAP, (uint32_t)e->vector, m->cycles, e->return_eip);
     t->task->rec.error_code = e->error_code;
+    announce(t);
 }
 
 static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
@@ -169,15 +168,18 @@ static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr
     const uint8_t *p = guest_ptr(&m->mem, *arg6, 4);
     if (p && *arg6 < USER_SPACE_TOP - 3)
         memcpy(arg6, p, 4);
-    capture_path(m, &t->task->rec);
+    announce(t);
 }
 
 static void account(struct syscall_tracker *t)
 {
     struct syscall_record *r = &t->task->rec;
-    if (r->path == PATH_TRAP || r->nr >= SYSCALL_STATS_MAX)
+    if (r->path == PATH_TRAP) {
+        t->trap_cycles += r->end - r->start;
         return;
-    struct syscall_stat *s = &t->stats[r->path][r->nr];
+    }
+    struct syscall_stat *s = r->nr < SYSCALL_STATS_MAX ? &t->stats[r->path][r->nr]
+                                                       : &t->stats_beyond[r->path];
     uint64_t body = r->body_start ? r->body_start : r->end;
     uint64_t exit = r->exit_start ? r->exit_start : r->end;
     s->calls++;
@@ -185,6 +187,8 @@ static void account(struct syscall_tracker *t)
     s->body += exit - body;
     s->exit += r->end - exit;
     s->total += r->end - r->start;
+    if (r->ret != RET_EXITED && syscall_failed(r->result))
+        s->errors++;
 }
 
 static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
@@ -205,8 +209,11 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
         t->returns_iret++;
     /* Unknown: the kernel ran sys_ni_syscall for it. A known call that
      * returns -ENOSYS on purpose (rseq) is not counted. */
-    if (r->path != PATH_TRAP && t->task->unknown)
+    if (r->path != PATH_TRAP && t->task->unknown) {
         t->enosys++;
+        if (r->nr < SYSCALL_STATS_MAX)
+            t->enosys_by_nr[r->nr]++;
+    }
     account(t);
     t->task->active = false;
     t->task->phase = PHASE_NONE;
@@ -259,7 +266,13 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
         switch_task(t, m);
     struct task_track *task = t->task;
     if (!kernel) {
-        t->user_started = true;
+        if (!t->user_started) {
+            t->user_started = true;
+            t->boot_end = t->user_since = m->block_start_cycles;
+            for (int i = 0; i < t->nlisteners; i++)
+                if (t->listeners[i].boot)
+                    t->listeners[i].boot(t->listeners[i].ctx, t->boot_end, b->addr);
+        }
         track_vsyscall(t, m, b);
     }
     if (task->active) {
@@ -284,11 +297,30 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     t->prev_last_cost = b->insns[b->ninsns - 1].cost;
 }
 
+/* The machine stops: pid 1 exited or was killed (which ends the machine),
+ * or every process waits (a deadlock: none exited). */
 static void tracker_on_exit(void *ctx, struct machine *m)
 {
     struct syscall_tracker *t = ctx;
+    const struct program_ending *e = &m->ending;
+    if (!t->task->pid)
+        t->task->pid = ti_word(m, t->task->key, TI_PID);
+    uint32_t pid = t->task->pid;
     if (t->task->active)
         finish(t, m, m->cycles, RET_EXITED);
+    if (e->killed) {
+        struct signal_record s = { .pid = pid, .signo = e->signal, .vector = e->vector,
+                                   .when = m->cycles };
+        fault_siginfo(e->signal, e->vector, e->error_code, e->eip, e->cr2, &s.code, &s.addr);
+        for (int i = 0; i < t->nlisteners; i++)
+            if (t->listeners[i].signal)
+                t->listeners[i].signal(t->listeners[i].ctx, &s);
+    }
+    struct exit_record x = { .pid = pid, .killed = e->killed,
+                             .status = e->killed ? (int)e->signal : m->exit_status,
+                             .when = m->cycles };
+    if (m->stop != STOP_DEADLOCK)
+        tell_exit(t, &x);
 }
 
 int syscalls_attach(struct syscall_tracker *t, struct machine *m)

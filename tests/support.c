@@ -57,7 +57,7 @@ static void run_in(struct emu_result *r, const char *path, const char *const *ar
         if (envp)
             execve(path, (char *const *)argv, envp);
         else
-            execv(path, (char *const *)argv);
+            execvp(path, (char *const *)argv);
         _exit(127);
     }
     close(out[1]);
@@ -83,6 +83,11 @@ void run_native(struct emu_result *r, const char *cwd, const char *const *argv)
         snprintf(path, sizeof path, "%s", argv[0]);
     }
     run_in(r, path, argv, cwd, env);
+}
+
+void run_command(struct emu_result *r, const char *const *argv)
+{
+    run_in(r, argv[0], argv, NULL, NULL);
 }
 
 void run_emu(struct emu_result *r, const char *const *args)
@@ -180,6 +185,16 @@ const char *scratch(const char *tag)
     char *p = path[next++ % 4];
     snprintf(p, sizeof path[0], "/tmp/sysemu_e2e_%d_%s", (int)getpid(), tag);
     return p;
+}
+
+char *jq(const char *filter, const char *path)
+{
+    const char *argv[] = { "jq", "-r", filter, path, NULL };
+    struct emu_result r;
+    run_command(&r, argv);
+    ck_assert_msg(r.status == 0, "jq '%s' %s failed (%d): %s", filter, path, r.status, r.err);
+    free(r.err);
+    return r.out;
 }
 
 bool parse_report(const char *err, struct report *rep)

@@ -26,6 +26,8 @@ void emu_result_free(struct emu_result *r);
  * /dev/null and the environment emu gives its guest by default
  * (PATH=/usr/bin:/bin HOME=/). */
 void run_native(struct emu_result *r, const char *cwd, const char *const *argv);
+/* Run any program (argv[0] found on PATH), stdin from /dev/null. */
+void run_command(struct emu_result *r, const char *const *argv);
 /* run_emu with the arguments as a NULL-terminated list */
 void emu(struct emu_result *r, ...);
 int count_char(const char *s, char c);
@@ -36,6 +38,9 @@ long hex_after(const char *text, const char *key);
 const char *program(const char *name);   /* path of a built guest program */
 char *read_file(const char *path);
 bool json_valid(const char *text);
+/* The output of jq -r FILTER FILE (Debian's jq parses the JSON); fails
+ * the test if jq does. */
+char *jq(const char *filter, const char *path);
 int count_lines_containing(const char *text, const char *needle);
 /* A scratch file name under /tmp for this test process, by tag. */
 const char *scratch(const char *tag);

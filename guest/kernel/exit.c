@@ -97,6 +97,7 @@ void do_exit(int code)
     forget_children(me);
     me->exit_code = code;
     me->state = TASK_ZOMBIE;
+    me->ti->exit_code = (uint32_t)code;
     me->ti->flags |= TI_FLAG_EXITED;
     if (me->exit_signal == SIGCHLD)
         send_signal(me->parent, SIGCHLD);

@@ -86,10 +86,12 @@ struct thread_info {
     uint32_t flags;
     uint32_t pid;
     struct task_struct *task;
+    uint32_t exit_code;        /* set with TI_FLAG_EXITED: the wait status */
 };
 
 _Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
 _Static_assert(__builtin_offsetof(struct thread_info, pid) == TI_PID, "TI_PID");
+_Static_assert(__builtin_offsetof(struct thread_info, exit_code) == TI_EXIT_CODE, "TI_EXIT_CODE");
 
 union thread_union {
     struct thread_info info;
