@@ -4,6 +4,7 @@
  * here: the TSS has no I/O bitmap, so its "out" is a #GP.
  */
 #include "hypercall.h"
+#include "irq.h"
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +71,8 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     /* A ring-3 "out" never gets here (#GP first); check anyway. */
     if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
         return;
+    if (irq_port_out(m, port, value))
+        return;
     void *block = guest_ptr(&m->mem, value, 20);
     if (!block || !in_kernel_ram(value)) {
         machine_stop(m, STOP_MACHINE, "hypercall %#x with a bad block address %08x", port, value);
@@ -97,7 +100,9 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
             guest_text(m, f->note, f->note_len, text, sizeof text);
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), text, f->eip, f->cr2, f->error_code);
-        } else if (f->vector == X86_VEC_PF)
+        } else if (f->vector == HC_FAULT_NONE)
+            machine_stop(m, STOP_KILLED, "killed by %s", signal_name(f->signal));
+        else if (f->vector == X86_VEC_PF)
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), vector_name(f->vector), f->eip, f->cr2,
                          f->error_code);

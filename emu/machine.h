@@ -73,7 +73,7 @@ struct run_options {
 };
 
 /* An interrupt or exception that went through the IDT. */
-enum event_kind { EVENT_SOFTWARE, EVENT_FAULT };
+enum event_kind { EVENT_SOFTWARE, EVENT_FAULT, EVENT_EXTERNAL };
 struct delivery_event {
     int vector;
     enum event_kind kind;
@@ -104,6 +104,34 @@ struct machine_observer {
     void (*exit)(void *ctx, struct machine *m);
     /* an instruction about to run (costs a code hook on every instruction) */
     void (*insn)(void *ctx, struct machine *m, uint32_t addr, uint32_t size);
+};
+
+/*
+ * The interval timer and the interrupt controller (emu/irq.c): channel 0
+ * of an 8254 PIT on IRQ 0 of an 8259A, as the guest kernel programs them.
+ * Time is modeled cycles: the PIT's 1193182 Hz input is converted with the
+ * CPU model's clock.
+ */
+struct irq_state {
+    /* PIT channel 0 */
+    uint16_t reload;           /* the count written, 0 = 65536 */
+    uint8_t pit_mode;          /* 2 (rate generator) or 0 (one shot) */
+    uint8_t pit_byte;          /* lobyte/hibyte: which one comes next */
+    bool pit_running;
+    uint64_t period;           /* centicycles per count cycle */
+    uint64_t deadline;         /* centicycles: the next terminal count, or
+                                  UINT64_MAX */
+    /* 8259A (master; the slave's set-up is accepted and ignored) */
+    uint8_t icw_step;          /* the initialization word expected next (0: done) */
+    uint8_t vector_base;       /* ICW2 */
+    uint8_t imr;               /* masked IRQs */
+    uint8_t irr, isr;          /* requested, in service */
+    uint8_t slave_icw_step;
+    bool shadow;               /* the last block ended with sti: no
+                                  interrupt before its next instruction */
+    uint64_t delivered;        /* external interrupts delivered */
+    uint64_t idle_cycles;      /* centicycles skipped in hlt */
+    uint64_t halts;            /* hlt instructions that waited for an interrupt */
 };
 
 #define MACHINE_MAX_OBSERVERS 8
@@ -145,6 +173,7 @@ struct machine {
                                     in (the kernel would fault it in) */
     char message[512];
     int delivery_depth;
+    struct irq_state irq;          /* the timer and interrupt controller */
     int engine_aborts;             /* translations the engine aborted */
     bool abort_ud_pending;         /* after an abort: run up to abort_ud_at, */
     uint32_t abort_ud_at;          /* then raise #UD there (run.c) */

@@ -3,6 +3,7 @@
 #include "boot.h"
 #include "cpu_insns.h"
 #include "hypercall.h"
+#include "irq.h"
 #include "sysenter.h"
 #include "trap.h"
 
@@ -44,6 +45,15 @@ static void over_budget(struct machine *m)
                  "(raise it with --max-insns)", (unsigned long long)m->opts->max_insns);
 }
 
+/* sti delays interrupts until after the next instruction (the engine ends
+ * a block at sti, so that one starts the next block). */
+static bool ends_with_sti(struct machine *m, const struct block *b)
+{
+    const struct insn *last = &b->insns[b->ninsns - 1];
+    const uint8_t *op = guest_ptr(&m->mem, last->addr, 1);
+    return op && *op == 0xfb;
+}
+
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
@@ -79,6 +89,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         reg_write(m, UC_X86_REG_EIP, addr);
         return;
     }
+    /* A due timer interrupt is taken before the block runs; the handler's
+     * first block comes back here. */
+    if (irq_check(m, addr))
+        return;
     if (m->insns + b->ninsns > m->opts->max_insns) {
         over_budget(m);
         return;
@@ -95,6 +109,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != addr)
         charge(m, CLASS_REP_START, 1);
     m->prev_block_addr = addr;
+    m->irq.shadow = ends_with_sti(m, b);
     machine_notify_block(m, b);
 }
 
@@ -124,6 +139,7 @@ int machine_init_bare(struct machine *m, const struct run_options *opts)
         return rc;
     if (add_hooks(m))
         return machine_fail(m, 125, "cannot install engine hooks");
+    irq_init(m);
     return 0;
 }
 
@@ -163,6 +179,12 @@ static void raise_ud_after_abort(struct machine *m)
     raise_fault(m, X86_VEC_UD, false, 0, m->abort_ud_at);
 }
 
+static bool halted_at(struct machine *m, uint32_t eip)
+{
+    const uint8_t *op = guest_ptr(&m->mem, eip - 1, 1);
+    return op && *op == 0xf4;
+}
+
 /*
  * KERNEL_BASE is the "until" address: kernel memory there holds no code
  * and user mode cannot fetch from a supervisor page, so reaching it never
@@ -194,6 +216,10 @@ int machine_run(struct machine *m)
         }
 
         eip = reg_read(m, UC_X86_REG_EIP);
+        /* hlt ends the engine's run: wait for the next interrupt, in
+         * modeled time (irq.h) */
+        if (e == UC_ERR_OK && halted_at(m, eip) && irq_halt(m))
+            continue;
         if (e != UC_ERR_OK)
             machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
         else

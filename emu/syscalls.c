@@ -144,7 +144,7 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
 {
     struct syscall_tracker *t = ctx;
     if (e->from_cpl == 0) {
-        if (t->task->active)
+        if (t->task->active && e->kind != EVENT_EXTERNAL)
             t->task->rec.kernel_faults++;
         return;
     }

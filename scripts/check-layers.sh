@@ -14,7 +14,8 @@
 #                 the kernel's symbols, the file tree (vfs_*), the
 #                 address spaces and what memory management costs, the
 #                 names of things
-#   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
+#   2 mechanisms  what the CPU does: IDT delivery, the timer and interrupt
+#                 controller (irq), sysenter, CPUID/MSR/TSC/
 #                 ports, hypercalls (mmcall: the address-space ones;
 #                 vfscall: the file tree's),
 #                 booting, the execution loop
@@ -54,6 +55,7 @@ names         1
 linux_names   1
 user_memory   1
 trap          2
+irq           2
 sysenter      2
 cpu_insns     2
 hypercall     2

@@ -202,6 +202,26 @@ ENTRY(ret_from_fork)
 	GET_THREAD_INFO(%ebx)
 	jmp syscall_exit
 
+/*
+ * IRQ 0, the timer (vector FIRST_EXTERNAL_VECTOR, an interrupt gate):
+ * ORIG_EAX -1 (no system call), then the tick. Back to user mode it leaves
+ * through the system call's exit, where a reschedule the tick asked for
+ * happens (preemption) and signals are delivered; back to the kernel it
+ * just returns (the kernel is not preemptible, as 2.5 without
+ * CONFIG_PREEMPT).
+ */
+ENTRY(irq0_interrupt)
+	pushl $-1
+	SAVE_ALL
+	movl %esp, %eax
+	pushl %eax
+	call do_timer_interrupt
+	addl $4, %esp
+	GET_THREAD_INFO(%ebx)
+	testl $3, PT_CS(%esp)
+	jnz syscall_exit
+	jmp restore_all
+
 /* Exceptions: the stub pushes an error code where the CPU does not (the
  * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap
  * frame has the same layout (struct trap_frame). */
@@ -240,6 +260,8 @@ trap_common:
 	pushl %eax
 	call do_trap
 	addl $4, %esp
+	testl $3, TF_CS(%esp)
+	jnz ret_to_user_from_trap
 	RESTORE_REGS
 	addl $8, %esp
 1:	iret
@@ -247,6 +269,23 @@ trap_common:
 	.align 4
 	.long 1b, iret_fault
 .previous
+
+/*
+ * Back to user mode from a trap: through the system call's exit, which
+ * delivers signals (the fault's own, to a handler) and reschedules. The
+ * trap frame becomes a pt_regs: everything below the error code moves up
+ * one word over it, and ORIG_EAX is -1 (no system call to restart).
+ */
+ret_to_user_from_trap:
+	movl $(TF_ERROR / 4), %ecx
+2:	movl -4(%esp, %ecx, 4), %eax
+	movl %eax, (%esp, %ecx, 4)
+	decl %ecx
+	jnz 2b
+	addl $4, %esp
+	movl $-1, PT_ORIG_EAX(%esp)
+	GET_THREAD_INFO(%ebx)
+	jmp syscall_exit
 
 /* An iret back to user space faulted: the frame is bad. Kill the task. */
 iret_fault:

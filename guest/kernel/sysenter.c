@@ -7,6 +7,8 @@
 
 extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
 extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
+extern const uint8_t vsyscall_sigreturn_start[], vsyscall_sigreturn_end[];
+extern const uint8_t vsyscall_rt_sigreturn_start[], vsyscall_rt_sigreturn_end[];
 
 uint32_t vsyscall_entry;
 
@@ -51,6 +53,10 @@ void sysenter_setup(void)
     set_fixmap(VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
     memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
     memcpy((void *)VSYSCALL_BASE, stub, len);
+    memcpy((void *)(VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET), vsyscall_sigreturn_start,
+           vsyscall_sigreturn_end - vsyscall_sigreturn_start);
+    memcpy((void *)(VSYSCALL_BASE + VSYSCALL_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
+           vsyscall_rt_sigreturn_end - vsyscall_rt_sigreturn_start);
     vdso_fill((void *)VSYSCALL_EHDR);
     set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = VSYSCALL_BASE;
