@@ -124,6 +124,11 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
             t->by_path[PATH_SYSENTER], t->by_path[PATH_INT80], t->returns_sysexit,
             t->returns_iret, t->enosys, t->by_path[PATH_TRAP],
             t->by_path[PATH_TRAP] == 1 ? "" : "s");
+    fprintf(f, "emu: report: sysenter calls that left through iret (work pending): %" PRIu64
+            " of %" PRIu64 "\n", t->sysenter_irets, t->by_path[PATH_SYSENTER]);
+    fprintf(f, "emu: report: time: %" PRIu64 " timer interrupts; %" PRIu64
+            " cycles idle in hlt (modeled time skipped, no instructions)\n",
+            m->irq.delivered, m->irq.idle_cycles / 100);
     if (t->enosys) {
         fputs("emu: report: unknown to the kernel:", f);
         const char *sep = " ";

@@ -207,6 +207,8 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
         t->returns_sysexit++;
     else if (how == RET_IRET)
         t->returns_iret++;
+    if (how == RET_IRET && r->path == PATH_SYSENTER)
+        t->sysenter_irets++;
     /* Unknown: the kernel ran sys_ni_syscall for it. A known call that
      * returns -ENOSYS on purpose (rseq) is not counted. */
     if (r->path != PATH_TRAP && t->task->unknown) {

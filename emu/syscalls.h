@@ -103,6 +103,7 @@ struct syscall_tracker {
     uint64_t seq;
     uint64_t by_path[NPATHS];
     uint64_t returns_sysexit, returns_iret;
+    uint64_t sysenter_irets; /* sysenter calls that left through iret (work pending) */
     uint64_t enosys;         /* calls the kernel had no handler for */
     uint64_t enosys_by_nr[SYSCALL_STATS_MAX];
     uint32_t first_pid;      /* the first process seen, and whether */

@@ -166,10 +166,14 @@ void user_fault(struct trap_frame *tf, uint32_t cr2, int sig, int32_t code, uint
  */
 static int kernel_single_step(struct trap_frame *tf)
 {
+    /* This runs on the trampoline's stack, where `current` (found from
+     * ESP) means nothing: the task is the one whose stack the TSS names. */
+    struct thread_info *ti = (struct thread_info *)(*tss_esp0_slot() - THREAD_SIZE);
+
     if (tf->vector != X86_VEC_DB || !(tf->eflags & X86_EFLAGS_TF))
         return 0;
     tf->eflags &= ~X86_EFLAGS_TF;
-    current_thread_info()->flags |= _TIF_SINGLESTEP;
+    ti->flags |= _TIF_SINGLESTEP;
     return 1;
 }
 
