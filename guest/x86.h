@@ -180,5 +180,8 @@
 #define PIC_ICW1_ICW4     0x01     /* ... ICW4 follows */
 #define PIC_EOI           0x20     /* non-specific end of interrupt (OCW2) */
 #define IRQ_TIMER         0
+/* Where Linux 2.5 puts the 8259A's IRQs (asm-i386/irq_vectors.h): the
+ * vectors after the 32 exceptions. */
+#define FIRST_EXTERNAL_VECTOR 0x20
 
 #endif

@@ -16,7 +16,6 @@
 
 #define HZ 1000
 #define LATCH ((PIT_HZ + HZ / 2) / HZ)
-#define FIRST_EXTERNAL_VECTOR 0x20
 #define USER_HZ 100                /* times() and AT_CLKTCK */
 
 uint64_t jiffies;
