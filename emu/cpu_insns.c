@@ -3,7 +3,8 @@
  * modeled part (engine.h, quirk 11), the TSC counts modeled cycles, the
  * SYSENTER MSRs exist only where SEP does, and in/out obey IOPL (quirk 6).
  * rdtsc, rdmsr, wrmsr, in and out run through per-address code hooks
- * (quirk 8) that the execution loop puts on each one it decodes.
+ * (quirk 8) that the execution loop puts on each one it decodes; so do rep
+ * string ops, which are charged as they run (machine.h).
  */
 #include "cpu_insns.h"
 #include <string.h>
@@ -113,7 +114,9 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
     if (!in || index >= m->cur_limit)
         return;
-    if (in->flags & SPECIAL_RDTSC)
+    if (in->flags & SPECIAL_REP)
+        charge_rep(m, in);
+    else if (in->flags & SPECIAL_RDTSC)
         complete_with(m, index, in->addr, tsc_at(m, in->addr));
     else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
         msr_access(m, in, index);

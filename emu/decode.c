@@ -23,6 +23,7 @@ void block_free(struct block *b)
 {
     if (!b)
         return;
+    free(b->tally);
     free(b->bytes);
     free(b->insns);
     free(b);
@@ -124,10 +125,13 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
         if (x->op_count > 0 && x->operands[0].type == X86_OP_REG &&
             x->operands[0].reg >= X86_REG_XMM0 && x->operands[0].reg <= X86_REG_XMM31)
             return CLASS_FPU;
-        /* A rep string op runs as a block of its own once per iteration
-         * (the engine loops on it), so per-element charging is automatic. */
-        if (has_prefix(x, X86_PREFIX_REP) || has_prefix(x, X86_PREFIX_REPNE))
-            *flags |= INSN_REP;
+        /* A rep string op is charged as it runs: start-up once, then each
+         * element (machine.h, machine_charge_rep). */
+        if (has_prefix(x, X86_PREFIX_REP) || has_prefix(x, X86_PREFIX_REPNE)) {
+            *flags |= SPECIAL_REP;
+            if (has_prefix(x, X86_PREFIX_ADDRSIZE))
+                *flags |= INSN_ADDR16;
+        }
         return CLASS_STRING;
     case X86_INS_MUL: case X86_INS_IMUL: return CLASS_MUL;
     case X86_INS_DIV: case X86_INS_IDIV: return CLASS_DIV;
@@ -173,6 +177,31 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     return memory_class(x);
 }
 
+int rep_start_class(int element_cls)
+{
+    (void)element_cls;
+    return CLASS_REP_START;
+}
+
+/* The classes a block charges at its entry, each with its count. */
+static int tally_block(struct block *b)
+{
+    b->tally = calloc(b->ninsns, sizeof *b->tally);
+    if (!b->tally)
+        return -1;
+    for (uint32_t i = 0; i < b->ninsns; i++) {
+        if (insn_charged_later(&b->insns[i]))
+            continue;
+        uint32_t t = 0;
+        while (t < b->ntally && b->tally[t].cls != b->insns[i].cls)
+            t++;
+        if (t == b->ntally)
+            b->tally[b->ntally++].cls = b->insns[i].cls;
+        b->tally[t].n++;
+    }
+    return 0;
+}
+
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size)
 {
@@ -208,13 +237,18 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            : insn[i].id == X86_INS_INT1 ? X86_VEC_DB
                            : (uint8_t)x->operands[0].imm;
         }
-        /* int n is charged when it is delivered: its cost depends on the gate. */
-        if (!(in->flags & INSN_SOFTINT))
+        /* int n is charged when it is delivered (its cost depends on the
+         * gate), a rep string op as it runs. */
+        if (!insn_charged_later(in))
             in->cost = bc->cost_table[in->cls];
         b->cost += in->cost;
         b->specials |= in->flags & SPECIALS;
     }
     cs_free(insn, n);
+    if (tally_block(b)) {
+        block_free(b);
+        return NULL;
+    }
     return b;
 }
 

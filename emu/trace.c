@@ -194,7 +194,13 @@ static void trace_on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t 
         cs_free(ci, 1);
     }
     uint64_t total = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
-    trace_insn(t, addr, in_kernel_ram(addr), text, in->cost, total);
+    uint64_t cost = in->cost;
+    /* A rep op, the last of its block, is charged after this hook. */
+    if (in->flags & SPECIAL_REP) {
+        cost = rep_step_cost(m, in, rep_step_of(m, in));
+        total = m->cycles + cost;
+    }
+    trace_insn(t, addr, in_kernel_ram(addr), text, (uint32_t)cost, total);
 }
 
 static void trace_on_record(void *ctx, const struct syscall_record *r)

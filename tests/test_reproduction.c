@@ -71,13 +71,28 @@ START_TEST(article_speedups_emerge)
 }
 END_TEST
 
-START_TEST(gettimeofday_prediction_is_close_to_the_p4_measurement)
+/* cycles/call of syscall_loop with one --cost override */
+static double loop_cycles_with(const char *cpu, const char *call, const char *cost)
 {
-    /* Not used in calibration: Linus measured 1280.4 and 2415.7 cycles. */
-    assert_near(loop_cycles("pentium4", "gettimeofday", "vsyscall"), 1280.4, 0.10,
-                "P4 gettimeofday via sysenter");
-    assert_near(loop_cycles("pentium4", "gettimeofday", "int80"), 2415.7, 0.10,
-                "P4 gettimeofday via int $0x80");
+    const char *args[] = { "run", "--cpu", cpu, "--cost", cost, program("syscall_loop"), call,
+                           "2000", NULL };
+    struct emu_result r;
+    run_emu(&r, args);
+    ck_assert_int_eq(r.status, 0);
+    const char *p = strstr(r.out, ": ");
+    ck_assert_ptr_nonnull(p);
+    double v = strtod(p + 2, NULL);
+    emu_result_free(&r);
+    return v;
+}
+
+START_TEST(the_rep_start_up_is_charged_once_per_call)
+{
+    /* gettimeofday copies its timeval to user space with one rep movsl */
+    double with = loop_cycles_with("pentium4", "gettimeofday", "rep_start=163");
+    double without = loop_cycles_with("pentium4", "gettimeofday", "rep_start=0");
+    ck_assert_msg(with - without > 162.99 && with - without < 163.01,
+                  "one start-up per call: %.2f - %.2f", with, without);
 }
 END_TEST
 
@@ -88,7 +103,7 @@ Suite *reproduction_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, calibration_points_are_reproduced);
     tcase_add_test(tc, article_speedups_emerge);
-    tcase_add_test(tc, gettimeofday_prediction_is_close_to_the_p4_measurement);
+    tcase_add_test(tc, the_rep_start_up_is_charged_once_per_call);
     suite_add_tcase(s, tc);
     return s;
 }
