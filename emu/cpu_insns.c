@@ -116,8 +116,10 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         return;
     if (in->flags & SPECIAL_REP)
         charge_rep(m, in);
-    else if (in->flags & SPECIAL_RDTSC)
+    else if (in->flags & SPECIAL_RDTSC) {
+        machine_notify_tsc(m, in->addr);
         complete_with(m, index, in->addr, tsc_at(m, in->addr));
+    }
     else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
         msr_access(m, in, index);
     else if (in->flags & SPECIAL_IO)

@@ -18,8 +18,6 @@
 #define P4_FEATURES (P3_FEATURES | (1u << 19) | (1u << 21) | (1u << 22) | (1u << 26) | \
                      (1u << 27) | (1u << 28) | (1u << 29) | (1u << 31))
 
-#include "cost_tables.h"
-
 const struct cpu_model cpu_models[] = {
     {
         .name = "pentium4",
@@ -29,7 +27,7 @@ const struct cpu_model cpu_models[] = {
         .sysenter_works = true,
         .clock_mhz = 2400,
         .brand = "Intel(R) Pentium(R) 4 CPU 2.40GHz",
-        .cost = cost_pentium4,
+        .table = TABLE_P4,
     },
     {
         .name = "pentium3",
@@ -39,7 +37,7 @@ const struct cpu_model cpu_models[] = {
         .sysenter_works = true,
         .clock_mhz = 850,
         .brand = NULL,
-        .cost = cost_p6,
+        .table = TABLE_P6,
     },
     {
         .name = "pentiumpro",
@@ -49,10 +47,18 @@ const struct cpu_model cpu_models[] = {
         .sysenter_works = false,
         .clock_mhz = 200,
         .brand = NULL,
-        .cost = cost_p6,
+        .table = TABLE_P6,
     },
 };
 const int cpu_model_count = sizeof cpu_models / sizeof cpu_models[0];
+
+static void cpu_config_costs(struct cpu_config *cfg)
+{
+    double v[NCLASSES];
+    cost_eval(cfg->inputs, cfg->model->table, cfg->pinned, v);
+    for (int c = 0; c < NCLASSES; c++)
+        cfg->cost[c] = v[c] > 0 ? CENTI(v[c]) : 0;
+}
 
 uint32_t cpu_signature(const struct cpu_model *m)
 {
@@ -93,7 +99,9 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
         out->model = &cpu_models[i];
         out->sep_reported = (cpu_models[i].features_edx & CPUID_FEATURE_SEP) && !no_sep;
         out->sep_works = out->sep_reported && cpu_models[i].sysenter_works;
-        memcpy(out->cost, cpu_models[i].cost, sizeof out->cost);
+        cost_central(out->inputs);
+        memset(out->pinned, 0, sizeof out->pinned);
+        cpu_config_costs(out);
         return 0;
     }
     snprintf(err, (size_t)errlen, "unknown CPU model '%s' (emu --list-cpus lists them)", name);
@@ -133,19 +141,28 @@ static const char *const class_what[NCLASSES] = {
 #undef X
 };
 
+int class_by_name(const char *name)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        if (!strcmp(class_names[c], name))
+            return c;
+    return -1;
+}
+
 int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen)
 {
     const char *eq = strchr(assignment, '=');
-    char *end;
-    if (eq) {
+    char name[32], *end;
+    if (eq && (size_t)(eq - assignment) < sizeof name) {
+        memcpy(name, assignment, (size_t)(eq - assignment));
+        name[eq - assignment] = 0;
+        int c = class_by_name(name);
         double cycles = strtod(eq + 1, &end);
-        for (int c = 0; c < NCLASSES; c++) {
-            if (strlen(class_names[c]) != (size_t)(eq - assignment) ||
-                strncmp(class_names[c], assignment, (size_t)(eq - assignment)))
-                continue;
-            if (end == eq + 1 || *end || cycles < 0 || cycles > 1e6)
-                break;
-            cfg->cost[c] = CENTI(cycles);
+        if (c >= 0 && end != eq + 1 && !*end && cycles >= 0 && cycles <= 1e6) {
+            int kind = cost_row_kind(cfg->model->table, c);
+            cfg->inputs[INPUT_ROW(cfg->model->table, c)] = cycles;
+            cfg->pinned[c] = kind == ROW_CALIBRATED || kind == ROW_TIED;
+            cpu_config_costs(cfg);
             return 0;
         }
     }
@@ -154,17 +171,30 @@ int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err,
     return -1;
 }
 
+static void print_row(FILE *out, int table, int cls, double cost)
+{
+    int kind = cost_row_kind(table, cls);
+    if (kind == ROW_CALIBRATED || kind == ROW_TIED)
+        fprintf(out, " %8.2f %-17s", cost, kind == ROW_TIED ? "(tied)" : "(calibrated)");
+    else
+        fprintf(out, " %8.2f [%6.2f, %6.2f]", cost, cost_row_low(table, cls),
+                cost_row_high(table, cls));
+}
+
 void cpu_costs_list(FILE *out)
 {
-    fprintf(out, "%-10s", "class");
-    for (int i = 0; i < cpu_model_count; i++)
-        fprintf(out, " %10s", cpu_models[i].name);
-    fprintf(out, "  what\n");
+    double x[NINPUTS], v[NTABLES][NCLASSES];
+    cost_central(x);
+    for (int t = 0; t < NTABLES; t++)
+        cost_eval(x, t, NULL, v[t]);
+    fprintf(out, "%-15s %-26s %-26s %s\n", "class", " P4 (pentium4)",
+            " P6 (pentium3, pentiumpro)", "covers");
     for (int c = 0; c < NCLASSES; c++) {
-        fprintf(out, "%-10s", class_names[c]);
-        for (int i = 0; i < cpu_model_count; i++)
-            fprintf(out, " %10.2f", cpu_models[i].cost[c] / 100.0);
+        fprintf(out, "%-15s", class_names[c]);
+        for (int t = 0; t < NTABLES; t++)
+            print_row(out, t, c, v[t][c]);
         fprintf(out, "  %s\n", class_what[c]);
     }
-    fprintf(out, "cycles per instruction (string ops: per element); sources in docs/cost-model.md\n");
+    fprintf(out, "cycles per instruction (rep: per element, and per start) [interval]; "
+            "sources and rules in docs/cost-model.md\n");
 }

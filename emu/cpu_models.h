@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cost_classes.h"
+#include "cost_model.h"
 
 struct cpu_model {
     const char *name;
@@ -15,7 +16,7 @@ struct cpu_model {
     bool sysenter_works;        /* false: reports SEP yet sysenter is #UD */
     uint32_t clock_mhz;         /* for the TSC calibration the kernel gets */
     const char *brand;
-    const uint32_t *cost;       /* centicycles per insn_class */
+    int table;                  /* enum cost_table: its cycle costs */
 };
 
 /* A model as configured for one run. */
@@ -23,7 +24,10 @@ struct cpu_config {
     const struct cpu_model *model;
     bool sep_reported;          /* CPUID.1:EDX.SEP */
     bool sep_works;             /* sysenter and the SYSENTER MSRs exist */
-    uint32_t cost[NCLASSES];    /* the model's table, with --cost overrides */
+    uint32_t cost[NCLASSES];    /* centicycles: the model's table at inputs */
+    double inputs[NINPUTS];     /* the cost model's inputs (cost_model.h), with */
+    bool pinned[NCLASSES];      /* --cost overrides; pinned: an overridden
+                                   calibrated or tied class */
 };
 
 extern const struct cpu_model cpu_models[];
@@ -32,9 +36,13 @@ extern const int cpu_model_count;
 /* Parse "NAME[,-sep]"; returns 0, or -1 with a message in err. */
 int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
                      char *err, int errlen);
-/* Apply "CLASS=CYCLES" to cfg->cost; 0, or -1 with a message in err. */
+/* Apply "CLASS=CYCLES" to cfg's inputs and recompute cfg->cost (the
+ * calibrated classes are solved again unless the override names one of
+ * them); 0, or -1 with a message in err. */
 int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen);
 void cpu_costs_list(FILE *out);
+/* The class named name, or -1. */
+int class_by_name(const char *name);
 /* "alu", "sysenter" ...: the name of an enum insn_class. */
 const char *class_name(int cls);
 uint32_t cpu_signature(const struct cpu_model *m);

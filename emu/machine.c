@@ -207,3 +207,10 @@ void machine_notify_exit(struct machine *m)
         if (m->observers[i].exit)
             m->observers[i].exit(m->observers[i].ctx, m);
 }
+
+void machine_notify_tsc(struct machine *m, uint32_t insn_addr)
+{
+    for (int i = 0; i < m->nobservers; i++)
+        if (m->observers[i].tsc)
+            m->observers[i].tsc(m->observers[i].ctx, m, insn_addr);
+}

@@ -83,6 +83,8 @@ struct machine_observer {
     void (*exit)(void *ctx, struct machine *m);
     /* an instruction about to run (costs a code hook on every instruction) */
     void (*insn)(void *ctx, struct machine *m, uint32_t addr, uint32_t size);
+    /* the rdtsc at insn_addr is about to read the TSC (cycles_before it) */
+    void (*tsc)(void *ctx, struct machine *m, uint32_t insn_addr);
 };
 
 /* What one run of a rep string op is charged (machine_charge_rep). */
@@ -194,5 +196,6 @@ void machine_notify_delivery(struct machine *m, const struct delivery_event *e);
 void machine_notify_sysenter(struct machine *m, uint32_t insn_addr);
 void machine_notify_block(struct machine *m, const struct block *b);
 void machine_notify_exit(struct machine *m);
+void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "boot.h"
+#include "calibrate.h"
 #include "compare.h"
 #include "report.h"
 #include "run.h"
@@ -19,6 +20,8 @@ static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
     "       emu compare [options] PROGRAM [ARGS...]\n"
     "       emu --list-cpus | --list-costs\n"
+    "       emu calibrate [PROGRAMS_DIR]   replay the calibration experiments\n"
+    "                                      (scripts/calibrate.sh)\n"
     "\n"
     "Runs a static i386 Linux program on a modeled Pentium-class CPU under a small\n"
     "Linux-2.5.53-like kernel, and counts the cycles its system calls take through\n"
@@ -127,6 +130,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--list-costs") || !strcmp(argv[1], "list-costs")) {
         cpu_costs_list(stdout);
         return 0;
+    }
+    if (!strcmp(argv[1], "calibrate")) {
+        if (argc > 3)
+            return usage_error("%s", "calibrate takes at most a directory");
+        return calibrate_main(argc > 2 ? argv[2] : "build/guest/programs", stdout);
     }
     if (!strcmp(argv[1], "compare"))
         compare = true;

@@ -52,12 +52,56 @@ START_TEST(signatures_are_the_real_parts)
 }
 END_TEST
 
-START_TEST(cost_tables_are_complete)
+START_TEST(every_row_has_an_interval_around_its_cost)
 {
-    for (int m = 0; m < cpu_model_count; m++)
-        for (int c = 0; c < NCLASSES; c++)
-            ck_assert_msg(cpu_models[m].cost[c] > 0, "%s: class %s has no cost",
-                          cpu_models[m].name, class_name(c));
+    struct cost_input in[NINPUTS];
+    cost_inputs(in);
+    for (int t = 0; t < NTABLES; t++)
+        for (int c = 0; c < NCLASSES; c++) {
+            int kind = cost_row_kind(t, c);
+            const struct cost_input *i = &in[INPUT_ROW(t, c)];
+            if (kind == ROW_CALIBRATED || kind == ROW_TIED)
+                continue;
+            ck_assert_msg(i->low <= i->central && i->central <= i->high && i->high > 0,
+                          "%s: %g not in [%g, %g]", i->name, i->central, i->low, i->high);
+        }
+}
+END_TEST
+
+START_TEST(the_ring_crossings_are_calibrated_to_positive_costs)
+{
+    static const int crossings[] = { CLASS_INT, CLASS_IRET, CLASS_SYSENTER, CLASS_SYSEXIT,
+                                     CLASS_EXCEPTION };
+    for (int m = 0; m < cpu_model_count; m++) {
+        struct cpu_config c;
+        char err[128];
+        parse(cpu_models[m].name, false, &c, err);
+        for (size_t k = 0; k < sizeof crossings / sizeof crossings[0]; k++)
+            ck_assert_msg(c.cost[crossings[k]] > 0, "%s: class %s costs nothing",
+                          cpu_models[m].name, class_name(crossings[k]));
+    }
+}
+END_TEST
+
+/* --cost on a row: the calibrated crossings are solved again, so the
+ * calibration points hold; --cost on a crossing: that one is pinned. */
+START_TEST(an_override_recalibrates_unless_it_names_a_calibrated_class)
+{
+    struct cpu_config base, c;
+    char err[128];
+    parse("pentium4", false, &base, err);
+    parse("pentium4", false, &c, err);
+    ck_assert_int_eq(cpu_cost_override(&c, "cli=0", err, sizeof err), 0);
+    ck_assert_uint_eq(c.cost[CLASS_CLI], 0);
+    /* cli is on both exit paths: the crossings absorb it */
+    ck_assert_uint_gt(c.cost[CLASS_IRET], base.cost[CLASS_IRET]);
+    ck_assert_uint_gt(c.cost[CLASS_SYSEXIT], base.cost[CLASS_SYSEXIT]);
+    ck_assert_int_eq(cpu_cost_override(&c, "sysexit=100", err, sizeof err), 0);
+    ck_assert_uint_eq(c.cost[CLASS_SYSEXIT], 10000);
+    ck_assert(c.pinned[CLASS_SYSEXIT] && !c.pinned[CLASS_CLI]);
+    ck_assert_int_eq(cpu_cost_override(&c, "nosuch=1", err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "bad --cost 'nosuch=1'"));
+    ck_assert_int_eq(cpu_cost_override(&c, "cli=-1", err, sizeof err), -1);
 }
 END_TEST
 
@@ -95,7 +139,9 @@ Suite *cpu_models_suite(void)
     tcase_add_test(tc, models_parse_with_and_without_sep);
     tcase_add_test(tc, unknown_models_and_flags_are_errors);
     tcase_add_test(tc, signatures_are_the_real_parts);
-    tcase_add_test(tc, cost_tables_are_complete);
+    tcase_add_test(tc, every_row_has_an_interval_around_its_cost);
+    tcase_add_test(tc, the_ring_crossings_are_calibrated_to_positive_costs);
+    tcase_add_test(tc, an_override_recalibrates_unless_it_names_a_calibrated_class);
     tcase_add_test(tc, list_cpus_gives_the_signatures);
     suite_add_tcase(s, tc);
     return s;

@@ -99,8 +99,8 @@ END_TEST
 
 START_TEST(charging_refunding_and_placing_in_a_block)
 {
-    /* mov %ebx,%eax; add (%ebx),%eax; push %eax; cpuid: alu, load, push, cpuid */
-    uint8_t code[] = { 0x89, 0xd8, 0x03, 0x03, 0x50, 0x0f, 0xa2 };
+    /* mov %ebx,%eax; mov (%ebx),%eax; push %eax; cpuid: alu, load, push, cpuid */
+    uint8_t code[] = { 0x89, 0xd8, 0x8b, 0x03, 0x50, 0x0f, 0xa2 };
     const uint32_t *cost = b.m.cpu.cost;
     struct block *blk = block_decode(&b.m.blocks, 0x1000, code, sizeof code);
     ck_assert_ptr_nonnull(blk);
@@ -169,8 +169,8 @@ START_TEST(a_rep_movsl_of_n_elements_pays_its_start_up_once)
     static const uint32_t ns[] = { 0, 1, 2, 7 };
     uint32_t n = ns[_i];
     run_rep_movsl(1, n);
-    ck_assert_uint_eq(b.m.class_count[CLASS_REP_START], 1);
-    ck_assert_uint_eq(b.m.class_count[CLASS_STRING], n);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS_START], 1);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS], n);
     ck_assert_uint_eq(b.m.cycles, dot(&b.m));
     for (uint32_t i = 0; i < 8; i++)    /* and it moved what it should */
         ck_assert_uint_eq(bare_u32(&b, REP_DST + 4 * i), i < n ? 0x1000 + i : 0);
@@ -180,8 +180,8 @@ END_TEST
 START_TEST(each_rep_pays_its_own_start_up)
 {
     run_rep_movsl(3, 2);
-    ck_assert_uint_eq(b.m.class_count[CLASS_REP_START], 3);
-    ck_assert_uint_eq(b.m.class_count[CLASS_STRING], 6);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS_START], 3);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS], 6);
     ck_assert_uint_eq(b.m.cycles, dot(&b.m));
 }
 END_TEST
@@ -231,8 +231,8 @@ START_TEST(a_rep_that_faults_is_charged_for_the_elements_it_moved)
     memset(at_fault, 0, sizeof at_fault);
     ck_assert_int_eq(machine_observe(&g->m, &o), 0);
     ck_assert_int_eq(guest_run(g), 0);
-    ck_assert_uint_eq(at_fault[CLASS_REP_START] - at_entry[CLASS_REP_START], 1);
-    ck_assert_uint_eq(at_fault[CLASS_STRING] - at_entry[CLASS_STRING], 1);
+    ck_assert_uint_eq(at_fault[CLASS_REP_MOVS_START] - at_entry[CLASS_REP_MOVS_START], 1);
+    ck_assert_uint_eq(at_fault[CLASS_REP_MOVS] - at_entry[CLASS_REP_MOVS], 1);
     ck_assert_uint_eq(g->m.cycles, dot(&g->m));
     guest_free(g);
 }
