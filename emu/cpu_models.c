@@ -24,7 +24,7 @@ const struct cpu_model cpu_models[] = {
         .description = "Pentium 4 (Northwood), 2.4 GHz",
         .family = 15, .model = 2, .stepping = 7,
         .features_edx = P4_FEATURES,
-        .sysenter_works = true,
+        .sep = SEP_WORKS,
         .clock_mhz = 2400,
         .brand = "Intel(R) Pentium(R) 4 CPU 2.40GHz",
         .table = TABLE_P4,
@@ -34,17 +34,17 @@ const struct cpu_model cpu_models[] = {
         .description = "Pentium III (Coppermine), 850 MHz",
         .family = 6, .model = 8, .stepping = 6,
         .features_edx = P3_FEATURES,
-        .sysenter_works = true,
+        .sep = SEP_WORKS,
         .clock_mhz = 850,
         .brand = NULL,
         .table = TABLE_P6,
     },
     {
         .name = "pentiumpro",
-        .description = "Pentium Pro, 200 MHz: reports SEP, sysenter is #UD",
+        .description = "Pentium Pro, 200 MHz: reports SEP but does not support it",
         .family = 6, .model = 1, .stepping = 1,
         .features_edx = P6_FEATURES,
-        .sysenter_works = false,
+        .sep = SEP_UNSUPPORTED,
         .clock_mhz = 200,
         .brand = NULL,
         .table = TABLE_P6,
@@ -60,9 +60,9 @@ static void cpu_config_costs(struct cpu_config *cfg)
         cfg->cost[c] = v[c] > 0 ? CENTI(v[c]) : 0;
 }
 
-uint32_t cpu_signature(const struct cpu_model *m)
+uint32_t cpu_signature(const struct cpu_config *c)
 {
-    return (m->family << 8) | (m->model << 4) | m->stepping;
+    return (c->model->family << 8) | (c->model->model << 4) | c->stepping;
 }
 
 uint32_t cpu_features(const struct cpu_config *c)
@@ -82,14 +82,20 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
     memcpy(name, spec, len);
     name[len] = 0;
 
+    int stepping = -1;
     for (const char *flag = comma; flag; flag = strchr(flag + 1, ',')) {
         const char *end = strchr(flag + 1, ',');
         size_t flen = end ? (size_t)(end - flag - 1) : strlen(flag + 1);
+        char *stop;
         if (flen == 4 && !strncmp(flag + 1, "-sep", 4)) {
             no_sep = true;
+        } else if (flen > 9 && !strncmp(flag + 1, "stepping=", 9) &&
+                   (stepping = (int)strtol(flag + 10, &stop, 10), stop == flag + 1 + flen) &&
+                   stepping >= 0 && stepping <= 15) {
+            continue;
         } else {
-            snprintf(err, (size_t)errlen, "unknown CPU feature flag '%.*s' in '%s' "
-                     "(only -sep is known)", (int)flen, flag + 1, spec);
+            snprintf(err, (size_t)errlen, "unknown CPU flag '%.*s' in '%s' (known: -sep, "
+                     "stepping=0..15)", (int)flen, flag + 1, spec);
             return -1;
         }
     }
@@ -97,8 +103,10 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
         if (strcmp(cpu_models[i].name, name))
             continue;
         out->model = &cpu_models[i];
+        out->stepping = stepping >= 0 ? (uint32_t)stepping : cpu_models[i].stepping;
         out->sep_reported = (cpu_models[i].features_edx & CPUID_FEATURE_SEP) && !no_sep;
-        out->sep_works = out->sep_reported && cpu_models[i].sysenter_works;
+        out->sep_works = out->sep_reported && cpu_models[i].sep == SEP_WORKS;
+        out->sep_unsupported = out->sep_reported && cpu_models[i].sep == SEP_UNSUPPORTED;
         cost_central(out->inputs);
         memset(out->pinned, 0, sizeof out->pinned);
         cpu_config_costs(out);
@@ -114,13 +122,19 @@ void cpu_models_list(FILE *out)
             "model", "sysenter", "description");
     for (int i = 0; i < cpu_model_count; i++) {
         const struct cpu_model *m = &cpu_models[i];
+        struct cpu_config c = { .model = m, .stepping = m->stepping };
         const char *sep = !(m->features_edx & CPUID_FEATURE_SEP) ? "no"
-                        : m->sysenter_works ? "yes" : "#UD";
-        fprintf(out, "%-11s 0x%05x    %-6u %-5u %-9s %s\n", m->name, cpu_signature(m),
+                        : m->sep == SEP_WORKS ? "yes" : "unsupp.";
+        fprintf(out, "%-11s 0x%05x    %-6u %-5u %-9s %s\n", m->name, cpu_signature(&c),
                 m->family, m->model, sep, m->description);
         fprintf(out, "%-11s features EDX 0x%08x (SEP %s); add ',-sep' to switch it off\n",
                 "", m->features_edx,
                 (m->features_edx & CPUID_FEATURE_SEP) ? "reported" : "absent");
+        if (m->sep == SEP_UNSUPPORTED)
+            fprintf(out, "%-11s stepping %u: Linux 2.5.53 ignores its SEP (model < 3, stepping "
+                    "< 3) and sysenter is #GP(0);\n%-11s ',stepping=9' is Jim Houston's part "
+                    "(2003): the check passes, and the first\n%-11s sysexit double-faults "
+                    "(undocumented; docs/cost-model.md)\n", "", m->stepping, "", "");
     }
 }
 

@@ -143,7 +143,7 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     *flags = 0;
     switch (insn->id) {
     case X86_INS_SYSENTER: return CLASS_SYSENTER;
-    case X86_INS_SYSEXIT:  return CLASS_SYSEXIT;
+    case X86_INS_SYSEXIT:  *flags |= SPECIAL_SYSEXIT; return CLASS_SYSEXIT;
     case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO: case X86_INS_INT1:
         *flags |= INSN_SOFTINT;
         return CLASS_INT;

@@ -20,7 +20,9 @@
 #define SPECIAL_WRMSR  0x04
 #define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
 #define SPECIAL_REP    0x10  /* rep string op: charged as it runs (machine.h) */
-#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO | SPECIAL_REP)
+#define SPECIAL_SYSEXIT 0x80 /* sysexit: the Pentium Pro's fails (sysenter.h) */
+#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO | SPECIAL_REP | \
+                  SPECIAL_SYSEXIT)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
 #define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
 

@@ -21,9 +21,11 @@ START_TEST(models_parse_with_and_without_sep)
     ck_assert(!c.sep_reported && !c.sep_works);
     ck_assert_uint_eq(cpu_features(&c) & CPUID_FEATURE_SEP, 0);
     ck_assert_int_eq(parse("pentiumpro", false, &c, err), 0);
-    ck_assert(c.sep_reported && !c.sep_works);
+    ck_assert(c.sep_reported && !c.sep_works && c.sep_unsupported);
     ck_assert_uint_eq(c.model->family, 6);
     ck_assert_uint_eq(c.model->model, 1);
+    ck_assert_int_eq(parse("pentiumpro,-sep", false, &c, err), 0);
+    ck_assert(!c.sep_reported && !c.sep_unsupported);
 }
 END_TEST
 
@@ -36,6 +38,10 @@ START_TEST(unknown_models_and_flags_are_errors)
     ck_assert_int_eq(parse("pentium4,+avx", false, &c, err), -1);
     ck_assert_ptr_nonnull(strstr(err, "+avx"));
     ck_assert_int_eq(parse("", false, &c, err), -1);
+    ck_assert_int_eq(parse("pentiumpro,stepping=16", false, &c, err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "stepping=16"));
+    ck_assert_int_eq(parse("pentiumpro,stepping=", false, &c, err), -1);
+    ck_assert_int_eq(parse("pentiumpro,stepping=9x", false, &c, err), -1);
 }
 END_TEST
 
@@ -44,11 +50,18 @@ START_TEST(signatures_are_the_real_parts)
     struct cpu_config c;
     char err[256];
     parse("pentium4", false, &c, err);
-    ck_assert_uint_eq(cpu_signature(c.model), 0xf27);  /* Northwood */
+    ck_assert_uint_eq(cpu_signature(&c), 0xf27);  /* Northwood */
     parse("pentium3", false, &c, err);
-    ck_assert_uint_eq(cpu_signature(c.model), 0x686);  /* Coppermine */
+    ck_assert_uint_eq(cpu_signature(&c), 0x686);  /* Coppermine */
     parse("pentiumpro", false, &c, err);
-    ck_assert_uint_eq(cpu_signature(c.model), 0x611);  /* the SEP erratum range */
+    ck_assert_uint_eq(cpu_signature(&c), 0x611);  /* the SEP erratum range */
+    /* Jim Houston's part, which passed Linux 2.5.53's check */
+    ck_assert_int_eq(parse("pentiumpro,stepping=9", false, &c, err), 0);
+    ck_assert_uint_eq(cpu_signature(&c), 0x619);
+    ck_assert(c.sep_reported && c.sep_unsupported && !c.sep_works);
+    ck_assert_int_eq(parse("pentiumpro,stepping=9,-sep", false, &c, err), 0);
+    ck_assert_uint_eq(cpu_signature(&c), 0x619);
+    ck_assert(!c.sep_reported);
 }
 END_TEST
 
