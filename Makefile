@@ -2,7 +2,7 @@
 # the guest programs and the tests.
 #   make / make all   the emulator (the guest kernel built in) and the guest
 #                     programs
-#   make run          reproduce the article's table (the main job)
+#   make run          replay the published experiments on the model (the main job)
 #   make test         the layer and facts checks, then every test suite
 #   make test-asan    the tests under AddressSanitizer + UBSan
 #   make bench        emulator speed with and without cycle accounting

@@ -1,5 +1,6 @@
 /* CPU model names, flags, identity and cost tables, and emu --list-cpus. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
@@ -118,6 +119,55 @@ START_TEST(an_override_recalibrates_unless_it_names_a_calibrated_class)
 }
 END_TEST
 
+/* docs/cost-model.md's rows ("| P4 alu | 0.5 | 0.5 | 0.5 | table | ...")
+ * are the tables: every class once per table, with its cost, interval and
+ * kind; a calibrated or tied row with the value the model solves. */
+START_TEST(the_documented_rows_are_the_tables)
+{
+    char *doc = read_file("docs/cost-model.md");
+    ck_assert_ptr_nonnull(doc);
+    struct cost_input in[NINPUTS];
+    double x[NINPUTS], v[NTABLES][NCLASSES];
+    int seen[NTABLES][NCLASSES] = { { 0 } };
+    cost_inputs(in);
+    cost_central(x);
+    for (int t = 0; t < NTABLES; t++)
+        cost_eval(x, t, NULL, v[t]);
+    for (char *line = doc; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char table[4], cls[32], cost[16], low[16], high[16], kind[16];
+        if (strncmp(line, "| P4 ", 5) && strncmp(line, "| P6 ", 5))
+            continue;
+        int n = sscanf(line, "| %3s %31s | %15[^ |] | %15[^ |] | %15[^ |] | %15[^ |] |", table,
+                       cls, cost, low, high, kind);
+        if (n < 4) {
+            /* calibrated and tied rows have empty low and high cells */
+            n = sscanf(line, "| %3s %31s | %15[^ |] | | | %15[^ |] |", table, cls, cost, kind);
+            ck_assert_msg(n == 4, "cannot read: %.80s", line);
+            low[0] = high[0] = 0;
+        }
+        int t = !strcmp(table, "P4") ? TABLE_P4 : TABLE_P6, c = class_by_name(cls);
+        ck_assert_msg(c >= 0, "docs: no class %s", cls);
+        seen[t][c]++;
+        int k = cost_row_kind(t, c);
+        ck_assert_msg(!strcmp(kind, cost_kind_name(k)), "docs: %s %s is %s, the table says %s",
+                      table, cls, kind, cost_kind_name(k));
+        ck_assert_msg(fabs(atof(cost) - v[t][c]) < 0.006, "docs: %s %s costs %s, the model %.3f",
+                      table, cls, cost, v[t][c]);
+        if (k != ROW_CALIBRATED && k != ROW_TIED) {
+            const struct cost_input *i = &in[INPUT_ROW(t, c)];
+            ck_assert_msg(fabs(atof(low) - i->low) < 0.006 && fabs(atof(high) - i->high) < 0.006,
+                          "docs: %s %s is [%s, %s], the table [%g, %g]", table, cls, low, high,
+                          i->low, i->high);
+        }
+    }
+    for (int t = 0; t < NTABLES; t++)
+        for (int c = 0; c < NCLASSES; c++)
+            ck_assert_msg(seen[t][c] == 1, "docs: %s %s appears %d times",
+                          cost_table_name(t), class_name(c), seen[t][c]);
+    free(doc);
+}
+END_TEST
+
 START_TEST(list_cpus_gives_the_signatures)
 {
     static const char *const want[3][2] = {
@@ -155,6 +205,7 @@ Suite *cpu_models_suite(void)
     tcase_add_test(tc, every_row_has_an_interval_around_its_cost);
     tcase_add_test(tc, the_ring_crossings_are_calibrated_to_positive_costs);
     tcase_add_test(tc, an_override_recalibrates_unless_it_names_a_calibrated_class);
+    tcase_add_test(tc, the_documented_rows_are_the_tables);
     tcase_add_test(tc, list_cpus_gives_the_signatures);
     suite_add_tcase(s, tc);
     return s;
