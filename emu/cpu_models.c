@@ -189,9 +189,9 @@ static void print_row(FILE *out, int table, int cls, double cost)
 {
     int kind = cost_row_kind(table, cls);
     if (kind == ROW_CALIBRATED || kind == ROW_TIED)
-        fprintf(out, " %8.2f %-17s", cost, kind == ROW_TIED ? "(tied)" : "(calibrated)");
+        fprintf(out, " %8.2f %-19s", cost, kind == ROW_TIED ? "(tied)" : "(calibrated)");
     else
-        fprintf(out, " %8.2f [%6.2f, %6.2f]", cost, cost_row_low(table, cls),
+        fprintf(out, " %8.2f [%7.2f, %7.2f] ", cost, cost_row_low(table, cls),
                 cost_row_high(table, cls));
 }
 
@@ -201,8 +201,8 @@ void cpu_costs_list(FILE *out)
     cost_central(x);
     for (int t = 0; t < NTABLES; t++)
         cost_eval(x, t, NULL, v[t]);
-    fprintf(out, "%-15s %-26s %-26s %s\n", "class", " P4 (pentium4)",
-            " P6 (pentium3, pentiumpro)", "covers");
+    fprintf(out, "%-15s %-28s %-28s %s\n", "class", "P4 (pentium4): cost [interval]",
+            "P6 (pentium3, pentiumpro)", "covers");
     for (int c = 0; c < NCLASSES; c++) {
         fprintf(out, "%-15s", class_names[c]);
         for (int t = 0; t < NTABLES; t++)
