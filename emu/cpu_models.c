@@ -1,7 +1,8 @@
 /*
  * The CPU models. Identity (CPUID) and SEP behaviour are facts about the
- * parts; the cost tables are the cycle model, one number per instruction
- * class, each with its source in docs/cost-model.md.
+ * parts; each model's cycle costs are its table's (cost_model.h: a cost per
+ * instruction class, solved for the calibrated crossings), with --cost
+ * overrides; docs/cost-model.md gives every number's source and interval.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -87,7 +87,7 @@ struct machine_observer {
     void (*tsc)(void *ctx, struct machine *m, uint32_t insn_addr);
 };
 
-/* What one run of a rep string op is charged (machine_charge_rep). */
+/* What one run of a rep string op is charged (charge_rep, below). */
 struct rep_step {
     bool start;      /* the start-up */
     bool element;    /* one element */
