@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 #include "boot.h"
+#include "calibrate.h"
 #include "compare.h"
 #include "outputs.h"
 #include "run.h"
@@ -23,6 +24,8 @@
 static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
     "       emu compare [options] PROGRAM [ARGS...]\n"
+    "       emu calibrate [PROGRAMS_DIR]   replay the calibration experiments\n"
+    "                                      (scripts/calibrate.sh)\n"
     "       emu --list-cpus | --list-costs | --version | --help\n"
     "       emu run --help | emu compare --help\n"
     "\n"
@@ -305,6 +308,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--list-costs") || !strcmp(argv[1], "list-costs")) {
         cpu_costs_list(stdout);
         return 0;
+    }
+    if (!strcmp(argv[1], "calibrate")) {
+        if (argc > 3)
+            return usage_error("%s", "calibrate takes at most a directory");
+        return calibrate_main(argc > 2 ? argv[2] : "build/guest/programs", stdout);
     }
     if (!strcmp(argv[1], "compare"))
         compare = true;
