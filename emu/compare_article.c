@@ -72,7 +72,7 @@ static void print_one(const struct published *p, const struct compare_run *r, FI
     fprintf(f, " (%s, %s, %llu calls): ", sys_path_name(path), sys_via_name(via),
             (unsigned long long)calls);
     print_interval(f, &iv, 1);
-    fprintf(f, " cycles/call\n    %s: %s", p->id, p->as_printed);
+    fprintf(f, " cycles per iteration\n    %s: %s", p->id, p->as_printed);
     if (p->low != p->high)
         fprintf(f, " = %.1f [%.1f, %.1f]", p->value, p->low, p->high);
     fprintf(f, " (%s): %s\n", role_name(p->role),
@@ -118,8 +118,9 @@ void compare_article(const struct compare_run *rs, int n, const struct run_optio
                 "lists the replays)\n");
         return;
     }
-    fprintf(f, "\npublished figures, beside the replay's own measurement (cycles per call "
-            "between its rdtsc reads,\nas the program prints them) and its interval:\n\n");
+    fprintf(f, "\npublished figures, beside the replay's own measurement (cycles per iteration "
+            "of its loop,\nbetween its rdtsc reads, as the program prints them) and its "
+            "interval:\n\n");
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < npublished; k++)
             if (applies(&published[k], &rs[i], base))
