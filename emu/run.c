@@ -202,7 +202,9 @@ int machine_run(struct machine *m)
     case STOP_EXIT: return m->exit_status;
     case STOP_KILLED: return m->exit_status;
     case STOP_EXEC_ERROR: return 126;
-    case STOP_BUDGET: return 124;
+    /* the guest would never end: a runaway, or every process waits */
+    case STOP_BUDGET:
+    case STOP_DEADLOCK: return 124;
     default: return 125;
     }
 }
