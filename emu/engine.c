@@ -257,6 +257,14 @@ void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size)
     uc_ctl_remove_cache(uc, addr, addr + size);
 }
 
+/* ---- quirk 17: user code replaced from outside the engine ---- */
+
+void engine_retranslate_page(uc_engine *uc, uint32_t addr)
+{
+    addr &= ~(uint32_t)(PAGE_SIZE - 1);
+    uc_ctl_remove_cache(uc, addr, addr + PAGE_SIZE);
+}
+
 /* ---- quirk 9: the sysenter hook ---- */
 
 #define SYSENTER_LEN 2 /* 0f 34: the engine adds it to EIP after the hook */

@@ -75,13 +75,15 @@
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
- * 15. Translations are cached by address (the guest-physical page, here the
+ * 15, 16. (Kept for the debugger's quirks, which come with it.)
+ * 17. Translations are cached by address (the guest-physical page, here the
  *     virtual one), and the engine only notices a change of a page's bytes
  *     made through its own stores. When the emulator replaces the bytes of
  *     a user page from outside (another process's address space moved into
  *     the window, emu/addrspace.c), the old translations would run.
- *     engine_retranslate() drops one page's, found through the page tables
- *     loaded at the time: so before the page stops being mapped. (The
+ *     engine_retranslate_page() drops one page's, found through the MMU
+ *     with the page tables and privilege of the moment: so at CPL 0 (the
+ *     kernel's hypercall) and before the page stops being mapped. (The
  *     engine's flush of every translation cannot be used from a hook: the
  *     engine chains the running block to blocks the flush frees, and the
  *     emulator crashes.) Test: test_addrspace
@@ -133,6 +135,11 @@ int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
  * bytes run. The page tables loaded now must map it. */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+/* Quirk 17: forget the translations of the user page at addr, whose bytes
+ * the emulator is about to replace. Only at CPL 0 and while the loaded
+ * page tables map the page present: the engine finds the translations
+ * through its MMU, at the privilege of the moment. */
+void engine_retranslate_page(uc_engine *uc, uint32_t addr);
 
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
