@@ -205,7 +205,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan bench lat plot clean traces fuzz fuzz-targets fuzz-seeds install
+.PHONY: all run test test-asan bench lat plot clean traces samples fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
@@ -253,6 +253,10 @@ traces: $(EMU) $(BUILD)/guest/programs/one_call
 # (guest/programs/lat.c)
 lat: $(EMU) $(BUILD)/guest/programs/lat
 	@$(EMU) compare $(BUILD)/guest/programs/lat all 1000
+
+# README.md's samples (tests/test_docs.c checks them), as emu prints them now.
+samples: all
+	@python3 scripts/readme-samples.py README.md && echo "refreshed README.md's samples"
 
 plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \

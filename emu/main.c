@@ -7,6 +7,7 @@
 #include "boot.h"
 #include "calibrate.h"
 #include "compare.h"
+#include "names.h"
 #include "outputs.h"
 #include "run.h"
 #include "syscalls.h"
@@ -90,7 +91,7 @@ static const char compare_text[] =
     "usage: emu compare [options] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM once on each of several CPU models and prints its most frequent\n"
-    "system call's cycles per call side by side, a row per way the calls went\n"
+    "system call's (or --syscall's) cycles per call side by side, a row per way the calls went\n"
     "(path, and via the vsyscall page or inline), each with its interval.\n"
     "\n"
     "options:\n"
@@ -101,7 +102,13 @@ static const char compare_text[] =
     "  --article            for the replays (linus_loop, lmbench_null): each\n"
     "                       published figure beside the replay's own, with its\n"
     "                       interval, inside or outside\n"
-    "  --svg FILE           also draw the comparison as an SVG bar chart\n";
+    "  --syscall NAME       compare this system call, not the most frequent one\n"
+    "  --svg FILE           also draw the comparison as an SVG bar chart: bars\n"
+    "                       with intervals, published figures, an axis, ratios\n"
+    "\n"
+    "With --cost, a banner says the model is modified and no published figure\n"
+    "is compared for the models it changes. SEP 'unused': CPUID reports it and\n"
+    "the kernel did not enable it.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -318,8 +325,8 @@ int main(int argc, char **argv)
     };
     char *env[MAX_ENV + 1] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
     int envc = 2;
-    bool article = false, compare = false, cpu_given = false;
-    const char *cpus = NULL, *svg = NULL;
+    bool compare = false, cpu_given = false;
+    struct compare_options co = { .syscall = -1 };
     struct outputs out = { 0 };
     char err[256];
 
@@ -397,9 +404,13 @@ int main(int argc, char **argv)
             env[envc++] = (char *)val;
             env[envc] = NULL;
         } else if (compare && !strcmp(a, "--cpus") && val) {
-            cpus = val;
+            co.cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
-            svg = val;
+            co.svg = val;
+        } else if (compare && !strcmp(a, "--syscall") && val) {
+            co.syscall = syscall_by_name(val);
+            if (co.syscall < 0)
+                return usage_error("--syscall '%s' names no system call", val);
         } else if (!compare && (took = output_option(&out, a, val, err, sizeof err)) >= 0) {
             if (took == 2)
                 return usage_error("%s", err);
@@ -413,7 +424,7 @@ int main(int argc, char **argv)
             else if (!compare && !strcmp(a, "--no-cycle-model"))
                 opts.no_cycle_model = true;
             else if (compare && !strcmp(a, "--article"))
-                article = true;
+                co.article = true;
             else if (compare && output_option(&(struct outputs){ 0 }, a, val, err,
                                               sizeof err) >= 0)
                 return usage_error("'%s' is an emu run option; compare does not take it", a);
@@ -440,7 +451,7 @@ int main(int argc, char **argv)
     opts.envp = env;
 
     if (compare)
-        return compare_main(&opts, cpus, article, svg);
+        return compare_main(&opts, &co);
     int rc = check_outputs(&out, &opts);
     return rc ? rc : run(&opts, &out);
 }
