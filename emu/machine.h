@@ -80,6 +80,7 @@ struct delivery_event {
     uint32_t from_cpl;         /* the CPL it interrupted */
     uint32_t error_code;
     uint32_t return_eip;       /* where iret goes back to */
+    uint32_t return_esp;       /* and the stack pointer it restores */
 };
 
 /* How the program ended, set before the exit observers are told. */

@@ -154,7 +154,7 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
     reg_write(m, UC_X86_REG_EFLAGS, eflags);
     reg_write(m, UC_X86_REG_EIP, offset);
     machine_notify_delivery(m, &(struct delivery_event){ vector, kind, cpl, error_code,
-                                                         return_eip });
+                                                         return_eip, esp });
     charge(m, new_cpl < cpl ? (kind == EVENT_SOFTWARE ? CLASS_INT : CLASS_EXCEPTION)
                             : CLASS_INT_SAME, 1);
 }
