@@ -201,7 +201,7 @@ static void print_iret_exits(const struct compare_run *rs, int n, FILE *f)
         if (!r->sysenter_calls)
             fprintf(f, "no sysenter calls (every call went through int $0x80)\n");
         else
-            fprintf(f, "%" PRIu64 " of %" PRIu64 " (%.3f%%)\n", r->sysenter_irets,
+            fprintf(f, "%" PRIu64 " of %" PRIu64 " (%.3g%%)\n", r->sysenter_irets,
                     r->sysenter_calls,
                     100.0 * (double)r->sysenter_irets / (double)r->sysenter_calls);
     }
