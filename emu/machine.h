@@ -33,7 +33,7 @@ enum stop_reason {
     STOP_PANIC,       /* the guest kernel panicked */
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
-    STOP_DEADLOCK,    /* every process waits for something no one can do (124) */
+    STOP_DEADLOCK,    /* every process waits for something no one can do */
 };
 
 /* --mem: the user memory all processes together may hold. */

@@ -84,8 +84,8 @@ static const char run_text[] =
     "                       traces, budget or modeled TSC\n"
     "\n"
     "exit status: the program's own; 128+N if a fault killed it with signal N;\n"
-    "2 usage error; 124 instruction budget exhausted or deadlock; 125 machine\n"
-    "failure; 126 program cannot be run; 127 program not found\n";
+    "2 usage error; 124 instruction budget exhausted; 125 machine failure;\n"
+    "126 program cannot be run; 127 program not found\n";
 
 static const char compare_text[] =
     "usage: emu compare [options] PROGRAM [ARGS...]\n"

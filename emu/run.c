@@ -202,9 +202,7 @@ int machine_run(struct machine *m)
     case STOP_EXIT: return m->exit_status;
     case STOP_KILLED: return m->exit_status;
     case STOP_EXEC_ERROR: return 126;
-    /* the guest would never end: a runaway, or every process waits */
-    case STOP_BUDGET:
-    case STOP_DEADLOCK: return 124;
+    case STOP_BUDGET: return 124;
     default: return 125;
     }
 }
