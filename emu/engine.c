@@ -257,6 +257,36 @@ void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size)
     uc_ctl_remove_cache(uc, addr, addr + size);
 }
 
+/* ---- quirks 15 and 16: the debugger's hooks ---- */
+
+void engine_retranslate_all(uc_engine *uc)
+{
+    uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
+}
+
+int engine_hook_code_range(uc_engine *uc, uint32_t begin, uint32_t end, uc_cb_hookcode_t cb,
+                           void *user, uc_hook *h)
+{
+    return uc_hook_add(uc, h, UC_HOOK_CODE, cb, user, (uint64_t)begin, (uint64_t)end) ==
+                   UC_ERR_OK
+               ? 0
+               : -1;
+}
+
+int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint32_t end,
+                    uc_cb_hookmem_t cb, void *user, uc_hook *h)
+{
+    int type = (reads ? UC_HOOK_MEM_READ : 0) | (writes ? UC_HOOK_MEM_WRITE : 0);
+    return uc_hook_add(uc, h, type, cb, user, (uint64_t)begin, (uint64_t)end) == UC_ERR_OK
+               ? 0
+               : -1;
+}
+
+void engine_unhook(uc_engine *uc, uc_hook h)
+{
+    uc_hook_del(uc, h);
+}
+
 /* ---- quirk 9: the sysenter hook ---- */
 
 #define SYSENTER_LEN 2 /* 0f 34: the engine adds it to EIP after the hook */

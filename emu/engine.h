@@ -75,6 +75,21 @@
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
+ * 15. A hook only applies to code translated after it is added, and
+ *     uc_ctl_remove_cache finds the code to drop through the CPU's MMU at
+ *     the current privilege: asked from ring 3 about kernel code, it drops
+ *     nothing and leaves a page fault behind in the CPU state (CR2, the
+ *     pending exception). engine_retranslate_all() drops every translation
+ *     instead (UC_CTL_TB_FLUSH: 2.0.1's header calls the macro
+ *     uc_ctl_flush_tlb, 2.1's uc_ctl_flush_tb; the control itself is the
+ *     same). Test: test_debug breakpoints_in_kernel_code_set_from_ring3_hit.
+ * 16. Hooks at one instruction run in the order they were added, and a
+ *     hook that stops the engine (uc_emu_stop) or writes EIP ends the list:
+ *     the later ones never see that instruction. Stopping from a block
+ *     hook keeps the block from running, from a code hook the instruction;
+ *     EIP is left at it either way. So every code hook the machine adds
+ *     asks the debugger first (machine_hold_insn). Tests: test_debug
+ *     breakpoint_on_rdtsc_stops_before_it, step_over_rdtsc_executes_one_instruction.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -119,8 +134,19 @@ bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err);
 int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user);
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
-/* Forget the translation of [addr, addr+size): new hooks apply there. */
+/* Forget the translation of [addr, addr+size): new hooks apply there.
+ * Only for code the CPU can fetch at the current privilege (quirk 15). */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+/* Forget every translation (quirk 15). */
+void engine_retranslate_all(uc_engine *uc);
+/* A code hook on [begin, end] (every instruction if begin > end), and
+ * memory hooks on guest reads and/or writes starting in [begin, end]; *h
+ * is for engine_unhook. 0 or -1. */
+int engine_hook_code_range(uc_engine *uc, uint32_t begin, uint32_t end, uc_cb_hookcode_t cb,
+                           void *user, uc_hook *h);
+int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint32_t end,
+                    uc_cb_hookmem_t cb, void *user, uc_hook *h);
+void engine_unhook(uc_engine *uc, uc_hook h);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

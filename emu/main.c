@@ -4,6 +4,7 @@
 #include <string.h>
 #include "boot.h"
 #include "compare.h"
+#include "gdb_machine.h"
 #include "report.h"
 #include "run.h"
 #include "strace.h"
@@ -43,6 +44,11 @@ static const char usage_text[] =
     "  --trace-insns        also trace every instruction\n"
     "  --no-cycle-model     no cycle accounting (for make bench): no cycles,\n"
     "                       traces, budget or modeled TSC\n"
+    "  --gdb [HOST:]PORT    serve GDB's remote protocol (HOST 127.0.0.1 unless\n"
+    "                       given; PORT 0 picks a free one; emu prints it)\n"
+    "  -s                   the same as --gdb " GDB_SHORTHAND_SPEC "\n"
+    "  -S, --gdb-wait       with --gdb or -s: stop before the kernel's first\n"
+    "                       instruction until a debugger attaches\n"
     "options (compare):\n"
     "  --cpus LIST          models to compare, ';'-separated (default:\n"
     "                       pentium4;pentium4,-sep;pentium3;pentium3,-sep)\n"
@@ -110,8 +116,8 @@ int main(int argc, char **argv)
     };
     char *env[MAX_ENV + 1] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
     int envc = 2;
-    bool report = false, article = false, compare = false;
-    const char *cpus = NULL, *svg = NULL;
+    bool report = false, article = false, compare = false, gdb_wait = false;
+    const char *cpus = NULL, *svg = NULL, *gdb = NULL;
 
     if (argc < 2)
         return usage_error("%s", "missing command");
@@ -168,6 +174,8 @@ int main(int argc, char **argv)
             opts.trace_path = val;
         } else if (!compare && !strcmp(a, "--trace-format") && val) {
             opts.trace_format = val;
+        } else if (!compare && !strcmp(a, "--gdb") && val) {
+            gdb = val;
         } else if (compare && !strcmp(a, "--cpus") && val) {
             cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
@@ -186,6 +194,10 @@ int main(int argc, char **argv)
                 opts.trace_insns = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))
                 opts.no_cycle_model = true;
+            else if (!compare && !strcmp(a, "-s"))
+                gdb = GDB_SHORTHAND_SPEC;
+            else if (!compare && (!strcmp(a, "-S") || !strcmp(a, "--gdb-wait")))
+                gdb_wait = true;
             else if (compare && !strcmp(a, "--article"))
                 article = true;
             else
@@ -198,6 +210,10 @@ int main(int argc, char **argv)
         return usage_error("%s", "missing PROGRAM");
     if (opts.trace_insns && !opts.trace_path)
         return usage_error("%s", "--trace-insns needs --trace FILE");
+    if (gdb_wait && !gdb)
+        return usage_error("%s", "--gdb-wait (-S) needs --gdb PORT or -s");
+    if (gdb && opts.no_cycle_model)
+        return usage_error("%s", "--gdb needs the cycle model (not --no-cycle-model)");
     opts.program = argv[i];
     opts.argc = argc - i;
     opts.argv = argv + i;
@@ -215,7 +231,7 @@ int main(int argc, char **argv)
     }
     int status = start(m, &opts, sys, &trace);
     if (status == 0) {
-        status = machine_run(m);
+        status = gdb ? gdb_machine_run(m, sys, gdb, gdb_wait) : machine_run(m);
         if (m->stop != STOP_EXIT)
             fprintf(stderr, "emu: %s: %s\n", opts.program, m->message);
         if (report)

@@ -49,12 +49,30 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->stop != STOP_NONE) {
+    if (m->stop != STOP_NONE || m->paused) {
         engine_stop(uc);
         return;
     }
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
+    /*
+     * The block hook runs before the block's exit check, so stopping here
+     * keeps the block from running: put the code hooks in, drop the
+     * translation and start the block again (engine.h, quirk 8).
+     */
+    if (b && b->specials && !specials_hooked(m, b)) {
+        if (hook_specials(m, b)) {
+            machine_stop(m, STOP_MACHINE, "too many special instructions to hook");
+            return;
+        }
+        engine_retranslate(uc, addr, size);
+        reg_write(m, UC_X86_REG_EIP, addr);
+        return;
+    }
+    /* A debugger stops before the block is charged: it runs, and is
+     * charged, when the machine goes on. */
+    if (machine_hold_block(m, b, addr))
+        return;
     if (!b) {
         /* Code Capstone cannot decode still runs in the engine (which
          * ignores a stray lock prefix, for one): count it as one
@@ -63,20 +81,6 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         m->cur_block = NULL;
         if (++m->insns > m->opts->max_insns)
             over_budget(m);
-        return;
-    }
-    /*
-     * The block hook runs before the block's exit check, so stopping here
-     * keeps the block from running: put the code hooks in, drop the
-     * translation and start the block again (engine.h, quirk 8).
-     */
-    if (b->specials && !specials_hooked(m, b)) {
-        if (hook_specials(m, b)) {
-            machine_stop(m, STOP_MACHINE, "too many special instructions to hook");
-            return;
-        }
-        engine_retranslate(uc, addr, size);
-        reg_write(m, UC_X86_REG_EIP, addr);
         return;
     }
     if (m->insns + b->ninsns > m->opts->max_insns) {
@@ -169,6 +173,10 @@ static void raise_ud_after_abort(struct machine *m)
 int machine_run(struct machine *m)
 {
     while (m->stop == STOP_NONE) {
+        if (m->paused) {
+            m->paused = false;
+            return MACHINE_PAUSED;
+        }
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
         uc_err e = UC_ERR_OK;
         if (!engine_run(m->uc, eip, m->abort_ud_pending ? m->abort_ud_at : KERNEL_BASE, &e)) {
@@ -189,6 +197,8 @@ int machine_run(struct machine *m)
             raise_ud_after_abort(m);
             continue;
         }
+        if (m->paused)
+            continue;
         eip = reg_read(m, UC_X86_REG_EIP);
         if (e != UC_ERR_OK)
             machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));

@@ -14,10 +14,12 @@
 #                 the kernel's symbols, the file trees (hostfs, vfs_*), the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
-#                 ports, hypercalls, booting, the execution loop
+#                 ports, hypercalls, booting, the execution loop, and
+#                 stopping it for a debugger (debug, debug_mem)
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare, the GDB
-#                 remote stub (gdb_*, gdbstub)
+#                 remote stub (gdb_*, gdbstub) and the machine behind it
+#                 (gdb_machine)
 #   5 main        the command line
 set -eu
 
@@ -51,6 +53,8 @@ cpu_insns     2
 hypercall     2
 boot          2
 run           2
+debug         2
+debug_mem     2
 syscalls      3
 trace         4
 strace        4
@@ -63,6 +67,7 @@ gdb_session   4
 gdb_commands  4
 gdb_query     4
 gdbstub       4
+gdb_machine   4
 main          5
 '
 
