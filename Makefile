@@ -109,7 +109,8 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
 # helper server puts that on a TCP port for Debian's gdb to attach to.
 GDB_FAKE := $(BUILD)/tests/gdb_fake.c.o
 GDB_FAKE_SERVER := $(BUILD)/tests/gdb_fake_server
-$(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(filter $(BUILD)/emu/gdb%,$(EMU_OBJS))
+GDB_STUB_OBJS = $(filter-out $(BUILD)/emu/gdb_machine.c.o,$(filter $(BUILD)/emu/gdb%,$(EMU_OBJS)))
+$(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(GDB_STUB_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 GDB_RIG := $(BUILD)/tests/gdb_rig.c.o
 $(BUILD)/tests/test_gdbstub $(BUILD)/tests/test_gdbstub_hostile: $(GDB_FAKE) $(GDB_RIG)

@@ -35,7 +35,7 @@ static bool wants_stop(struct debug *d, uint32_t addr)
     return false;
 }
 
-static bool poll_says_stop(struct debug *d, struct machine *m)
+static bool poll_says_stop(struct debug *d, struct machine *m, uint32_t addr)
 {
     if (!d->poll || m->insns < d->next_poll)
         return false;
@@ -43,9 +43,35 @@ static bool poll_says_stop(struct debug *d, struct machine *m)
     int sig = d->poll(d->poll_ctx);
     if (!sig)
         return false;
-    d->stop = (struct debug_stop){ .why = DEBUG_SIGNAL, .signo = sig,
-                                   .addr = reg_read(m, UC_X86_REG_EIP) };
+    d->stop = (struct debug_stop){ .why = DEBUG_SIGNAL, .signo = sig, .addr = addr };
     return true;
+}
+
+/*
+ * Stopping before an instruction inside a charged block: the rest of the
+ * block is refunded, and charged again when the machine resumes at addr
+ * and the engine starts a block there. The execution loop takes that
+ * block for the rest of this one (rest_at, rest_of), whose rep start-up
+ * (if it ends in a rep) was paid with it.
+ */
+static void cut_block(struct machine *m, uint32_t addr)
+{
+    uint32_t index;
+    if (block_find_insn(m->cur_block, addr, &index) && index < m->cur_limit) {
+        truncate_current_block(m, index);
+        m->rest_at = addr;
+        m->rest_of = m->prev_block_addr;
+    }
+}
+
+/* Is the block at addr the next iteration of a rep instruction, the last
+ * one the block before ran? */
+static bool rep_goes_on(const struct machine *m, uint32_t addr)
+{
+    if (!m->cur_block || m->cur_limit == 0)
+        return false;
+    const struct insn *last = &m->cur_block->insns[m->cur_limit - 1];
+    return last->addr == addr && (last->flags & INSN_REP);
 }
 
 /* Before the block at addr is charged (run.c). The first block after a
@@ -55,32 +81,18 @@ static bool hold_block(void *ctx, struct machine *m, const struct block *b, uint
     struct debug *d = ctx;
     d->passed = false;
     d->block_addr = addr;
-    d->rep_again = b && (b->insns[0].flags & INSN_REP) && m->prev_block_addr == addr;
+    (void)b;
+    d->rep_again = rep_goes_on(m, addr);
     if (d->blocks == 0 && addr == d->resume_eip) {
         d->blocks++;
         return false;
     }
-    if (wants_stop(d, addr) || poll_says_stop(d, m)) {
-        machine_pause(m);
+    if (wants_stop(d, addr) || poll_says_stop(d, m, addr)) {
+        machine_pause(m, addr);
         return true;
     }
     d->blocks++;
     return false;
-}
-
-/*
- * Stopping before an instruction inside a charged block: the rest of the
- * block is refunded, and charged again when the machine resumes at addr
- * and the engine starts a block there. That block's rep start-up (if it
- * ends in a rep) was paid with this one: prev_block_addr = addr says so.
- */
-static void cut_block(struct machine *m, uint32_t addr)
-{
-    uint32_t index;
-    if (block_find_insn(m->cur_block, addr, &index) && index < m->cur_limit) {
-        truncate_current_block(m, index);
-        m->prev_block_addr = addr;
-    }
 }
 
 /* Before an instruction that has a code hook: a breakpoint's, the
@@ -96,7 +108,7 @@ static bool hold_insn(void *ctx, struct machine *m, uint32_t addr)
     bool resumed_here = d->blocks <= 1 && addr == d->resume_eip;
     if (!resumed_here && wants_stop(d, addr)) {
         cut_block(m, addr);
-        machine_pause(m);
+        machine_pause(m, addr);
         return true;
     }
     d->passed = true;

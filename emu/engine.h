@@ -75,20 +75,25 @@
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
- * 15. A hook only applies to code translated after it is added, and
- *     uc_ctl_remove_cache finds the code to drop through the CPU's MMU at
- *     the current privilege: asked from ring 3 about kernel code, it drops
- *     nothing and leaves a page fault behind in the CPU state (CR2, the
- *     pending exception). engine_retranslate_all() drops every translation
- *     instead (UC_CTL_TB_FLUSH: 2.0.1's header calls the macro
- *     uc_ctl_flush_tlb, 2.1's uc_ctl_flush_tb; the control itself is the
- *     same). Test: test_debug breakpoints_in_kernel_code_set_from_ring3_hit.
+ * 15. A hook only applies to code translated after it is added (memory
+ *     hooks too: translated code skips them), and uc_ctl_remove_cache
+ *     finds the code to drop through the CPU's MMU at the current
+ *     privilege: asked from ring 3 about kernel code, it drops nothing and
+ *     sets CR2 as a page fault would. engine_retranslate_all() drops every
+ *     translation instead (UC_CTL_TB_FLUSH: 2.0.1's header calls its macro
+ *     uc_ctl_flush_tlb, 2.1's uc_ctl_flush_tb; the control is the same).
+ *     Tests: test_debug retranslating_kernel_code_from_ring3_misses_it,
+ *     breakpoints_in_kernel_code_set_from_ring3_hit.
  * 16. Hooks at one instruction run in the order they were added, and a
  *     hook that stops the engine (uc_emu_stop) or writes EIP ends the list:
- *     the later ones never see that instruction. Stopping from a block
- *     hook keeps the block from running, from a code hook the instruction;
- *     EIP is left at it either way. So every code hook the machine adds
- *     asks the debugger first (machine_hold_insn). Tests: test_debug
+ *     the later ones never see that instruction; so every code hook the
+ *     machine adds asks the debugger first (machine_hold_insn). Stopping
+ *     from a block hook keeps the block from running, from a code hook the
+ *     instruction. A code hook sees EIP at its instruction; a block hook
+ *     entered by a direct jump from the block before sees that block's
+ *     stale EIP, and a write of EIP from a hook restarts the engine instead
+ *     of letting it stop: machine_pause() notes where, and machine_run sets
+ *     EIP once the engine has returned. Tests: test_debug
  *     breakpoint_on_rdtsc_stops_before_it, step_over_rdtsc_executes_one_instruction.
  */
 #ifndef EMU_ENGINE_H

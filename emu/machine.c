@@ -26,9 +26,10 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
     engine_stop(m->uc);
 }
 
-void machine_pause(struct machine *m)
+void machine_pause(struct machine *m, uint32_t eip)
 {
     m->paused = true;
+    m->pause_eip = eip;
     engine_stop(m->uc);
 }
 

@@ -124,6 +124,8 @@ struct machine {
     uint64_t exceptions;
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t prev_block_addr;
+    uint32_t rest_at, rest_of;     /* a block from rest_at is the rest of the
+                                      one at rest_of (a debugger's cut) */
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     int nspecial;
 
@@ -132,6 +134,7 @@ struct machine {
     bool insn_hooked;              /* the every-instruction hook is in */
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
+    uint32_t pause_eip;            /* before this instruction */
 
     /* why the run ended */
     enum stop_reason stop;
@@ -175,9 +178,10 @@ static inline bool machine_hold_insn(struct machine *m, uint32_t addr)
     return m->hold.insn && m->hold.insn(m->hold.ctx, m, addr);
 }
 
-/* Stop the engine for the debugger, between instructions: machine_run
- * returns MACHINE_PAUSED (run.h), and the next machine_run goes on. */
-void machine_pause(struct machine *m);
+/* Stop the engine for the debugger before the instruction at eip:
+ * machine_run returns MACHINE_PAUSED (run.h) with EIP there, and the next
+ * machine_run goes on. */
+void machine_pause(struct machine *m, uint32_t eip);
 
 /* Charge count instructions of class cls. */
 void charge(struct machine *m, int cls, uint64_t count);

@@ -92,11 +92,14 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->block_start_cycles = m->cycles;
     m->cycles += b->cost;
     m->insns += b->ninsns;
+    /* The rest of a block a debugger cut short is that block going on. */
+    uint32_t as = addr == m->rest_at ? m->rest_of : addr;
+    m->rest_at = 0;
     /* A rep op ends its block; its later iterations re-run a block that
      * starts at it. Any other execution of it is a new rep: pay start-up. */
-    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != addr)
+    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != as)
         charge(m, CLASS_REP_START, 1);
-    m->prev_block_addr = addr;
+    m->prev_block_addr = as;
     machine_notify_block(m, b);
 }
 
@@ -174,6 +177,10 @@ int machine_run(struct machine *m)
 {
     while (m->stop == STOP_NONE) {
         if (m->paused) {
+            /* A block hook that stops the engine leaves EIP behind when
+             * the block was entered by a direct jump (docs/unicorn.md,
+             * quirk 16); and EIP cannot be set from a hook that stops. */
+            reg_write(m, UC_X86_REG_EIP, m->pause_eip);
             m->paused = false;
             return MACHINE_PAUSED;
         }
