@@ -29,7 +29,7 @@ HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN)
 HOST_LDFLAGS = $(SAN)
 
 GUEST_CC := gcc
-GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
+GUEST_CFLAGS := -m32 -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
 KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only
 GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
@@ -179,7 +179,7 @@ fuzz:
 .SECONDARY:
 
 .PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
-all: $(EMU) $(PROGRAMS)
+all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 run: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@echo "sysenter vs int \$$0x80, modeled from first principles (docs/cost-model.md)"
