@@ -115,6 +115,8 @@ $(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(GDB_STUB_OB
 GDB_RIG := $(BUILD)/tests/gdb_rig.c.o
 $(BUILD)/tests/test_gdbstub $(BUILD)/tests/test_gdbstub_hostile: $(GDB_FAKE) $(GDB_RIG)
 $(BUILD)/tests/test_gdb_client: | $(GDB_FAKE_SERVER)
+# emu run --gdb in a child, with Debian's gdb or a raw socket (tests/emu_gdb.h).
+$(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile: $(BUILD)/tests/emu_gdb.c.o
 
 # ---- real static i386 programs: glibc, musl, busybox (tests/test_static.c) ----
 # Each guest/programs/static/NAME.c becomes static/NAME-glibc (gcc-multilib's
