@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "support.h"
+#include "../emu/ksyms.h"
 
 #define GDB "/usr/bin/gdb"
 #define KERNEL_ELF BUILD_DIR "/guest/kernel.elf"
@@ -151,4 +153,16 @@ int emu_gdb_connect(const struct emu_gdb *e)
 void assert_has(const char *text, const char *needle)
 {
     ck_assert_msg(strstr(text, needle), "\"%s\" not in:\n%s", needle, text);
+}
+
+uint32_t program_symbol(const char *prog, const char *name)
+{
+    FILE *f = fopen(program(prog), "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t image[1 << 20];
+    size_t n = fread(image, 1, sizeof image, f);
+    fclose(f);
+    uint32_t a = ksym_find(image, n, name);
+    ck_assert_msg(a, "%s has no %s", prog, name);
+    return a;
 }

@@ -8,6 +8,7 @@
 #define TESTS_EMU_GDB_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define EMU_GDB_CHILD_SECONDS 60
@@ -34,5 +35,7 @@ char *gdb_batch(const struct emu_gdb *e, const char *prog, ...);
 int emu_gdb_connect(const struct emu_gdb *e);
 
 void assert_has(const char *text, const char *needle);
+/* A symbol of build/guest/programs/PROG, from its ELF file. */
+uint32_t program_symbol(const char *prog, const char *name);
 
 #endif

@@ -14,19 +14,6 @@
 
 #define GDB_PORT0 "127.0.0.1:0"
 
-/* A symbol of a guest program, from its ELF file. */
-static uint32_t psym(const char *prog, const char *name)
-{
-    FILE *f = fopen(program(prog), "rb");
-    ck_assert_ptr_nonnull(f);
-    static uint8_t image[1 << 20];
-    size_t n = fread(image, 1, sizeof image, f);
-    fclose(f);
-    uint32_t a = ksym_find(image, n, name);
-    ck_assert_msg(a, "%s has no %s", prog, name);
-    return a;
-}
-
 static uint32_t ksym(const char *name)
 {
     return ksym_find(kernel_image_start, (size_t)(kernel_image_end - kernel_image_start), name);
@@ -203,7 +190,7 @@ START_TEST(gdb_watchpoint_stops_after_the_writing_instruction)
                           "printf \"pc 0x%x\\n\", $pc", "continue", NULL);
     assert_has(out, "Hardware watchpoint 2: watched");
     assert_has(out, "Old value = 0\nNew value = 42\n");
-    ck_assert_uint_eq(tagged(out, "pc"), psym("watched", "after_store"));
+    ck_assert_uint_eq(tagged(out, "pc"), program_symbol("watched", "after_store"));
     assert_has(out, "[Inferior 1 (Remote target) exited with code 052]");
     free(out);
     char *err;
@@ -272,7 +259,7 @@ START_TEST(gdb_attaches_to_a_running_machine)
     emu_gdb_start(&e, "--gdb", GDB_PORT0, "--max-insns", "4000000000", program("faults"),
                   "loop", NULL);
     char *out = gdb_batch(&e, "faults", "printf \"pc 0x%x cs 0x%x\\n\", $pc, $cs", "kill", NULL);
-    ck_assert_uint_eq(tagged(out, "pc"), psym("faults", "at_loop"));
+    ck_assert_uint_eq(tagged(out, "pc"), program_symbol("faults", "at_loop"));
     ck_assert_uint_eq(tagged(out, "cs"), __USER_CS);
     free(out);
     char *err;
@@ -293,7 +280,7 @@ START_TEST(gdb_catches_a_fault_at_its_handler_when_asked)
     assert_has(out, "Program received signal SIGSEGV, Segmentation fault.");
     assert_has(out, "page_fault () at guest/kernel/entry.S:");
     ck_assert_uint_eq(tagged(out, "pc"), ksym("page_fault"));
-    ck_assert_uint_eq(tagged(out, "ret"), psym("faults", "at_null"));  /* above the error code */
+    ck_assert_uint_eq(tagged(out, "ret"), program_symbol("faults", "at_null"));  /* above the error code */
     assert_has(out, "last caught: vector 14 (#PF page fault) from ring 3");
     assert_has(out, ", cr2 00000000\n");
     /* gdb passes the signal on; the kernel kills the program with it */
