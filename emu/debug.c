@@ -1,6 +1,7 @@
 /* Stopping the machine for a debugger (debug.h): the points, the hold on
  * the execution loop, and resuming. */
 #include "debug.h"
+#include <stdlib.h>
 #include <string.h>
 #include "run.h"
 
@@ -74,6 +75,16 @@ static bool rep_goes_on(const struct machine *m, uint32_t addr)
     return last->addr == addr && (last->flags & INSN_REP);
 }
 
+/* Translated code the block cache does not hold (debug_retranslate). */
+static void note_undecodable(struct debug *d, uint32_t addr)
+{
+    for (int i = 0; i < d->nodd; i++)
+        if (d->odd[i] == addr)
+            return;
+    if (d->nodd < DEBUG_MAX_ODD)
+        d->odd[d->nodd++] = addr;
+}
+
 /* Before the block at addr is charged (run.c). The first block after a
  * resume is the one the machine resumed in: it runs. */
 static bool hold_block(void *ctx, struct machine *m, const struct block *b, uint32_t addr)
@@ -81,8 +92,9 @@ static bool hold_block(void *ctx, struct machine *m, const struct block *b, uint
     struct debug *d = ctx;
     d->passed = false;
     d->block_addr = addr;
-    (void)b;
     d->rep_again = rep_goes_on(m, addr);
+    if (!b)
+        note_undecodable(d, addr);
     if (d->blocks == 0 && addr == d->resume_eip) {
         d->blocks++;
         return false;
@@ -279,6 +291,30 @@ static int add_code_hook(struct debug *d, uint32_t addr)
     return 0;
 }
 
+/*
+ * The engine translates code only as it runs, and every block that ran
+ * went through the block hook: the block cache holds each one (and
+ * note_undecodable the rest). Translating them all again puts new hooks
+ * in everywhere, without dropping the engine's whole translation buffer
+ * (docs/unicorn.md, quirk 15).
+ */
+static int retranslate_all_that_ran(struct debug *d)
+{
+    const struct block_cache *bc = &d->m->blocks;
+    struct engine_range *r = malloc(((size_t)bc->capacity + (size_t)d->nodd) * sizeof *r);
+    size_t n = 0;
+    if (!r)
+        return -1;
+    for (uint32_t i = 0; i < bc->capacity; i++)
+        if (bc->slots[i])
+            r[n++] = (struct engine_range){ bc->slots[i]->addr, bc->slots[i]->size };
+    for (int i = 0; i < d->nodd; i++)
+        r[n++] = (struct engine_range){ d->odd[i], 1 };
+    engine_retranslate_ranges(d->m->uc, d->m->scratch_ctx, r, n);
+    free(r);
+    return 0;
+}
+
 /* Before a run: a hook for every breakpoint, one on every instruction
  * while stepping or watching, and code translated again if it must be. */
 static int sync_hooks(struct debug *d)
@@ -295,8 +331,8 @@ static int sync_hooks(struct debug *d)
     for (int i = 0; i < d->nbreaks; i++)
         if (!has_code_hook(d, d->breaks[i].addr) && add_code_hook(d, d->breaks[i].addr))
             return -1;
-    if (d->retranslate)
-        engine_retranslate_all(d->m->uc);
+    if (d->retranslate && retranslate_all_that_ran(d))
+        return -1;
     d->retranslate = false;
     return 0;
 }
@@ -320,7 +356,7 @@ void debug_detach(struct debug *d)
         engine_unhook(d->m->uc, d->every_insn);
     d->nhooks = 0;
     d->every_hooked = false;
-    engine_retranslate_all(d->m->uc);
+    retranslate_all_that_ran(d);
     d->m->hold = (struct machine_hold){ 0 };
 }
 

@@ -35,6 +35,7 @@
 #define DEBUG_MAX_CODE_HOOKS 128   /* live and idle breakpoint hooks */
 #define DEBUG_WATCH_MAX_LEN PAGE_SIZE
 #define DEBUG_POLL_INSNS 4096
+#define DEBUG_MAX_ODD 64           /* translated blocks Capstone cannot decode */
 
 enum debug_watch_kind { DEBUG_WATCH_WRITE, DEBUG_WATCH_READ, DEBUG_WATCH_ACCESS };
 
@@ -83,6 +84,8 @@ struct debug {
     uc_hook every_insn;          /* while stepping or watching */
     bool every_hooked;
     bool retranslate;            /* hooks or code changed since the last run */
+    uint32_t odd[DEBUG_MAX_ODD];  /* undecodable blocks that ran */
+    int nodd;
     bool catch_faults;
     int (*poll)(void *ctx);
     void *poll_ctx;

@@ -76,13 +76,15 @@
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
  * 15. A hook only applies to code translated after it is added (memory
- *     hooks too: translated code skips them), and uc_ctl_remove_cache
- *     finds the code to drop through the CPU's MMU at the current
- *     privilege: asked from ring 3 about kernel code, it drops nothing and
- *     sets CR2 as a page fault would. engine_retranslate_all() drops every
- *     translation instead (UC_CTL_TB_FLUSH: 2.0.1's header calls its macro
- *     uc_ctl_flush_tlb, 2.1's uc_ctl_flush_tb; the control is the same).
- *     Tests: test_debug retranslating_kernel_code_from_ring3_misses_it,
+ *     hooks too: translated code skips them), so the debugger's new hooks
+ *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
+ *     the whole 1 GiB translation buffer on 2.0.1 (until 2.1.3): seconds,
+ *     and a gigabyte of memory touched. uc_ctl_remove_cache drops a range
+ *     but finds it through the MMU at the current privilege: asked from
+ *     ring 3 about kernel code it drops nothing and sets CR2 as a page
+ *     fault would. engine_retranslate_ranges() asks as ring 0 (the SS load
+ *     of 3) and then puts the saved CPU state back. Tests: test_debug
+ *     retranslating_kernel_code_from_ring3_misses_it,
  *     breakpoints_in_kernel_code_set_from_ring3_hit.
  * 16. Hooks at one instruction run in the order they were added, and a
  *     hook that stops the engine (uc_emu_stop) or writes EIP ends the list:
@@ -142,8 +144,13 @@ int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there.
  * Only for code the CPU can fetch at the current privilege (quirk 15). */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
-/* Forget every translation (quirk 15). */
-void engine_retranslate_all(uc_engine *uc);
+/* Forget the translations of each [start, start+len), whatever the
+ * privilege level (quirk 15); ctx: a context of uc to save the CPU in. */
+struct engine_range {
+    uint32_t start, len;
+};
+void engine_retranslate_ranges(uc_engine *uc, uc_context *ctx, const struct engine_range *r,
+                               size_t n);
 /* A code hook on [begin, end] (every instruction if begin > end), and
  * memory hooks on guest reads and/or writes starting in [begin, end]; *h
  * is for engine_unhook. 0 or -1. */

@@ -129,10 +129,17 @@ static void mon_syscalls(void *ctx, const char *args, struct gdb_text *out)
                t->returns_iret);
     gdb_printf(out, "unknown (ENOSYS): %" PRIu64 "; traps: %" PRIu64 "\n", t->enosys,
                t->by_path[PATH_TRAP]);
-    if (t->active && t->cur.path == PATH_TRAP)
-        gdb_printf(out, "now in: a trap, vector %u (%s)\n", t->cur.nr, vector_name(t->cur.nr));
-    else if (t->active)
-        gdb_printf(out, "now in: %s via %s\n", syscall_name(t->cur.nr), sys_path_name(t->cur.path));
+    static const char *const phases[] = {
+        [PHASE_NONE] = "", [PHASE_ENTRY] = "entry", [PHASE_BODY] = "body", [PHASE_EXIT] = "exit",
+    };
+    if (!t->active)
+        return;
+    /* A record closes when user code runs again. */
+    if (t->cur.path == PATH_TRAP)
+        gdb_printf(out, "open: a trap, vector %u (%s)", t->cur.nr, vector_name(t->cur.nr));
+    else
+        gdb_printf(out, "open: %s via %s", syscall_name(t->cur.nr), sys_path_name(t->cur.path));
+    gdb_printf(out, ", %s phase\n", phases[t->phase]);
 }
 
 static void mon_catch_faults(void *ctx, const char *args, struct gdb_text *out)
