@@ -52,16 +52,18 @@ static bool poll_says_stop(struct debug *d, struct machine *m, uint32_t addr)
  * Stopping before an instruction inside a charged block: the rest of the
  * block is refunded, and charged again when the machine resumes at addr
  * and the engine starts a block there. The execution loop takes that
- * block for the rest of this one (rest_at, rest_of), whose rep start-up
- * (if it ends in a rep) was paid with it.
+ * block for the rest of this one (machine.h, rest): the rep start-up this
+ * one paid (if it ends in a rep) is not paid again, and the cycles of its
+ * instructions (the TSC, traces) count from where this one's left off.
  */
 static void cut_block(struct machine *m, uint32_t addr)
 {
     uint32_t index;
     if (block_find_insn(m->cur_block, addr, &index) && index < m->cur_limit) {
         truncate_current_block(m, index);
-        m->rest_at = addr;
-        m->rest_of = m->prev_block_addr;
+        m->rest.at = addr;
+        m->rest.of = m->prev_block_addr;
+        m->rest.start = m->block_start_cycles + block_prefix_cost(m->cur_block, index);
     }
 }
 

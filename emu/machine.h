@@ -124,8 +124,10 @@ struct machine {
     uint64_t exceptions;
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t prev_block_addr;
-    uint32_t rest_at, rest_of;     /* a block from rest_at is the rest of the
-                                      one at rest_of (a debugger's cut) */
+    struct {                       /* a debugger cut a block short: the */
+        uint32_t at, of;           /* block from at is the rest of the one */
+        uint64_t start;            /* at of, and starts start centicycles in */
+    } rest;
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     int nspecial;
 

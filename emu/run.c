@@ -87,14 +87,15 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         over_budget(m);
         return;
     }
+    /* The rest of a block a debugger cut short is that block going on. */
+    bool rest = addr == m->rest.at;
+    uint32_t as = rest ? m->rest.of : addr;
+    m->rest.at = 0;
     m->cur_block = b;
     m->cur_limit = b->ninsns;
-    m->block_start_cycles = m->cycles;
+    m->block_start_cycles = rest ? m->rest.start : m->cycles;
     m->cycles += b->cost;
     m->insns += b->ninsns;
-    /* The rest of a block a debugger cut short is that block going on. */
-    uint32_t as = addr == m->rest_at ? m->rest_of : addr;
-    m->rest_at = 0;
     /* A rep op ends its block; its later iterations re-run a block that
      * starts at it. Any other execution of it is a new rep: pay start-up. */
     if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != as)

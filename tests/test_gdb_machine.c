@@ -203,20 +203,25 @@ START_TEST(gdb_watchpoint_stops_after_the_writing_instruction)
 }
 END_TEST
 
-/* Steps through system calls leave every count alone: the report, and
- * what the program prints, which it measures with the modeled TSC. */
+/* Steps through system calls leave every count alone: the report, the
+ * instruction trace, and what the program prints, which it measures with
+ * the modeled TSC. */
 static const char *const cpus[] = { "pentium4", "pentium4,-sep" };
 
 START_TEST(gdb_stepping_leaves_the_cycle_count_alone)
 {
+    char plain_trace[256], gdb_trace[256];
+    snprintf(plain_trace, sizeof plain_trace, "%s", scratch("plain"));
+    snprintf(gdb_trace, sizeof gdb_trace, "%s", scratch("gdb"));
     struct emu_result r;
-    emu(&r, "run", "--report", "--cpu", cpus[_i], program("syscall_loop"), "gettimeofday", "4",
-        NULL);
+    emu(&r, "run", "--report", "--trace", plain_trace, "--trace-insns", "--cpu", cpus[_i],
+        program("syscall_loop"), "gettimeofday", "4", NULL);
     char *plain = report_of(r.err), *plain_out = strdup(r.out);
     emu_result_free(&r);
     struct emu_gdb e;
-    emu_gdb_start(&e, "--gdb", GDB_PORT0, "-S", "--report", "--cpu", cpus[_i],
-                  program("syscall_loop"), "gettimeofday", "4", NULL);
+    emu_gdb_start(&e, "--gdb", GDB_PORT0, "-S", "--report", "--trace", gdb_trace,
+                  "--trace-insns", "--cpu", cpus[_i], program("syscall_loop"), "gettimeofday",
+                  "4", NULL);
     char *out = gdb_batch(&e, "syscall_loop", "break *0xfffff000", "continue", "delete",
                           "stepi 300", "continue", NULL);
     assert_has(out, "[Inferior 1 (Remote target) exited normally]");
@@ -226,6 +231,11 @@ START_TEST(gdb_stepping_leaves_the_cycle_count_alone)
     char *rep = report_of(err);
     ck_assert_str_eq(rep, plain);
     ck_assert_str_eq(emu_out, plain_out);
+    char *t1 = read_file(plain_trace), *t2 = read_file(gdb_trace);
+    ck_assert_uint_gt(strlen(t1), 10000);
+    ck_assert_msg(!strcmp(t1, t2), "the instruction traces differ");
+    free(t1);
+    free(t2);
     free(rep);
     free(plain);
     free(plain_out);
