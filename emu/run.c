@@ -55,12 +55,24 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     }
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
+    if (!b) {
+        if (machine_hold_block(m, NULL, addr))
+            return;
+        /* Code Capstone cannot decode still runs in the engine (which
+         * ignores a stray lock prefix, for one): count it as one
+         * instruction, or a loop of it ("lock jmp .") would never meet
+         * the budget. */
+        m->cur_block = NULL;
+        if (++m->insns > m->opts->max_insns)
+            over_budget(m);
+        return;
+    }
     /*
      * The block hook runs before the block's exit check, so stopping here
      * keeps the block from running: put the code hooks in, drop the
      * translation and start the block again (engine.h, quirk 8).
      */
-    if (b && b->specials && !specials_hooked(m, b)) {
+    if (b->specials && !specials_hooked(m, b)) {
         if (hook_specials(m, b)) {
             machine_stop(m, STOP_MACHINE, "too many special instructions to hook");
             return;
@@ -73,16 +85,6 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * charged, when the machine goes on. */
     if (machine_hold_block(m, b, addr))
         return;
-    if (!b) {
-        /* Code Capstone cannot decode still runs in the engine (which
-         * ignores a stray lock prefix, for one): count it as one
-         * instruction, or a loop of it ("lock jmp .") would never meet
-         * the budget. */
-        m->cur_block = NULL;
-        if (++m->insns > m->opts->max_insns)
-            over_budget(m);
-        return;
-    }
     if (m->insns + b->ninsns > m->opts->max_insns) {
         over_budget(m);
         return;
