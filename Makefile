@@ -115,6 +115,9 @@ $(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(GDB_STUB_OB
 GDB_RIG := $(BUILD)/tests/gdb_rig.c.o
 $(BUILD)/tests/test_gdbstub $(BUILD)/tests/test_gdbstub_hostile: $(GDB_FAKE) $(GDB_RIG)
 $(BUILD)/tests/test_gdb_client: | $(GDB_FAKE_SERVER)
+# The debugger's hold in this process (tests/debug_rig.h).
+$(BUILD)/tests/test_debug $(BUILD)/tests/test_debug_steps $(BUILD)/tests/test_debug_watch \
+	$(BUILD)/tests/test_debug_mem: $(BUILD)/tests/debug_rig.c.o
 # emu run --gdb in a child, with Debian's gdb or a raw socket (tests/emu_gdb.h).
 $(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile: $(BUILD)/tests/emu_gdb.c.o
 
