@@ -51,30 +51,23 @@ static bool poll_says_stop(struct debug *d, struct machine *m, uint32_t addr)
 /*
  * Stopping before an instruction inside a charged block: the rest of the
  * block is refunded, and charged again when the machine resumes at addr
- * and the engine starts a block there. The execution loop takes that
- * block for the rest of this one (machine.h, rest): the rep start-up this
- * one paid (if it ends in a rep) is not paid again, and the cycles of its
- * instructions (the TSC, traces) count from where this one's left off.
+ * and the engine starts a block there, from the cycles where this one
+ * left off (so the TSC and traces count as without a debugger). A rep op
+ * is charged run by run as it runs (machine.h): one the block ends in has
+ * not run yet, and its start-up is paid then, once.
  */
 static void cut_block(struct machine *m, uint32_t addr)
 {
     uint32_t index;
-    if (block_find_insn(m->cur_block, addr, &index) && index < m->cur_limit) {
+    if (block_find_insn(m->cur_block, addr, &index) && index < m->cur_limit)
         truncate_current_block(m, index);
-        m->rest.at = addr;
-        m->rest.of = m->prev_block_addr;
-        m->rest.start = m->block_start_cycles + block_prefix_cost(m->cur_block, index);
-    }
 }
 
-/* Is the block at addr the next iteration of a rep instruction, the last
- * one the block before ran? */
+/* Is the block at addr the next run of the rep op the machine ran last
+ * (machine.h, rep_live)? */
 static bool rep_goes_on(const struct machine *m, uint32_t addr)
 {
-    if (!m->cur_block || m->cur_limit == 0)
-        return false;
-    const struct insn *last = &m->cur_block->insns[m->cur_limit - 1];
-    return last->addr == addr && (last->flags & INSN_REP);
+    return m->rep_live && m->rep_addr == addr;
 }
 
 /* Translated code the block cache does not hold (debug_retranslate). */

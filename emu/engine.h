@@ -45,7 +45,9 @@
  *     on the instruction's own address can stand in for them:
  *     engine_hook_code_at() adds one, engine_retranslate() drops the
  *     block's translation so that the hook is seen, and the run restarts
- *     at the block. Tests: test_cpu_insns rdtsc_counts_modeled_cycles,
+ *     at the block. The same hooks charge rep string ops run by run, and
+ *     stop a Pentium Pro's sysexit (machine.h, sysenter.h). Tests:
+ *     test_cpu_insns rdtsc_counts_modeled_cycles,
  *     sysenter_msrs_exist_only_with_sep.
  *  9. sysenter only calls the UC_X86_INS_SYSENTER hook, then adds the
  *     instruction's length (2) to EIP; EIP read inside the hook is not the
@@ -89,14 +91,17 @@
  * 16. Hooks at one instruction run in the order they were added, and a
  *     hook that stops the engine (uc_emu_stop) or writes EIP ends the list:
  *     the later ones never see that instruction; so every code hook the
- *     machine adds asks the debugger first (machine_hold_insn). Stopping
- *     from a block hook keeps the block from running, from a code hook the
- *     instruction. A code hook sees EIP at its instruction; a block hook
- *     entered by a direct jump from the block before sees that block's
- *     stale EIP, and a write of EIP from a hook restarts the engine instead
- *     of letting it stop: machine_pause() notes where, and machine_run sets
- *     EIP once the engine has returned. Tests: test_debug
- *     breakpoint_on_rdtsc_stops_before_it, step_over_rdtsc_executes_one_instruction.
+ *     machine adds asks the debugger first (machine_hold_insn), and a rep
+ *     op's run, which its hook charges (8), is charged only if it runs.
+ *     Stopping from a block hook keeps the block from running, from a code
+ *     hook the instruction. A code hook sees EIP at its instruction; a
+ *     block hook entered by a direct jump from the block before sees that
+ *     block's stale EIP, and a write of EIP from a hook restarts the engine
+ *     instead of letting it stop: machine_pause() notes where, and
+ *     machine_run sets EIP once the engine has returned. Tests: test_debug
+ *     breakpoint_on_rdtsc_stops_before_it,
+ *     stepping_through_system_calls_counts_as_without,
+ *     stepping_through_a_rep_op_charges_its_start_up_once.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H

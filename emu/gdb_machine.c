@@ -99,12 +99,18 @@ static void mon_cpu(void *ctx, const char *args, struct gdb_text *out)
     struct gdbm *gm = ctx;
     const struct cpu_config *c = &gm->m->cpu;
     (void)args;
-    gdb_printf(out, "cpu: %s%s, %u MHz (%s)\n", c->model->name, c->sep_reported ? "" : ",-sep",
-               c->model->clock_mhz, c->model->description);
-    gdb_printf(out, "SEP: %s\n", !c->sep_reported ? "not reported by CPUID"
-                                 : c->sep_works   ? "reported by CPUID, sysenter works"
-                                                  : "reported by CPUID, but sysenter is #UD");
-    if (!c->sep_works) {
+    gdb_printf(out, "cpu: %s%s", c->model->name, c->sep_reported ? "" : ",-sep");
+    if (c->stepping != c->model->stepping)
+        gdb_printf(out, ",stepping=%u", c->stepping);
+    gdb_printf(out, ", %u MHz (%s)\n", c->model->clock_mhz, c->model->description);
+    gdb_printf(out, "SEP: %s\n",
+               !c->sep_reported ? "not reported by CPUID"
+               : c->sep_works   ? "reported by CPUID, sysenter works"
+                                : "reported by CPUID on a part that does not support it "
+                                  "(sysenter is #GP(0) while SYSENTER_CS is 0; a sysexit "
+                                  "stops the machine)");
+    /* The Pentium Pro has the MSRs too (cpu_insns.c). */
+    if (!c->sep_works && !c->sep_unsupported) {
         gdb_printf(out, "SYSENTER MSRs: none on this model\n");
         return;
     }

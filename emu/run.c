@@ -89,20 +89,17 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         over_budget(m);
         return;
     }
-    /* The rest of a block a debugger cut short is that block going on. */
-    bool rest = addr == m->rest.at;
-    uint32_t as = rest ? m->rest.of : addr;
-    m->rest.at = 0;
     m->cur_block = b;
     m->cur_limit = b->ninsns;
-    m->block_start_cycles = rest ? m->rest.start : m->cycles;
-    m->cycles += b->cost;
+    m->block_start_cycles = m->cycles;
+    charge_block(m, b);
     m->insns += b->ninsns;
-    /* A rep op ends its block; its later iterations re-run a block that
-     * starts at it. Any other execution of it is a new rep: pay start-up. */
-    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != as)
-        charge(m, CLASS_REP_START, 1);
-    m->prev_block_addr = as;
+    /* A rep op ends its block; each further run of it is a block that
+     * starts at it. Anything else in between ends that rep. (The rest of
+     * a block a debugger stopped inside is a block too, which changes
+     * nothing here: it starts at the stop, before the rep ran again.) */
+    if (addr != m->rep_addr)
+        m->rep_live = false;
     machine_notify_block(m, b);
 }
 

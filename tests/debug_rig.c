@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../emu/cpu_models.h"
 #include "../emu/ksyms.h"
 
 uint32_t ksym(const char *name)
@@ -63,6 +64,7 @@ void reference(struct counts *c, const char *cpu, const char *prog, const char *
     c->status = guest_run(g);
     c->cycles = g->m.cycles;
     c->insns = g->m.insns;
+    memcpy(c->class_count, g->m.class_count, sizeof c->class_count);
     memcpy(&c->sys, &g->sys, sizeof c->sys);
     guest_free(g);
 }
@@ -73,6 +75,11 @@ void assert_counts_as(const struct counts *c, struct guest *g, int status)
     ck_assert_int_eq(status, c->status);
     ck_assert_uint_eq(g->m.cycles, c->cycles);
     ck_assert_uint_eq(g->m.insns, c->insns);
+    for (int k = 0; k < NCLASSES; k++)
+        ck_assert_msg(g->m.class_count[k] == c->class_count[k],
+                      "%s: %llu instructions, not %llu", class_name(k),
+                      (unsigned long long)g->m.class_count[k],
+                      (unsigned long long)c->class_count[k]);
     ck_assert_uint_eq(g->sys.seq, c->sys.seq);
     ck_assert_msg(!memcmp(&g->sys.cur, &c->sys.cur, sizeof c->sys.cur),
                   "the last system call's record differs");

@@ -19,10 +19,12 @@ uint32_t msr(struct guest *g, uint32_t index);
 uint32_t word(struct debug *d, uint32_t addr);       /* as the debugger reads it */
 uint32_t tss_esp0(struct guest *g);
 
-/* What a run counted: its status, cycles, instructions, system calls. */
+/* What a run counted: its status, cycles, instructions by class, system
+ * calls. */
 struct counts {
     int status;
     uint64_t cycles, insns;
+    uint64_t class_count[NCLASSES];   /* what the intervals are computed from */
     struct syscall_tracker sys;
 };
 /* The counts of the same run with no debugger (arg, arg2 may be NULL). */

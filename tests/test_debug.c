@@ -181,21 +181,29 @@ START_TEST(breakpoint_on_rdtsc_stops_before_it)
 }
 END_TEST
 
+/* The rep stosb in the kernel's memset. */
+static uint32_t memset_rep(struct debug *d)
+{
+    uint32_t memset_fn = ksym("memset");
+    uint8_t code[32];
+    ck_assert_uint_eq(debug_read_mem(d, memset_fn, code, sizeof code), sizeof code);
+    for (uint32_t i = 0; i + 1 < sizeof code; i++)
+        if (code[i] == 0xf3 && code[i + 1] == 0xaa)
+            return memset_fn + i;
+    ck_abort_msg("no rep stosb in memset");
+    return 0;
+}
+
 /* A rep instruction: a step is one iteration (as the CPU's TF has it), a
  * breakpoint stops once per execution, not per iteration. */
 START_TEST(rep_steps_one_iteration_and_breaks_once)
 {
+    struct counts ref;
+    reference(&ref, "pentium4", "one_call", "getpid", NULL);
     struct guest *g = guest_new("pentium4", "one_call", "getpid", NULL);
     struct debug d;
     debug_attach(&d, &g->m);
-    uint32_t memset_fn = ksym("memset");
-    uint32_t at = 0;
-    uint8_t code[32];
-    ck_assert_uint_eq(debug_read_mem(&d, memset_fn, code, sizeof code), sizeof code);
-    for (uint32_t i = 0; i + 1 < sizeof code && !at; i++)
-        if (code[i] == 0xf3 && code[i + 1] == 0xaa)   /* rep stosb */
-            at = memset_fn + i;
-    ck_assert_uint_ne(at, 0);
+    uint32_t at = memset_rep(&d);
     ck_assert_int_eq(debug_insert_break(&d, at, false), 0);
     uint32_t ecx;
     do {
@@ -211,7 +219,7 @@ START_TEST(rep_steps_one_iteration_and_breaks_once)
     stop_at(&d, DEBUG_BREAK, at);
     ck_assert(reg(g, UC_X86_REG_ECX) != ecx - 2 || reg(g, UC_X86_REG_EDI) != edi + 2);
     debug_clear(&d);
-    ck_assert_int_eq(run_out(&d), 0);
+    assert_counts_as(&ref, g, run_out(&d));
     guest_free(g);
 }
 END_TEST
@@ -263,6 +271,52 @@ START_TEST(a_breakpoint_on_every_kernel_entry_instruction_counts_as_without)
 }
 END_TEST
 
+/*
+ * Stepping into and through memset: the stop before its rep stosb cuts the
+ * block the rep ends, and each step after is one run of the rep. Each run
+ * is charged as without a debugger (machine.h, charge_rep): the start-up
+ * on the first only, one element on each that finds a count, nothing on
+ * the engine's last run, which finds it at zero.
+ */
+START_TEST(stepping_through_a_rep_op_charges_its_start_up_once)
+{
+    struct counts ref;
+    reference(&ref, "pentium4", "one_call", "getpid", NULL);
+    struct guest *g = guest_new("pentium4", "one_call", "getpid", NULL);
+    struct machine *m = &g->m;
+    struct debug d;
+    debug_attach(&d, m);
+    uint32_t memset_fn = ksym("memset"), rep = memset_rep(&d), n;
+    ck_assert_int_eq(debug_insert_break(&d, memset_fn, false), 0);
+    do {
+        stop_at(&d, DEBUG_BREAK, memset_fn);
+        n = word(&d, reg(g, UC_X86_REG_ESP) + 12);   /* memset's length */
+    } while (n < 3 || n > 512);
+    debug_clear(&d);
+    uint32_t ret = word(&d, reg(g, UC_X86_REG_ESP));
+    uint64_t starts = m->class_count[CLASS_REP_STOS_START];
+    uint64_t elements = m->class_count[CLASS_REP_STOS];
+    uint32_t runs = 0;
+    while (reg(g, UC_X86_REG_EIP) != ret) {
+        uint32_t eip = reg(g, UC_X86_REG_EIP), ecx = reg(g, UC_X86_REG_ECX);
+        uint64_t before = m->cycles;
+        step(&d);
+        if (eip != rep)
+            continue;
+        uint64_t want = (runs == 0 ? m->cpu.cost[CLASS_REP_STOS_START] : 0) +
+                        (ecx ? m->cpu.cost[CLASS_REP_STOS] : 0);
+        ck_assert_uint_eq(m->cycles - before, want);
+        ck_assert_uint_eq(reg(g, UC_X86_REG_ECX), ecx ? ecx - 1 : 0);
+        runs++;
+    }
+    ck_assert_uint_eq(runs, n + 1);
+    ck_assert_uint_eq(m->class_count[CLASS_REP_STOS_START] - starts, 1);
+    ck_assert_uint_eq(m->class_count[CLASS_REP_STOS] - elements, n);
+    assert_counts_as(&ref, g, run_out(&d));
+    guest_free(g);
+}
+END_TEST
+
 Suite *debug_suite(void)
 {
     Suite *s = suite_create("debug");
@@ -280,6 +334,7 @@ Suite *debug_suite(void)
     tcase_set_timeout(tc_cycles, 120);
     tcase_add_loop_test(tc_cycles, stepping_through_system_calls_counts_as_without, 0, 2);
     tcase_add_loop_test(tc_cycles, a_breakpoint_on_every_kernel_entry_instruction_counts_as_without, 0, 2);
+    tcase_add_test(tc_cycles, stepping_through_a_rep_op_charges_its_start_up_once);
     suite_add_tcase(s, tc_cycles);
     return s;
 }

@@ -179,6 +179,30 @@ START_TEST(gdb_sees_sysexit_return_and_the_cycles_so_far)
 }
 END_TEST
 
+/* A Pentium Pro whose stepping passes Linux 2.5.53's SEP check: the kernel
+ * set the MSRs, the first sysenter works, and its sysexit stops the
+ * machine (docs/cost-model.md, "Pentium Pro"), which gdb hears as SIGABRT. */
+START_TEST(gdb_on_a_pentium_pro_sees_the_msrs_and_the_sysexit_that_stops_it)
+{
+    struct emu_gdb e;
+    emu_gdb_start(&e, "--gdb", GDB_PORT0, "-S", "--cpu", "pentiumpro,stepping=9",
+                  program("one_call"), "getpid", NULL);
+    char *out = gdb_batch(&e, "one_call", "break sysenter_entry", "continue", "monitor cpu",
+                          "delete", "continue", NULL);
+    assert_has(out, "Breakpoint 1, sysenter_entry () at guest/kernel/entry.S:");
+    assert_has(out, "cpu: pentiumpro,stepping=9, 200 MHz");
+    assert_has(out, "SEP: reported by CPUID on a part that does not support it");
+    ck_assert_uint_eq(tagged(out, "SYSENTER_CS  (msr 0x174):"), __KERNEL_CS);
+    ck_assert_uint_eq(tagged(out, "SYSENTER_EIP (msr 0x176):") & 0xfff, 0);  /* the trampoline */
+    assert_has(out, "Program terminated with signal SIGABRT, Aborted.");
+    free(out);
+    char *err;
+    ck_assert_int_eq(emu_gdb_finish(&e, NULL, &err), 125);
+    assert_has(err, "double fault at the sysexit");
+    free(err);
+}
+END_TEST
+
 /* ---- watchpoints, the end, and the cycle model ---- */
 
 START_TEST(gdb_watchpoint_stops_after_the_writing_instruction)
@@ -313,6 +337,7 @@ Suite *gdb_machine_suite(void)
     tcase_add_test(tc, gdb_breaks_at_system_call_on_the_cpu_trap_frame);
     tcase_add_test(tc, gdb_stepi_from_sysenter_lands_on_sysenter_eip);
     tcase_add_test(tc, gdb_sees_sysexit_return_and_the_cycles_so_far);
+    tcase_add_test(tc, gdb_on_a_pentium_pro_sees_the_msrs_and_the_sysexit_that_stops_it);
     tcase_add_test(tc, gdb_watchpoint_stops_after_the_writing_instruction);
     tcase_add_loop_test(tc, gdb_stepping_leaves_the_cycle_count_alone, 0, 2);
     tcase_add_test(tc, gdb_wait_stops_before_the_first_kernel_instruction);
