@@ -201,7 +201,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds install
+.PHONY: all run test test-asan bench plot clean traces samples fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
@@ -244,6 +244,10 @@ traces: $(EMU) $(BUILD)/guest/programs/one_call
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
+
+# README.md's samples (tests/test_docs.c checks them), as emu prints them now.
+samples: all
+	@python3 scripts/readme-samples.py README.md && echo "refreshed README.md's samples"
 
 plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \

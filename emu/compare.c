@@ -2,6 +2,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../guest/x86.h"
+#include "engine.h"
 #include "names.h"
 #include "run.h"
 
@@ -20,12 +22,12 @@ static uint32_t most_frequent(const struct syscall_tracker *t)
 }
 
 static void collect(struct compare_run *r, const struct machine *m,
-                    const struct syscall_tracker *t, const struct tsc_spans *s)
+                    const struct syscall_tracker *t, const struct tsc_spans *s, int want)
 {
     static const int ways[][2] = { { PATH_SYSENTER, VIA_PAGE }, { PATH_INT80, VIA_PAGE },
                                    { PATH_INT80, VIA_INLINE }, { PATH_SYSENTER, VIA_INLINE } };
     r->cycles = m->cycles;
-    r->nr = most_frequent(t);
+    r->nr = want >= 0 ? (uint32_t)want : most_frequent(t);
     for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
         const struct call_row *cr = call_row_of(t, r->nr, ways[w][0], ways[w][1]);
         if (!cr || !cr->calls)
@@ -43,9 +45,12 @@ static void collect(struct compare_run *r, const struct machine *m,
     for (int k = 1; k <= spans_count(s) && r->nspans < COMPARE_MAX_SPANS; k++)
         span_get(s, k, &r->spans[r->nspans++]);
     model_point_of(&r->cpu, &r->point);
+    /* The kernel writes SYSENTER_CS only where it decided to use SEP. */
+    r->sep_used = (engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff) != 0;
 }
 
-static void run_one(const struct run_options *base, const char *spec, struct compare_run *r)
+static void run_one(const struct run_options *base, const char *spec, int want,
+                    struct compare_run *r)
 {
     struct run_options opts = *base;
     opts.cpu_spec = spec;
@@ -65,7 +70,7 @@ static void run_one(const struct run_options *base, const char *spec, struct com
     if (r->status == 0) {
         r->status = machine_run(m);
         r->cpu = m->cpu;
-        collect(r, m, t, s);
+        collect(r, m, t, s, want);
     }
     if (r->status != 0)
         snprintf(r->message, sizeof r->message, "%s", m->message);
@@ -76,9 +81,22 @@ out:
     free(s);
 }
 
-static double mean(uint64_t sum, uint64_t n)
+/* "MODEL:CLASS=N" applies to MODEL's runs, "CLASS=N" to every run. */
+static bool cost_applies(const char *cost, const char *model)
 {
-    return n ? (double)sum / 100.0 / (double)n : 0.0;
+    const char *colon = strchr(cost, ':'), *eq = strchr(cost, '=');
+    if (!colon || (eq && eq < colon))
+        return true;
+    size_t len = (size_t)(colon - cost);
+    return strlen(model) == len && !strncmp(cost, model, len);
+}
+
+static bool model_modified(const struct run_options *base, const char *model)
+{
+    for (int c = 0; c < base->ncost_overrides; c++)
+        if (cost_applies(base->cost_overrides[c], model))
+            return true;
+    return false;
 }
 
 void print_interval(FILE *f, const struct interval *iv, int decimals)
@@ -97,16 +115,26 @@ void print_movers(FILE *f, const struct mover movers[NMOVERS], int decimals)
     fprintf(f, "%s\n", movers[0].input < 0 ? " nothing (every input is fixed)" : "");
 }
 
+/* on: the kernel uses sysenter; off: CPUID does not report SEP; unused:
+ * CPUID reports it and the kernel did not enable it. */
+static const char *sep_label(const struct compare_run *r)
+{
+    return !r->cpu.sep_reported ? "off" : r->sep_used ? "on" : "unused";
+}
+
 static void print_table(const struct compare_run *rs, int n, FILE *f)
 {
-    fprintf(f, "%-16s %-4s %-9s %-7s %8s %12s %-20s %9s %9s %9s %14s\n", "cpu", "SEP", "path",
+    fprintf(f, "%-16s %-6s %-9s %-7s %8s %12s %-20s %9s %9s %9s %14s\n", "cpu", "SEP", "path",
             "via", "calls", "cycles/call", " [interval]", "entry", "body", "exit",
             "total cycles");
     for (int i = 0; i < n; i++) {
         const struct compare_run *r = &rs[i];
-        if (r->nrows == 0)
-            fprintf(f, "%-16s %-4s (no system call returned)%56" PRIu64 "\n", r->spec,
-                    r->cpu.sep_works ? "on" : "off", r->cycles / 100);
+        char none[64];
+        if (r->nrows == 0) {
+            snprintf(none, sizeof none, "(no %s call returned)", syscall_name(r->nr));
+            fprintf(f, "%-16s %-6s %-76s %14" PRIu64 "\n", r->spec, sep_label(r), none,
+                    r->cycles / 100);
+        }
         for (int k = 0; k < r->nrows; k++) {
             const struct compare_row *row = &r->rows[k];
             const struct syscall_stat *s = &row->stat;
@@ -115,15 +143,33 @@ static void print_table(const struct compare_run *rs, int n, FILE *f)
             char bracket[32];
             interval_of(&row->measure, NULL, &r->point, &iv, mv);
             snprintf(bracket, sizeof bracket, "[%.1f, %.1f]", iv.low, iv.high);
-            fprintf(f, "%-16s %-4s %-9s %-7s %8" PRIu64 " %12.1f %-20s %9.1f %9.1f %9.1f",
-                    r->spec, r->cpu.sep_works ? "on" : "off", sys_path_name(row->path),
-                    sys_via_name(row->via), row->calls, row->per_call, bracket,
-                    mean(s->entry, s->calls), mean(s->body, s->calls), mean(s->exit, s->calls));
+            fprintf(f, "%-16s %-6s %-9s %-7s %8" PRIu64 " %12.1f %-20s %9.1f %9.1f %9.1f",
+                    r->spec, sep_label(r), sys_path_name(row->path), sys_via_name(row->via),
+                    row->calls, row->per_call, bracket, compare_mean(s->entry, s->calls),
+                    compare_mean(s->body, s->calls), compare_mean(s->exit, s->calls));
             if (k == 0)
                 fprintf(f, " %14" PRIu64, r->cycles / 100);
             fprintf(f, "\n");
         }
     }
+}
+
+static void print_notes(const struct compare_run *rs, int n, FILE *f)
+{
+    fprintf(f, "\ncycles/call: from the call into the vsyscall page to its return (via page), or\n"
+               "from the trapping instruction to the return to user mode (via inline), as the\n"
+               "caller sees it; [interval]: over the ranges of the cost rows and the calibration\n"
+               "figures (docs/cost-model.md); entry: from the trapping instruction to the\n"
+               "dispatch call; body: the handler; exit: from the handler's return to user mode.\n"
+               "Means over the calls of the compared system call that went that way.\n");
+    for (int i = 0; i < n; i++)
+        if (!strcmp(sep_label(&rs[i]), "unused")) {
+            fprintf(f, "SEP unused: CPUID reports SEP, but the kernel did not enable it "
+                       "(Linux 2.5.53\nignores SEP on family 6, model < 3, stepping < 3: "
+                       "the Pentium Pro).\n");
+            break;
+        }
+    fprintf(f, "\n");
 }
 
 static const struct compare_row *row_of(const struct compare_run *r, int path, int via)
@@ -134,15 +180,26 @@ static const struct compare_row *row_of(const struct compare_run *r, int path, i
     return NULL;
 }
 
+struct ratios {
+    char text[COMPARE_MAX_RATIOS][160];
+    int n;
+};
+
 static void print_ratio(const struct compare_run *fr, const struct compare_row *fast,
-                        const struct compare_run *sr, const struct compare_row *slow, FILE *f)
+                        const struct compare_run *sr, const struct compare_row *slow,
+                        struct ratios *out, FILE *f)
 {
     struct interval iv;
     struct mover mv[NMOVERS];
+    char line[160];
     interval_of(&fast->measure, &slow->measure, &fr->point, &iv, mv);
-    fprintf(f, "%s %s: sysenter %.1f / int80 %.1f cycles = %.3f of the time [%.3f, %.3f] "
-            "(%.2fx faster)\n", fr->cpu.model->name, syscall_name(fr->nr), fast->per_call,
-            slow->per_call, iv.value, iv.low, iv.high, iv.value > 0 ? 1.0 / iv.value : 0);
+    snprintf(line, sizeof line, "%s %s: sysenter %.1f / int80 %.1f cycles = %.3f of the time "
+             "[%.3f, %.3f] (%.2fx faster)", fr->cpu.model->name, syscall_name(fr->nr),
+             fast->per_call, slow->per_call, iv.value, iv.low, iv.high,
+             iv.value > 0 ? 1.0 / iv.value : 0);
+    fprintf(f, "%s\n", line);
+    if (out->n < COMPARE_MAX_RATIOS)
+        snprintf(out->text[out->n++], sizeof out->text[0], "%s", line);
     fprintf(f, "    sysenter: %" PRIu64 " %s calls on %s; int80: %" PRIu64 " %s calls on %s\n",
             fast->calls, sys_via_name(fast->via), fr->spec, slow->calls,
             sys_via_name(slow->via), sr->spec);
@@ -156,14 +213,14 @@ static void print_ratio(const struct compare_run *fr, const struct compare_row *
  * sysenter calls of one against the int80 calls of the other made the same
  * way (both through the page, or both inline).
  */
-static void print_ratios(const struct compare_run *rs, int n, FILE *f)
+static void print_ratios(const struct compare_run *rs, int n, struct ratios *out, FILE *f)
 {
     for (int i = 0; i < n; i++) {
         const struct compare_run *fr = &rs[i];
         const struct compare_row *fast = row_of(fr, PATH_SYSENTER, VIA_PAGE);
         const struct compare_row *slow = row_of(fr, PATH_INT80, VIA_INLINE);
         if (fast && slow)
-            print_ratio(fr, fast, fr, slow, f);
+            print_ratio(fr, fast, fr, slow, out, f);
         for (int j = 0; j < n; j++) {
             const struct compare_run *sr = &rs[j];
             if (sr->cpu.model != fr->cpu.model || sr->nr != fr->nr || j == i)
@@ -174,114 +231,81 @@ static void print_ratios(const struct compare_run *rs, int n, FILE *f)
                 /* the same calls in both runs: one went by sysenter, one did not */
                 if (fast && slow && !row_of(sr, PATH_SYSENTER, via) &&
                     !row_of(fr, PATH_INT80, via))
-                    print_ratio(fr, fast, sr, slow, f);
+                    print_ratio(fr, fast, sr, slow, out, f);
             }
         }
     }
+    if (out->n == 0 && n > 0)
+        fprintf(f, "no ratio: on each model the %s calls went one way only; a ratio needs a\n"
+                   "model's sysenter calls beside int80 calls of the same model (add it without\n"
+                   "SEP: --cpus '%s;%s,-sep')\n", syscall_name(rs[0].nr),
+                rs[0].cpu.model->name, rs[0].cpu.model->name);
 }
 
-static int write_svg(const char *path, const struct compare_run *rs, int n)
+static void print_banner(const struct run_options *base, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    double max = 1;
-    int bars = 0;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < rs[i].nrows; k++, bars++)
-            if (rs[i].rows[k].per_call > max)
-                max = rs[i].rows[k].per_call;
-    int w = 720, bar = 36, gap = 18, left = 170, top = 50;
-    int h = top + bars * (bar + gap) + 60;
-    double scale = (w - left - 120) / max;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "font-family=\"sans-serif\" font-size=\"13\">\n", w, h);
-    fprintf(f, "<text x=\"10\" y=\"24\" font-size=\"16\">cycles per %s call "
-            "(entry / body / exit / user)</text>\n", n ? syscall_name(rs[0].nr) : "");
-    static const char *colors[4] = { "#d95f02", "#1b9e77", "#7570b3", "#bbbbbb" };
-    int y = top;
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < rs[i].nrows; k++, y += bar + gap) {
-            const struct compare_row *r = &rs[i].rows[k];
-            const struct syscall_stat *s = &r->stat;
-            double parts[4] = { mean(s->entry, s->calls), mean(s->body, s->calls),
-                                mean(s->exit, s->calls), 0 };
-            parts[3] = r->per_call - parts[0] - parts[1] - parts[2];
-            if (parts[3] < 0)
-                parts[3] = 0;
-            if (rs[i].nrows == 1)
-                fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + bar / 2 + 5, rs[i].spec);
-            else
-                fprintf(f, "<text x=\"10\" y=\"%d\">%s %s/%s</text>\n", y + bar / 2 + 5,
-                        rs[i].spec, sys_path_name(r->path), sys_via_name(r->via));
-            double x = left;
-            for (int p = 0; p < 4; p++) {
-                fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-                        "fill=\"%s\"/>\n", x, y, parts[p] * scale, bar, colors[p]);
-                x += parts[p] * scale;
-            }
-            fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n", x + 6, y + bar / 2 + 5,
-                    r->per_call);
-        }
-    }
-    static const char *labels[4] = { "entry", "body", "exit", "user (stub)" };
-    for (int p = 0; p < 4; p++) {
-        int x = left + p * 120, yl = h - 30;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
-                "<text x=\"%d\" y=\"%d\">%s</text>\n", x, yl, colors[p], x + 20, yl + 12,
-                labels[p]);
-    }
-    fputs("</svg>\n", f);
-    return fclose(f) ? -1 : 0;
+    if (base->ncost_overrides == 0)
+        return;
+    fprintf(f, "costs overridden:");
+    for (int c = 0; c < base->ncost_overrides; c++)
+        fprintf(f, " %s", base->cost_overrides[c]);
+    fprintf(f, "\nthis is a modified model, not the sourced one (docs/cost-model.md); its "
+               "figures are\nnot compared with published ones.\n\n");
 }
 
-int compare_main(const struct run_options *base, const char *cpus, bool article,
-                 const char *svg_path)
+static int run_all(const struct run_options *base, const struct compare_options *co,
+                   struct compare_run *rs, int *n)
 {
-    struct compare_run *rs = calloc(COMPARE_MAX_RUNS, sizeof *rs);
     char list[512];
-    int n = 0, rc = 0;
-    if (!rs)
-        return 125;
-    snprintf(list, sizeof list, "%s", cpus ? cpus : DEFAULT_COMPARE_CPUS);
+    snprintf(list, sizeof list, "%s", co->cpus ? co->cpus : DEFAULT_COMPARE_CPUS);
     for (char *save = NULL, *spec = strtok_r(list, ";", &save); spec;
          spec = strtok_r(NULL, ";", &save)) {
-        if (n == COMPARE_MAX_RUNS) {
+        if (*n == COMPARE_MAX_RUNS) {
             fprintf(stderr, "emu: compare: at most %d models\n", COMPARE_MAX_RUNS);
-            rc = 2;
-            goto out;
+            return 2;
         }
-        struct compare_run *r = &rs[n];
+        struct compare_run *r = &rs[*n];
         /* linus_loop's third argument is its loop shape */
         r->loop_shape = base->argc > 3 && !strcmp(base->argv[3], "mem") ? 1 : 0;
-        run_one(base, spec, r);
+        run_one(base, spec, co->syscall, r);
         if (r->status != 0) {
             fprintf(stderr, "emu: %s on %s: %s\n", base->program, spec, r->message);
-            rc = r->status;
-            goto out;
+            return r->status;
         }
-        n++;
+        r->modified = model_modified(base, r->cpu.model->name);
+        (*n)++;
     }
+    return 0;
+}
+
+int compare_main(const struct run_options *base, const struct compare_options *co)
+{
+    struct compare_run *rs = calloc(COMPARE_MAX_RUNS, sizeof *rs);
+    struct ratios *ratios = calloc(1, sizeof *ratios);
+    int n = 0, rc = 0;
+    if (!rs || !ratios) {
+        rc = 125;
+        goto out;
+    }
+    rc = run_all(base, co, rs, &n);
+    if (rc)
+        goto out;
     printf("emu compare:");
     for (int i = 0; i < base->argc; i++)
         printf(" %s", base->argv[i]);
     printf("\n\n");
+    print_banner(base, stdout);
     print_table(rs, n, stdout);
-    printf("\ncycles/call: from the call into the vsyscall page to its return (via page), or\n"
-           "from the trapping instruction to the return to user mode (via inline), as the\n"
-           "caller sees it; [interval]: over the ranges of the cost rows and the calibration\n"
-           "figures (docs/cost-model.md); entry: from the trapping instruction to the\n"
-           "dispatch call; body: the handler; exit: from the handler's return to user mode.\n"
-           "Means over the calls of the program's most frequent system call that went\n"
-           "that way.\n\n");
-    print_ratios(rs, n, stdout);
-    if (article)
+    print_notes(rs, n, stdout);
+    print_ratios(rs, n, ratios, stdout);
+    if (co->article)
         compare_article(rs, n, base, stdout);
-    if (svg_path && write_svg(svg_path, rs, n)) {
-        fprintf(stderr, "emu: cannot write %s\n", svg_path);
+    if (co->svg && compare_svg(co->svg, rs, n, base, ratios->text, ratios->n)) {
+        fprintf(stderr, "emu: cannot write %s\n", co->svg);
         rc = 2;
     }
 out:
     free(rs);
+    free(ratios);
     return rc;
 }

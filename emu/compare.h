@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "interval.h"
+#include "published.h"
 #include "machine.h"
 #include "spans.h"
 #include "syscalls.h"
@@ -22,6 +23,14 @@
 #define COMPARE_MAX_RUNS 8
 #define COMPARE_MAX_ROWS 4
 #define COMPARE_MAX_SPANS 8
+#define COMPARE_MAX_RATIOS 16
+
+struct compare_options {
+    const char *cpus;             /* ';'-separated models; NULL: the default */
+    bool article;                 /* the published figures beside the model's */
+    const char *svg;              /* also draw the table here; NULL: no chart */
+    int syscall;                  /* the call compared; -1: the most frequent */
+};
 
 struct compare_row {
     int path, via;
@@ -37,6 +46,8 @@ struct compare_run {
     struct model_point point;
     int status;
     char message[512];
+    bool sep_used;                /* the kernel enabled SEP (SYSENTER_CS set) */
+    bool modified;                /* a --cost override applies to this model */
     uint64_t cycles;
     uint32_t nr;                  /* the program's most frequent system call */
     int nrows;
@@ -46,12 +57,26 @@ struct compare_run {
     double loop_shape;            /* linus_loop: 0 reg, 1 mem */
 };
 
-int compare_main(const struct run_options *base, const char *cpus, bool article,
-                 const char *svg_path);
+int compare_main(const struct run_options *base, const struct compare_options *co);
+
+/* compare_svg.c: the table as a bar chart, with the ratios printed */
+int compare_svg(const char *path, const struct compare_run *rs, int n,
+                const struct run_options *base, char ratios[][160], int nratios);
+
+/* Mean cycles of a sum of centicycles over n calls. */
+static inline double compare_mean(uint64_t sum, uint64_t n)
+{
+    return n ? (double)sum / 100.0 / (double)n : 0.0;
+}
 
 /* compare_article.c: the published figures beside the model's */
 void compare_article(const struct compare_run *rs, int n, const struct run_options *base,
                      FILE *f);
+/* The published figure that row of r replays (same model, program, path
+ * and via), unless r's model is modified; NULL if none. */
+const struct published *compare_published_for(const struct compare_run *r,
+                                              const struct compare_row *row,
+                                              const struct run_options *base);
 /* "0.486 [0.470, 0.520]" style, with the given precision */
 void print_interval(FILE *f, const struct interval *iv, int decimals);
 void print_movers(FILE *f, const struct mover movers[NMOVERS], int decimals);

@@ -22,7 +22,14 @@ static bool applies(const struct published *p, const struct compare_run *r,
         return false;
     if (p->arg && (base->argc < 2 || strcmp(p->arg, base->argv[1])))
         return false;
-    return p->span <= r->nspans && p->minus_span <= r->nspans;
+    if (p->span > r->nspans || p->minus_span > r->nspans)
+        return false;
+    /* the experiment's calls went this way: a run whose calls did not
+     * (the model without SEP) does not replay it */
+    int path, via;
+    uint64_t calls;
+    return span_way(&r->spans[p->span - 1], &path, &via, &calls) &&
+           !strcmp(sys_path_name(path), p->path);
 }
 
 /* The replay's measurement of p on run r: span p->span minus span
@@ -106,6 +113,24 @@ static void print_ratio(const struct published_ratio *pr, const struct compare_r
     print_movers(f, mv, 3);
 }
 
+const struct published *compare_published_for(const struct compare_run *r,
+                                              const struct compare_row *row,
+                                              const struct run_options *base)
+{
+    if (r->modified)
+        return NULL;
+    for (int k = 0; k < npublished; k++) {
+        const struct published *p = &published[k];
+        struct measure q;
+        uint64_t calls;
+        int path, via;
+        if (applies(p, r, base) && measure_of(p, r, &q, &calls, &path, &via) &&
+            path == row->path && via == row->via)
+            return p;
+    }
+    return NULL;
+}
+
 void compare_article(const struct compare_run *rs, int n, const struct run_options *base,
                      FILE *f)
 {
@@ -122,6 +147,10 @@ void compare_article(const struct compare_run *rs, int n, const struct run_optio
             "of its loop,\nbetween its rdtsc reads, as the program prints them) and its "
             "interval:\n\n");
     for (int i = 0; i < n; i++) {
+        if (rs[i].modified) {
+            fprintf(f, "%s: not compared: --cost modifies this model\n", rs[i].spec);
+            continue;
+        }
         for (int k = 0; k < npublished; k++)
             if (applies(&published[k], &rs[i], base))
                 print_one(&published[k], &rs[i], f);

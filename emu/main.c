@@ -8,6 +8,7 @@
 #include "calibrate.h"
 #include "compare.h"
 #include "gdb_machine.h"
+#include "names.h"
 #include "outputs.h"
 #include "run.h"
 #include "syscalls.h"
@@ -92,7 +93,7 @@ static const char compare_text[] =
     "usage: emu compare [options] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM once on each of several CPU models and prints its most frequent\n"
-    "system call's cycles per call side by side, a row per way the calls went\n"
+    "system call's (or --syscall's) cycles per call side by side, a row per way the calls went\n"
     "(path, and via the vsyscall page or inline), each with its interval.\n"
     "\n"
     "options:\n"
@@ -103,7 +104,13 @@ static const char compare_text[] =
     "  --article            for the replays (linus_loop, lmbench_null): each\n"
     "                       published figure beside the replay's own, with its\n"
     "                       interval, inside or outside\n"
-    "  --svg FILE           also draw the comparison as an SVG bar chart\n";
+    "  --syscall NAME       compare this system call, not the most frequent one\n"
+    "  --svg FILE           also draw the comparison as an SVG bar chart: bars\n"
+    "                       with intervals, published figures, an axis, ratios\n"
+    "\n"
+    "With --cost, a banner says the model is modified and no published figure\n"
+    "is compared for the models it changes. SEP 'unused': CPUID reports it and\n"
+    "the kernel did not enable it.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -304,8 +311,8 @@ int main(int argc, char **argv)
     };
     char *env[MAX_ENV + 1] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
     int envc = 2;
-    bool article = false, compare = false, cpu_given = false;
-    const char *cpus = NULL, *svg = NULL;
+    bool compare = false, cpu_given = false;
+    struct compare_options co = { .syscall = -1 };
     struct outputs out = { 0 };
     struct gdb_options gdb = { 0 };
     char err[256];
@@ -378,9 +385,13 @@ int main(int argc, char **argv)
         } else if (!compare && !strcmp(a, "--gdb") && val) {
             gdb.listen = val;
         } else if (compare && !strcmp(a, "--cpus") && val) {
-            cpus = val;
+            co.cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
-            svg = val;
+            co.svg = val;
+        } else if (compare && !strcmp(a, "--syscall") && val) {
+            co.syscall = syscall_by_name(val);
+            if (co.syscall < 0)
+                return usage_error("--syscall '%s' names no system call", val);
         } else if (!compare && (took = output_option(&out, a, val, err, sizeof err)) >= 0) {
             if (took == 2)
                 return usage_error("%s", err);
@@ -398,7 +409,7 @@ int main(int argc, char **argv)
             else if (!compare && (!strcmp(a, "-S") || !strcmp(a, "--gdb-wait")))
                 gdb.wait = true;
             else if (compare && !strcmp(a, "--article"))
-                article = true;
+                co.article = true;
             else if (compare && output_option(&(struct outputs){ 0 }, a, val, err,
                                               sizeof err) >= 0)
                 return usage_error("'%s' is an emu run option; compare does not take it", a);
@@ -425,7 +436,7 @@ int main(int argc, char **argv)
     opts.envp = env;
 
     if (compare)
-        return compare_main(&opts, cpus, article, svg);
+        return compare_main(&opts, &co);
     if (gdb.wait && !gdb.listen)
         return usage_error("%s", "--gdb-wait (-S) needs --gdb PORT or -s");
     if (gdb.listen && opts.no_cycle_model)

@@ -20,7 +20,8 @@ struct published {
     const char *as_printed;   /* the figure as its source printed it */
     const char *program;      /* the replay, in build/guest/programs */
     const char *arg;          /* the replay's first argument (NULL: any) */
-    const char *model;        /* the CPU model it applies to (any SEP setting) */
+    const char *model;        /* the CPU model it applies to */
+    const char *path;         /* how the measured calls entered the kernel */
     int span;                 /* the replay's measured span: its rdtsc pair, from 1 */
     int minus_span;           /* 0, or a span to subtract (lmbench's loop overhead) */
     double value, low, high;  /* cycles per call */

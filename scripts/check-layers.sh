@@ -77,6 +77,7 @@ strace_values 4
 report        4
 compare       4
 compare_article 4
+compare_svg   4
 calibrate     4
 gdb_packet    4
 gdb_i386      4

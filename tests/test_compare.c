@@ -29,7 +29,7 @@ START_TEST(compare_prints_the_table_and_sysenter_is_faster)
     free(header);
     for (int m = 0; m < NMODELS; m++) {
         char want[64];
-        snprintf(want, sizeof want, "%-16s %-4s %-9s %-7s    10000", models[m],
+        snprintf(want, sizeof want, "%-16s %-6s %-9s %-7s    10000", models[m],
                  has_sep(m) ? "on" : "off", has_sep(m) ? "sysenter" : "int80", "page");
         ck_assert_msg(strstr(r.out, want), "compare %s: no row \"%s\" in:\n%s", name, want,
                       r.out);
@@ -58,8 +58,8 @@ START_TEST(two_models_give_two_rows_and_one_ratio)
     emu(&r, "compare", "--cpus", "pentium4;pentium4,-sep", program("syscall_loop"), "getppid",
         "200", NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_int_eq(count_lines_containing(r.out, "pentium4         on   sysenter  page         200"), 1);
-    ck_assert_int_eq(count_lines_containing(r.out, "pentium4,-sep    off  int80     page         200"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4         on     sysenter  page         200"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4,-sep    off    int80     page         200"), 1);
     ck_assert_int_eq(count_lines_containing(r.out, "pentium4 getppid: sysenter "), 1);
     ck_assert_ptr_null(strstr(r.out, "published:"));    /* only with --article */
     ck_assert_str_eq(r.err, "");
@@ -110,11 +110,11 @@ START_TEST(a_program_that_takes_both_paths_gets_a_row_for_each)
         "100000", "mixed", NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
     double sysenter, int80_inline, int80_page, other, lo, hi;
-    row_cycles(r.out, "pentium4         on   sysenter  page           1", &sysenter, &lo, &hi);
-    row_cycles(r.out, "pentium4         on   int80     inline    100000", &int80_inline, &lo,
+    row_cycles(r.out, "pentium4         on     sysenter  page           1", &sysenter, &lo, &hi);
+    row_cycles(r.out, "pentium4         on     int80     inline    100000", &int80_inline, &lo,
                &hi);
-    row_cycles(r.out, "pentium4,-sep    off  int80     page           1", &int80_page, &lo, &hi);
-    row_cycles(r.out, "pentium4,-sep    off  int80     inline    100000", &other, &lo, &hi);
+    row_cycles(r.out, "pentium4,-sep    off    int80     page           1", &int80_page, &lo, &hi);
+    row_cycles(r.out, "pentium4,-sep    off    int80     inline    100000", &other, &lo, &hi);
     /* each row its own calls: the inline calls cost the same in both runs,
      * the one call through the page differs */
     ck_assert_double_eq_tol(int80_inline, other, 0.05);
@@ -134,7 +134,7 @@ START_TEST(a_program_that_takes_both_paths_gets_a_row_for_each)
 }
 END_TEST
 
-START_TEST(the_svg_has_a_bar_per_model)
+START_TEST(the_svg_has_a_bar_per_row_an_axis_and_the_ratio)
 {
     const char *path = scratch("compare.svg");
     struct emu_result r;
@@ -146,11 +146,115 @@ START_TEST(the_svg_has_a_bar_per_model)
     ck_assert_ptr_nonnull(svg);
     ck_assert(!strncmp(svg, "<svg ", 5));
     ck_assert_ptr_nonnull(strstr(svg, "</svg>\n"));
-    ck_assert_int_eq(count_lines_containing(svg, ">pentium3,-sep</text>"), 1);
-    ck_assert_int_eq(count_lines_containing(svg, ">pentiumpro</text>"), 1);
-    /* four parts (entry, body, exit, user) per model, and the legend's four */
+    /* a label per row: model, path and via */
+    ck_assert_int_eq(count_lines_containing(svg, ">pentium3 sysenter/page</text>"), 1);
+    ck_assert_int_eq(count_lines_containing(svg, ">pentium3,-sep int80/page</text>"), 1);
+    ck_assert_int_eq(count_lines_containing(svg, ">pentiumpro int80/page</text>"), 1);
+    /* four parts (entry, body, exit, user) per row, and the legend's four */
     ck_assert_int_eq(count_lines_containing(svg, "<rect "), 3 * 4 + 4);
+    ck_assert_int_eq(count_lines_containing(svg, "class=\"interval\""), 3);
+    ck_assert_int_eq(count_lines_containing(svg, "class=\"axis\""), 1);
+    ck_assert_int_ge(count_lines_containing(svg, "class=\"tick\""), 3);
+    /* the ratio the text printed, in the chart */
+    char *ratio = line_with(r.out, "pentium3 getpid: sysenter ");
+    ck_assert_ptr_nonnull(ratio);
+    ratio[strcspn(ratio, "\n")] = 0;
+    char want[256];
+    snprintf(want, sizeof want, "class=\"ratio\" x=\"10\"");
+    ck_assert_int_eq(count_lines_containing(svg, want), 1);
+    ck_assert_msg(strstr(svg, ratio), "the chart lacks \"%s\"", ratio);
+    ck_assert_ptr_null(strstr(svg, "class=\"published\""));   /* syscall_loop replays nothing */
+    free(ratio);
     free(svg);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(the_svg_marks_the_published_figure_a_row_replays)
+{
+    const char *path = scratch("linus.svg");
+    struct emu_result r;
+    emu(&r, "compare", "--svg", path, "--cpus", "pentium4;pentium4,-sep", program("linus_loop"),
+        "gettimeofday", "200", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char *svg = read_file(path);
+    unlink(path);
+    ck_assert_ptr_nonnull(svg);
+    /* pentium4's sysenter and int80 rows replay Linus's two figures; the
+     * model without SEP replays only the int80 one (its span 1 is int80) */
+    ck_assert_int_eq(count_lines_containing(svg, "(LT-P4 gettimeofday sysenter)</text>"), 1);
+    ck_assert_int_eq(count_lines_containing(svg, "(LT-P4 gettimeofday int80)</text>"), 2);
+    ck_assert_int_eq(count_lines_containing(svg, "class=\"published\""), 3);
+    free(svg);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(a_cost_override_prints_a_banner_and_compares_no_published_figure)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--article", "--cost", "pentium4:sysenter=100", "--cpus",
+        "pentium4;pentium3", program("linus_loop"), "gettimeofday", "200", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "costs overridden: pentium4:sysenter=100"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4: not compared: --cost modifies"), 1);
+    ck_assert_ptr_null(strstr(r.out, "LT-P4 gettimeofday"));
+    /* the unmodified model is still compared */
+    ck_assert_int_eq(count_lines_containing(r.out, "    LT-PIII gettimeofday sysenter: "), 1);
+    emu_result_free(&r);
+    emu(&r, "compare", "--cpus", "pentium4", program("syscall_loop"), "getpid", "10", NULL);
+    ck_assert_ptr_null(strstr(r.out, "costs overridden"));
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(sep_reported_but_not_enabled_by_the_kernel_says_unused)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", "pentiumpro;pentiumpro,-sep;pentium3", program("syscall_loop"),
+        "getpid", "10", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentiumpro       unused int80     page"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentiumpro,-sep  off    int80     page"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium3         on     sysenter  page"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "SEP unused: CPUID reports SEP, but the kernel"),
+                     1);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(syscall_chooses_the_call_compared)
+{
+    struct emu_result r;
+    /* syscall_loop makes 50 getpid calls and a few writes of its report */
+    emu(&r, "compare", "--syscall", "write", "--cpus", "pentium4;pentium4,-sep",
+        program("syscall_loop"), "getpid", "50", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4 write: sysenter "), 1);
+    ck_assert_ptr_null(strstr(r.out, " getpid: sysenter "));
+    emu_result_free(&r);
+    emu(&r, "compare", "--syscall", "nosuchcall", program("syscall_loop"), "getpid", "5", NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_int_eq(count_char(r.err, '\n'), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "--syscall 'nosuchcall' names no system call"));
+    emu_result_free(&r);
+    /* a call the program never makes: a row that says so */
+    emu(&r, "compare", "--syscall", "fork", "--cpus", "pentium4", program("syscall_loop"),
+        "getpid", "5", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "(no fork call returned)"), 1);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(one_model_and_one_way_says_why_there_is_no_ratio)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", "pentium4", program("syscall_loop"), "getpid", "10", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "no ratio: on each model the getpid calls"),
+                     1);
+    ck_assert_int_eq(count_lines_containing(r.out, "--cpus 'pentium4;pentium4,-sep'"), 1);
     emu_result_free(&r);
 }
 END_TEST
@@ -177,7 +281,12 @@ Suite *compare_suite(void)
     tcase_add_test(tc, two_models_give_two_rows_and_one_ratio);
     tcase_add_test(tc, the_article_note_names_what_the_model_used);
     tcase_add_test(tc, a_program_that_takes_both_paths_gets_a_row_for_each);
-    tcase_add_test(tc, the_svg_has_a_bar_per_model);
+    tcase_add_test(tc, the_svg_has_a_bar_per_row_an_axis_and_the_ratio);
+    tcase_add_test(tc, the_svg_marks_the_published_figure_a_row_replays);
+    tcase_add_test(tc, a_cost_override_prints_a_banner_and_compares_no_published_figure);
+    tcase_add_test(tc, sep_reported_but_not_enabled_by_the_kernel_says_unused);
+    tcase_add_test(tc, syscall_chooses_the_call_compared);
+    tcase_add_test(tc, one_model_and_one_way_says_why_there_is_no_ratio);
     tcase_add_test(tc, a_bad_model_fails_with_its_name);
     suite_add_tcase(s, tc);
     return s;
