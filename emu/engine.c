@@ -167,6 +167,11 @@ uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
     return (uint32_t)code;
 }
 
+void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout)
+{
+    (void)engine_take_exception(uc, ctx, layout);
+}
+
 /* ---- quirks 3, 13 and 14: raising the privilege level from a hook ---- */
 
 /* A real-mode load of SS (PE briefly clear; the API's CR0 write has no

@@ -6,7 +6,9 @@
  *  1. Spurious #DF. The engine never finishes delivering an exception, so
  *     its "exception in flight" stays set, and the next fault is reported
  *     as a double fault, the one after as a triple fault (upstream issue
- *     #1883). engine_take_exception() clears it after each fault.
+ *     #1883). engine_take_exception() clears it after each fault, and
+ *     engine_clear_in_flight() after a stop for the debugger, which can
+ *     leave it set with no fault reported.
  *     Test: test_trap many_faults_in_one_engine_are_never_double_faults.
  *  2. The error code of an exception is not in the API. engine_probe_layout()
  *     finds where the saved CPU context keeps it (and the in-flight field
@@ -146,6 +148,9 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
 /* The pending exception's error code; marks no exception in flight. */
 uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
                                const struct engine_layout *layout);
+/* Mark no exception in flight: the engine stopped between instructions
+ * for the debugger (quirk 1: a stop from a code hook can leave the mark). */
+void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout);
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
 bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
 /* Back every guest address with host memory. 0 or -1. */

@@ -183,6 +183,10 @@ int machine_run(struct machine *m)
              * the block was entered by a direct jump (docs/unicorn.md,
              * quirk 16); and EIP cannot be set from a hook that stops. */
             reg_write(m, UC_X86_REG_EIP, m->pause_eip);
+            /* Stopped from a hook, the engine may still mark a fault in
+             * flight that it never reported (quirk 1): the next one would
+             * come out as #DF, or stop the CPU as a triple fault. */
+            engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
             m->paused = false;
             return MACHINE_PAUSED;
         }
