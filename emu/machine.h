@@ -128,6 +128,8 @@ struct machine_hold {
     bool (*insn)(void *ctx, struct machine *m, uint32_t addr);
     /* an interrupt or exception went through the IDT (before observers) */
     void (*delivered)(void *ctx, struct machine *m, const struct delivery_event *e);
+    /* the kernel found a page fault to be the program's (MM_BAD_FAULT) */
+    void (*program_fault)(void *ctx, struct machine *m, const struct delivery_event *e);
 };
 
 #define MACHINE_MAX_OBSERVERS 8

@@ -184,8 +184,10 @@ void do_page_fault(struct trap_frame *tf)
         if (!err)
             return;
     }
-    if (user)
+    if (user) {
+        mm_call(MM_BAD_FAULT, 0, addr, 0, tf->error_code, tf->eip, 0);
         kill_user_why(tf, addr, SIGSEGV, oom_note(err));
+    }
     fixup = search_exception_table(tf->eip);
     if (fixup) {
         tf->eip = fixup;
