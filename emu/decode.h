@@ -19,7 +19,8 @@
 #define SPECIAL_RDMSR  0x02
 #define SPECIAL_WRMSR  0x04
 #define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
-#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO)
+#define SPECIAL_IRET   0x40  /* iret: at CPL 3 the engine takes VM (engine.h) */
+#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO | SPECIAL_IRET)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
 #define INSN_REP       0x10  /* rep-prefixed string op */
 

@@ -90,6 +90,13 @@ struct engine_layout {
     size_t context_size;
     size_t error_code_offset;
     size_t old_exception_offset;
+    size_t is_int_offset;      /* 1: the vector came from int n, not a fault */
+};
+
+/* What the engine knew about the interrupt its hook was just given. */
+struct engine_exception {
+    uint32_t error_code;
+    bool software;             /* int n / int3 / into, not an exception */
 };
 
 /* What the engine reported instead of raising an exception (quirks 5, 7);
@@ -98,29 +105,49 @@ struct engine_reports {
     bool ud;              /* an invalid opcode at EIP */
     bool wrap;            /* an access ran past 0xffffffff ... */
     bool wrap_write;      /* ... a write? */
+    bool wrap_fetch;      /* ... an instruction fetch? */
     uint32_t wrap_addr;   /* where it wrapped to: a #PF's CR2 */
 };
 
 int engine_open(uc_engine **uc);
 /* 0, or -1 with a reason in err. */
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
-/* The pending exception's error code; marks no exception in flight. */
-uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
-                               const struct engine_layout *layout);
+/* The pending interrupt's error code and kind; marks no exception in
+ * flight. */
+void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                           struct engine_exception *out);
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
 bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
 /* Back every guest address with host memory. 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
 /* Note invalid opcodes and accesses past 4 GiB in r. 0 or -1. */
 int engine_watch(uc_engine *uc, struct engine_reports *r);
-/* uc_emu_start, but false if the translator aborted instead of returning. */
-bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err);
-/* A code hook on the instruction at addr only. 0 or -1. */
-int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user);
+/* An address no instruction fetch reaches: the run ends only when a hook
+ * stops it (quirk 15). */
+#define ENGINE_NO_EXIT UINT64_MAX
+/* uc_emu_start from begin, stopping before the instruction at until;
+ * false if the translator aborted instead of returning (quirk 10). */
+bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err);
+/* A code hook on the instruction at addr only, its handle in *h. 0 or -1. */
+int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user,
+                        uc_hook *h);
+/* Remove a hook; the engine frees it when its outermost run returns. */
+void engine_unhook(uc_engine *uc, uc_hook h);
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there. */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+/* An EFLAGS image in a ring-3 iret frame with VM hidden from the engine
+ * (quirk 18), until engine_iret_restore puts the word back. */
+struct engine_iret_patch {
+    bool active;
+    uint32_t addr;
+    uint32_t word;
+};
+/* Clear VM in the 32-bit word at eflags_addr if set; true if it was. */
+bool engine_iret_hide_vm(struct guest_memory *mem, uint32_t eflags_addr,
+                         struct engine_iret_patch *p);
+void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

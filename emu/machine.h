@@ -59,6 +59,13 @@ struct run_options {
     uint32_t epoch_sec;
 };
 
+/* Why the engine runs up to an address and stops there (trap.h). */
+enum run_to_why {
+    RUN_TO_NONE,
+    RUN_TO_UD,       /* after a translator abort: #UD at the culprit */
+    RUN_TO_FETCH,    /* a code fetch fault raised at its block's start */
+};
+
 /* An interrupt or exception that went through the IDT. */
 enum event_kind { EVENT_SOFTWARE, EVENT_FAULT };
 struct delivery_event {
@@ -109,7 +116,9 @@ struct machine {
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t prev_block_addr;
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
     int nspecial;
+    bool hooks_full;               /* the run paused to drop them all (run.c) */
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
@@ -120,9 +129,11 @@ struct machine {
     int exit_status;
     char message[512];
     int delivery_depth;
+    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */
+    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */
     int engine_aborts;             /* translations the engine aborted */
-    bool abort_ud_pending;         /* after an abort: run up to abort_ud_at, */
-    uint32_t abort_ud_at;          /* then raise #UD there (run.c) */
+    enum run_to_why run_to_why;    /* run up to the linear address run_to, */
+    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */
 };
 
 /* The CPU model, the engine, guest memory and the decoder; no hooks yet.

@@ -7,7 +7,13 @@
 #include "trap.h"
 
 /* Code hooks go in only for the addresses that need them, so most code
- * runs without a per-instruction callback. */
+ * runs without a per-instruction callback. The kernel's own irets run at
+ * CPL 0, where the engine's iret is right (engine.h, quirk 18). */
+static bool needs_hook(const struct insn *in)
+{
+    return (in->flags & SPECIALS) && (!(in->flags & SPECIAL_IRET) || !in_kernel_ram(in->addr));
+}
+
 static bool is_hooked(const struct machine *m, uint32_t addr)
 {
     for (int h = 0; h < m->nspecial; h++)
@@ -19,23 +25,37 @@ static bool is_hooked(const struct machine *m, uint32_t addr)
 static bool specials_hooked(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if ((b->insns[i].flags & SPECIALS) && !is_hooked(m, b->insns[i].addr))
+        if (needs_hook(&b->insns[i]) && !is_hooked(m, b->insns[i].addr))
             return false;
     return true;
 }
 
+/* 0, or -1 when the table is full (or the engine refuses a hook). */
 static int hook_specials(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
-        if (!(in->flags & SPECIALS) || is_hooked(m, in->addr))
+        if (!needs_hook(in) || is_hooked(m, in->addr))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS ||
-            engine_hook_code_at(m->uc, in->addr, on_special_insn, m))
+            engine_hook_code_at(m->uc, in->addr, on_special_insn, m,
+                                &m->special_hooks[m->nspecial]))
             return -1;
         m->special_addrs[m->nspecial++] = in->addr;
     }
     return 0;
+}
+
+/*
+ * A program can make any number of such instructions (writing rdtsc to a
+ * fresh address and calling it, over and over). When the table is full
+ * the engine stops, every code hook goes (the engine frees them when its
+ * run has returned), and blocks get theirs again as they run.
+ */
+void forget_special_hooks(struct machine *m, int keep)
+{
+    while (m->nspecial > keep)
+        engine_unhook(m->uc, m->special_hooks[--m->nspecial]);
 }
 
 static void over_budget(struct machine *m)
@@ -53,6 +73,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         engine_stop(uc);
         return;
     }
+    m->drop_step_trap = false;
+    engine_iret_restore(&m->mem, &m->iret_patch);
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
     if (!b) {
@@ -72,11 +94,12 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      */
     if (b->specials && !specials_hooked(m, b)) {
         if (hook_specials(m, b)) {
-            machine_stop(m, STOP_MACHINE, "too many special instructions to hook");
-            return;
+            m->hooks_full = true;
+            engine_stop(uc);
+        } else {
+            engine_retranslate(uc, addr, size);
         }
-        engine_retranslate(uc, addr, size);
-        reg_write(m, UC_X86_REG_EIP, addr);
+        reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
         return;
     }
     if (m->insns + b->ninsns > m->opts->max_insns) {
@@ -142,41 +165,49 @@ int machine_init(struct machine *m, const struct run_options *opts)
 
 static void engine_aborted(struct machine *m)
 {
-    uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), base = code_segment_base(m);
     if (++m->engine_aborts > MAX_ENGINE_ABORTS) {
         machine_stop(m, STOP_MACHINE, "the engine failed to translate code at eip %08x", eip);
         return;
     }
-    m->abort_ud_at = first_undecodable(&m->blocks, &m->mem, eip);
-    m->abort_ud_pending = true;
+    disarm_run_to(m);
+    arm_run_to(m, RUN_TO_UD, base + eip, first_undecodable(&m->blocks, &m->mem, base + eip));
 }
 
-/* Stopped at abort_ud_at: raise #UD there, unless the code has changed since. */
-static void raise_ud_after_abort(struct machine *m)
+/* At run_to: raise #UD there after an abort, unless the code has changed
+ * since; after a misplaced fetch fault, just go on, to fault again. */
+static void reached_run_to(struct machine *m)
 {
-    m->abort_ud_pending = false;
-    if (decodable(&m->blocks, &m->mem, m->abort_ud_at))
+    enum run_to_why why = m->run_to_why;
+    uint32_t at = m->run_to;
+    disarm_run_to(m);
+    if (why != RUN_TO_UD || decodable(&m->blocks, &m->mem, at))
         return;
     m->delivery_depth = 0;
-    raise_fault(m, X86_VEC_UD, false, 0, m->abort_ud_at);
+    raise_fault(m, X86_VEC_UD, false, 0, at - code_segment_base(m));
 }
 
-/*
- * KERNEL_BASE is the "until" address: kernel memory there holds no code
- * and user mode cannot fetch from a supervisor page, so reaching it never
- * ends a run early.
- */
+/* The engine runs with no exit address (engine.h, quirk 15): ring-3 code
+ * that runs into 0xc0000000 takes the #PF a CPU raises there. */
 int machine_run(struct machine *m)
 {
     while (m->stop == STOP_NONE) {
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+        uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
         uc_err e = UC_ERR_OK;
-        if (!engine_run(m->uc, eip, m->abort_ud_pending ? m->abort_ud_at : KERNEL_BASE, &e)) {
+        bool returned = engine_run(m->uc, eip, until, &e);
+        engine_iret_restore(&m->mem, &m->iret_patch);
+        if (!returned) {
             engine_aborted(m);
             continue;
         }
         if (m->stop != STOP_NONE)
             break;
+        if (m->hooks_full) {
+            m->hooks_full = false;
+            forget_special_hooks(m, 0);
+            continue;
+        }
         if (m->reports.ud) {
             raise_reported_ud(m);
             continue;
@@ -185,11 +216,17 @@ int machine_run(struct machine *m)
             raise_wrapped_pf(m);
             continue;
         }
-        if (m->abort_ud_pending && reg_read(m, UC_X86_REG_EIP) == m->abort_ud_at) {
-            raise_ud_after_abort(m);
-            continue;
-        }
         eip = reg_read(m, UC_X86_REG_EIP);
+        if (m->run_to_why != RUN_TO_NONE) {
+            if (code_segment_base(m) + eip == m->run_to) {
+                reached_run_to(m);
+                continue;
+            }
+            /* stopped by a hook on the way there (a fetch fault, armed
+             * just now): run again */
+            if (e == UC_ERR_OK)
+                continue;
+        }
         if (e != UC_ERR_OK)
             machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
         else

@@ -18,5 +18,8 @@ int machine_init(struct machine *m, const struct run_options *opts);
 int machine_run(struct machine *m);
 /* The UC_HOOK_BLOCK callback. */
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user);
+/* Remove the code hooks of the special instructions, all but the first
+ * keep of them. */
+void forget_special_hooks(struct machine *m, int keep);
 
 #endif

@@ -50,9 +50,10 @@ START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
 {
     static struct bare b;
     uint8_t nops[] = { 0x90, 0x90, 0xf4 };
+    uc_hook h;
     bare_init(&b, "pentium4");
     bare_write(&b, BARE_UCODE, nops, sizeof nops);
-    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, NULL), 0);
+    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, NULL, &h), 0);
     bare_run(&b, BARE_UCODE, true);   /* iret to ring 3, then the hook */
     ck_assert_int_ne(ring.direct, UC_ERR_OK);
     ck_assert(ring.raised);

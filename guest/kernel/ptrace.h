@@ -39,9 +39,11 @@
 #define TIF_SYSCALL_TRACE 0   /* syscall tracing wants the slow path */
 #define TIF_NEED_RESCHED  1   /* reschedule before returning to user */
 #define TIF_IRET          2   /* registers changed: return by iret */
+#define TIF_SINGLESTEP    3   /* TF was taken off a sysenter: give it back */
 #define _TIF_SYSCALL_TRACE (1 << TIF_SYSCALL_TRACE)
 #define _TIF_NEED_RESCHED  (1 << TIF_NEED_RESCHED)
 #define _TIF_IRET          (1 << TIF_IRET)
+#define _TIF_SINGLESTEP    (1 << TIF_SINGLESTEP)
 #define _TIF_ALLWORK_MASK  0xffff
 
 #ifndef __ASSEMBLER__

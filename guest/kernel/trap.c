@@ -121,14 +121,50 @@ static int signal_for(uint32_t vector)
     }
 }
 
+/* The fault a kernel exception-table fixup last answered: what
+ * do_iret_fault reports when the fixup was a failed return to user mode. */
+static uint32_t fixed_vector, fixed_error;
+
+/*
+ * sysenter does not clear TF: a program that sets it and then enters the
+ * kernel takes the single-step trap on the kernel's first instruction,
+ * the trampoline. Linux's fix of 17 December 2002 ("Fix the remaining
+ * known problems (NMI and debugging) with fast system calls") lets
+ * do_debug take a step in kernel mode by clearing TF in the saved flags,
+ * and the kernel runs on; its vsyscall stub then gained pushf/popf to give
+ * TF back. This kernel keeps the first patch's stub, so it notes the step
+ * instead and puts TF back in the frame the call returns through, as
+ * Linux later did with TIF_SINGLESTEP: the program's trap comes one
+ * instruction after the call, through the user-mode #DB path below.
+ */
+static int kernel_single_step(struct trap_frame *tf)
+{
+    if (tf->vector != X86_VEC_DB || user_mode(tf->xcs) || !(tf->eflags & X86_EFLAGS_TF))
+        return 0;
+    tf->eflags &= ~X86_EFLAGS_TF;
+    current->flags |= _TIF_SINGLESTEP;
+    return 1;
+}
+
+/* A fault in user mode. Until signals are delivered the program dies
+ * with the fault's signal; this is where delivery will go. */
+static void user_fault(struct trap_frame *tf, uint32_t cr2)
+{
+    kill_user(tf, cr2, signal_for(tf->vector));
+}
+
 void do_trap(struct trap_frame *tf)
 {
     uint32_t cr2 = tf->vector == X86_VEC_PF ? read_cr2() : 0;
 
     if (user_mode(tf->xcs))
-        kill_user(tf, cr2, signal_for(tf->vector));
+        user_fault(tf, cr2);
+    if (kernel_single_step(tf))
+        return;
     uint32_t fixup = search_exception_table(tf->eip);
     if (fixup) {
+        fixed_vector = tf->vector;
+        fixed_error = tf->error_code;
         tf->eip = fixup;
         return;
     }
@@ -137,14 +173,15 @@ void do_trap(struct trap_frame *tf)
 }
 
 /* Returning to user space faulted on the iret itself: the saved frame is
- * unusable, so the program dies as Linux kills it, with SIGSEGV. */
+ * unusable, so the program dies as Linux kills it, with SIGSEGV, reported
+ * with the fault the iret took (#GP for a bad selector, #NP, #SS, #TS). */
 void do_iret_fault(void)
 {
     struct pt_regs *regs =
         (struct pt_regs *)((uint32_t)current + THREAD_SIZE - PT_SIZE);
     struct trap_frame tf = {
-        .vector = X86_VEC_GP, .eip = regs->eip, .xcs = regs->xcs,
-        .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
+        .vector = fixed_vector, .error_code = fixed_error, .eip = regs->eip,
+        .xcs = regs->xcs, .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
     };
     kill_user(&tf, 0, SIGSEGV);
 }
@@ -153,8 +190,9 @@ void do_iret_fault(void)
  * rescheduling finds nothing else to run. */
 void do_exit_work(struct pt_regs *regs)
 {
-    (void)regs;
-    current->flags &= ~(_TIF_NEED_RESCHED | _TIF_IRET);
+    if (current->flags & _TIF_SINGLESTEP)
+        regs->eflags |= X86_EFLAGS_TF;
+    current->flags &= ~(_TIF_NEED_RESCHED | _TIF_IRET | _TIF_SINGLESTEP);
 }
 
 /* The trampoline loads esp0 from here; it is 4-byte aligned in the TSS. */
