@@ -22,7 +22,9 @@ static int load_program_file(struct machine *m, struct boot_record *br)
         br->image_size = (uint32_t)size;
         return 0;
     }
-    int fd = open(path, O_RDONLY);
+    /* Non-blocking, so that a FIFO is refused below instead of waiting
+     * for a writer in open(). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return machine_fail(m, errno == ENOENT ? 127 : 126, "%s: %s", path,
                             strerror(errno));

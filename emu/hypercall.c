@@ -40,7 +40,13 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
         }
         FILE *f = io->fd == 1 ? stdout : stderr;
         size_t n = fwrite(buf, 1, io->len, f);
-        fflush(f);
+        if (fflush(f) != 0 || n < io->len) {
+            /* the host could not take it (a full disk, a closed pipe):
+             * the program's write fails as it would on Linux */
+            io->result = -(errno ? errno : EIO);
+            clearerr(f);
+            return;
+        }
         io->result = (int32_t)n;
         return;
     }

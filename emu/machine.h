@@ -123,6 +123,7 @@ struct machine {
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
     bool insn_hooked;              /* the every-instruction hook is in */
+    uint32_t traced_insn;          /* already told: not again (run.c) */
 
     /* why the run ended */
     enum stop_reason stop;

@@ -72,6 +72,15 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+/* A --cpus list: models separated by ';', none of them empty. */
+static bool cpu_list_ok(const char *list)
+{
+    size_t n = strlen(list);
+    if (n == 0 || list[0] == ';' || list[n - 1] == ';' || strstr(list, ";;"))
+        return false;
+    return true;
+}
+
 /* The trace file of --trace, opened before the guest is loaded. */
 static int open_trace(struct machine *m, const struct run_options *opts, struct trace **out)
 {
@@ -196,6 +205,8 @@ int main(int argc, char **argv)
     }
     if (i >= argc)
         return usage_error("%s", "missing PROGRAM");
+    if (cpus && !cpu_list_ok(cpus))
+        return usage_error("--cpus wants CPU models separated by ';', not '%s'", cpus);
     if (opts.trace_insns && !opts.trace_path)
         return usage_error("%s", "--trace-insns needs --trace FILE");
     opts.program = argv[i];
@@ -223,7 +234,11 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "emu: %s\n", m->message);
     }
-    trace_close(trace);
+    if (trace_close(trace)) {
+        fprintf(stderr, "emu: %s: cannot write the trace: %s\n", opts.trace_path,
+                errno ? strerror(errno) : "write error");
+        status = 125;
+    }
     machine_destroy(m);
     free(m);
     free(sys);

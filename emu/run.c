@@ -58,6 +58,27 @@ void forget_special_hooks(struct machine *m, int keep)
         engine_unhook(m->uc, m->special_hooks[--m->nspecial]);
 }
 
+/*
+ * A store into the block that is running makes the engine give up the
+ * rest of that block and run the store again as a block of its own
+ * (engine.h, quirk 19), so the block hook charged instructions that never
+ * ran. A one-instruction block at an instruction of the current block with
+ * more of it still charged is that restart: refund from that instruction
+ * (its block charges it again) and trace it only once. A loop back into
+ * the block lands there with the block's whole tail, not one instruction.
+ */
+static void abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
+{
+    const struct block *cur = m->cur_block;
+    uint32_t k;
+    if (!cur || b->ninsns != 1 || addr == cur->addr || m->run_to_why != RUN_TO_NONE ||
+        !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+        return;
+    truncate_current_block(m, k);
+    if (m->insn_hooked)
+        m->traced_insn = addr;
+}
+
 static void over_budget(struct machine *m)
 {
     machine_stop(m, STOP_BUDGET, "instruction budget of %llu exhausted "
@@ -74,6 +95,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         return;
     }
     m->drop_step_trap = false;
+    m->traced_insn = 0;
     engine_iret_restore(&m->mem, &m->iret_patch);
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
@@ -106,6 +128,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         over_budget(m);
         return;
     }
+    abandoned_block(m, addr, b);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;

@@ -168,11 +168,13 @@ int trace_close(struct trace *t)
         return 0;
     if (t->format == TRACE_JSON)
         fputs("\n]}\n", t->f);
-    int rc = 0;
+    /* a write that failed on the way (the buffer went out and was lost)
+     * leaves only the error indicator: fclose alone may not tell */
+    int rc = ferror(t->f);
     if (t->f == stdout)
-        rc = fflush(t->f);
+        rc |= fflush(t->f);
     else
-        rc = fclose(t->f);
+        rc |= fclose(t->f);
     free(t);
     return rc ? -1 : 0;
 }
