@@ -100,14 +100,15 @@ static int run_until_fault(uc_engine *uc, uint32_t addr, struct probe_state *ps)
 static int probe_is_int(uc_engine *uc, struct probe_state *ps, size_t n, size_t ec,
                         size_t *is_int)
 {
-    static const uint8_t soft[] = { 0xcd, 0x21, 0xf4 };
+    enum { SOFT = 0x21 };   /* any vector the probe's engine has no other use for */
+    static const uint8_t soft[] = { 0xcd, SOFT, 0xf4 };
     uint8_t *after_fault = malloc(n);
     int rc = -1;
     if (!after_fault)
         return -1;
     memcpy(after_fault, ps->ctx, n);
     uc_mem_write(uc, PROBE_BASE + 0x200, soft, sizeof soft);
-    if (run_until_fault(uc, PROBE_BASE + 0x200, ps) == 0 && ps->last_vector == 0x21) {
+    if (run_until_fault(uc, PROBE_BASE + 0x200, ps) == 0 && ps->last_vector == SOFT) {
         /* the word after the error code first, then any */
         for (size_t i = 0, off = ec + 4; i <= n / 4 && rc; off = 4 * i++) {
             if (off + 4 <= n && ctx_int((const uc_context *)after_fault, off) == 0 && ctx_int(ps->ctx, off) == 1) {
@@ -330,6 +331,44 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p)
         return;
     memcpy(guest_ptr(mem, p->addr, 4), &p->word, 4);
     p->active = false;
+}
+
+/* ---- quirk 20: memory rewritten behind the engine's back ---- */
+
+/*
+ * The engine cannot see the host rewrite guest memory (a snapshot being
+ * restored): its translations of those pages and its TLB's answers from
+ * the old page tables stay. uc_ctl_remove_cache looks a page up through
+ * the current page tables and silently skips one they do not map; with
+ * paging off for the call (an API write of CR0 has no side effects on
+ * 2.0.1, quirk 14) every page is found at itself, where it lives (quirk
+ * 12). The TLB that filled meanwhile is flushed after.
+ */
+void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
+{
+    uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0);
+    engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PG);
+    for (size_t i = 0; i < n; i++)
+        uc_ctl_remove_cache(uc, pages[i], (uint64_t)pages[i] + PAGE_SIZE);
+    engine_reg_write(uc, UC_X86_REG_CR0, cr0);
+    engine_flush_tlb(uc);
+}
+
+/*
+ * 2.0.1 has no call that flushes the TLB (its uc_ctl_flush_tlb is
+ * UC_CTL_TB_FLUSH, the translations); mapping memory flushes it as a side
+ * effect, so a page is mapped past 4 GiB, where no guest access goes
+ * while nothing runs, and unmapped again. 2.1 has UC_CTL_TLB_FLUSH.
+ */
+void engine_flush_tlb(uc_engine *uc)
+{
+#if UC_VERSION_MAJOR > 2 || (UC_VERSION_MAJOR == 2 && UC_VERSION_MINOR >= 1)
+    uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TLB_FLUSH, 0));
+#else
+    const uint64_t scratch = (uint64_t)UINT32_MAX + 1;
+    if (uc_mem_map(uc, scratch, PAGE_SIZE, UC_PROT_READ) == UC_ERR_OK)
+        uc_mem_unmap(uc, scratch, PAGE_SIZE);
+#endif
 }
 
 /* ---- quirk 9: the sysenter hook ---- */

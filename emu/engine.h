@@ -148,6 +148,10 @@ struct engine_iret_patch {
 bool engine_iret_hide_vm(struct guest_memory *mem, uint32_t eflags_addr,
                          struct engine_iret_patch *p);
 void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
+/* Guest memory at these pages changed from the host: drop the engine's
+ * translations of them and its TLB (quirk 20). */
+void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
+void engine_flush_tlb(uc_engine *uc);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

@@ -64,6 +64,7 @@ enum run_to_why {
     RUN_TO_NONE,
     RUN_TO_UD,       /* after a translator abort: #UD at the culprit */
     RUN_TO_FETCH,    /* a code fetch fault raised at its block's start */
+    RUN_TO_PAUSE,    /* machine_run_until: return there */
 };
 
 /* An interrupt or exception that went through the IDT. */
@@ -117,6 +118,7 @@ struct machine {
     uint32_t prev_block_addr;
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     uc_hook special_hooks[MAX_SPECIAL_HOOKS];
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */
     int nspecial;
     bool hooks_full;               /* the run paused to drop them all (run.c) */
 
@@ -135,6 +137,7 @@ struct machine {
     int engine_aborts;             /* translations the engine aborted */
     enum run_to_why run_to_why;    /* run up to the linear address run_to, */
     uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */
+    bool paused;                   /* reached RUN_TO_PAUSE (run.c) */
 };
 
 /* The CPU model, the engine, guest memory and the decoder; no hooks yet.

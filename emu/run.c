@@ -1,5 +1,6 @@
 /* The execution loop: hooks, the block hook, machine_run. */
 #include "run.h"
+#include <string.h>
 #include "boot.h"
 #include "cpu_insns.h"
 #include "hypercall.h"
@@ -14,12 +15,27 @@ static bool needs_hook(const struct insn *in)
     return (in->flags & SPECIALS) && (!(in->flags & SPECIAL_IRET) || !in_kernel_ram(in->addr));
 }
 
+#define NSLOTS (2 * MAX_SPECIAL_HOOKS)
+
+static uint32_t slot_of(uint32_t addr)
+{
+    return (addr * 2654435761u) >> 21 & (NSLOTS - 1);
+}
+
 static bool is_hooked(const struct machine *m, uint32_t addr)
 {
-    for (int h = 0; h < m->nspecial; h++)
-        if (m->special_addrs[h] == addr)
+    for (uint32_t s = slot_of(addr); m->special_slots[s]; s = (s + 1) & (NSLOTS - 1))
+        if (m->special_addrs[m->special_slots[s] - 1] == addr)
             return true;
     return false;
+}
+
+static void index_special(struct machine *m, int i)
+{
+    uint32_t s = slot_of(m->special_addrs[i]);
+    while (m->special_slots[s])
+        s = (s + 1) & (NSLOTS - 1);
+    m->special_slots[s] = (uint16_t)(i + 1);
 }
 
 static bool specials_hooked(struct machine *m, const struct block *b)
@@ -41,7 +57,8 @@ static int hook_specials(struct machine *m, const struct block *b)
             engine_hook_code_at(m->uc, in->addr, on_special_insn, m,
                                 &m->special_hooks[m->nspecial]))
             return -1;
-        m->special_addrs[m->nspecial++] = in->addr;
+        m->special_addrs[m->nspecial] = in->addr;
+        index_special(m, m->nspecial++);
     }
     return 0;
 }
@@ -56,6 +73,9 @@ void forget_special_hooks(struct machine *m, int keep)
 {
     while (m->nspecial > keep)
         engine_unhook(m->uc, m->special_hooks[--m->nspecial]);
+    memset(m->special_slots, 0, sizeof m->special_slots);
+    for (int i = 0; i < m->nspecial; i++)
+        index_special(m, i);
 }
 
 /*
@@ -90,7 +110,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->stop != STOP_NONE) {
+    if (m->stop != STOP_NONE || m->hooks_full) {
         engine_stop(uc);
         return;
     }
@@ -116,8 +136,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      */
     if (b->specials && !specials_hooked(m, b)) {
         if (hook_specials(m, b)) {
+            /* stop at the restart: writing EIP cancels a stop */
             m->hooks_full = true;
-            engine_stop(uc);
         } else {
             engine_retranslate(uc, addr, size);
         }
@@ -204,6 +224,7 @@ static void reached_run_to(struct machine *m)
     enum run_to_why why = m->run_to_why;
     uint32_t at = m->run_to;
     disarm_run_to(m);
+    m->paused = why == RUN_TO_PAUSE;
     if (why != RUN_TO_UD || decodable(&m->blocks, &m->mem, at))
         return;
     m->delivery_depth = 0;
@@ -212,9 +233,9 @@ static void reached_run_to(struct machine *m)
 
 /* The engine runs with no exit address (engine.h, quirk 15): ring-3 code
  * that runs into 0xc0000000 takes the #PF a CPU raises there. */
-int machine_run(struct machine *m)
+static void run_loop(struct machine *m)
 {
-    while (m->stop == STOP_NONE) {
+    while (m->stop == STOP_NONE && !m->paused) {
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
         uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
         uc_err e = UC_ERR_OK;
@@ -255,6 +276,24 @@ int machine_run(struct machine *m)
         else
             machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
     }
+}
+
+bool machine_run_until(struct machine *m, uint32_t at)
+{
+    /* the code at and before it on its page may carry the stop */
+    arm_run_to(m, RUN_TO_PAUSE, at & ~(PAGE_SIZE - 1), at);
+    m->paused = false;
+    run_loop(m);
+    bool paused = m->paused;
+    m->paused = false;
+    if (!paused)
+        disarm_run_to(m);
+    return paused;
+}
+
+int machine_run(struct machine *m)
+{
+    run_loop(m);
     switch (m->stop) {
     case STOP_EXIT: return m->exit_status;
     case STOP_KILLED: return m->exit_status;

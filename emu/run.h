@@ -16,6 +16,9 @@ int machine_init_bare(struct machine *m, const struct run_options *opts);
 int machine_init(struct machine *m, const struct run_options *opts);
 /* Run until something stops the machine; returns the emu exit status. */
 int machine_run(struct machine *m);
+/* Run until the instruction at the linear address at is next (true), or
+ * something stops the machine first (false). */
+bool machine_run_until(struct machine *m, uint32_t at);
 /* The UC_HOOK_BLOCK callback. */
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user);
 /* Remove the code hooks of the special instructions, all but the first

@@ -301,14 +301,15 @@ void arm_run_to(struct machine *m, enum run_to_why why, uint32_t from, uint32_t 
     m->run_to = to;
 }
 
-/* The stop is compiled into the code translated meanwhile (engine.h,
- * quirk 15): that translation goes too. */
+/* The stop is compiled into the code translated meanwhile, up to and
+ * including a block of its own at run_to (engine.h, quirk 15): that
+ * translation goes too. */
 void disarm_run_to(struct machine *m)
 {
     if (m->run_to_why == RUN_TO_NONE)
         return;
-    if (m->run_to > m->run_to_from)
-        engine_retranslate(m->uc, m->run_to_from, m->run_to - m->run_to_from);
+    if (m->run_to >= m->run_to_from)
+        engine_retranslate(m->uc, m->run_to_from, m->run_to - m->run_to_from + 1);
     m->run_to_why = RUN_TO_NONE;
 }
 
