@@ -67,7 +67,7 @@ static int pack_strings(struct machine *m, char *const *strs, int count, uint32_
     return 0;
 }
 
-static int write_boot_record(struct machine *m)
+int machine_write_boot_record(struct machine *m)
 {
     struct boot_record br = {
         .magic = BOOT_MAGIC,
@@ -112,7 +112,7 @@ int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
         return machine_fail(m, 125, "%s", err);
     if (hostfs_init(&m->fs, m->opts->root, err, sizeof err))
         return machine_fail(m, 2, "%s", err);
-    if ((rc = write_boot_record(m)))
+    if ((rc = machine_write_boot_record(m)))
         return rc;
     reg_write(m, UC_X86_REG_EBX, BOOT_RECORD_ADDR);
     reg_write(m, UC_X86_REG_EIP, m->ksyms.entry);

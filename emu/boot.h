@@ -12,5 +12,9 @@
 int machine_boot(struct machine *m);
 /* The same with another kernel image (tests). */
 int machine_boot_image(struct machine *m, const uint8_t *image, size_t size);
+/* Write the program file and its arguments (m->opts) and the boot record
+ * the kernel reads them from: again, for a machine restored to just before
+ * the kernel loads the program (the fuzz targets). 0 or the exit status. */
+int machine_write_boot_record(struct machine *m);
 
 #endif

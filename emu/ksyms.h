@@ -16,7 +16,8 @@
     X(sysenter_call)    /* the same two on the sysenter path */ \
     X(sysenter_return) \
     X(sysenter_exit)    /* the sysexit: the call leaves by sysexit */ \
-    X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */
+    X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */ \
+    X(exec_boot_program) /* loading the program: where the fuzz targets keep a machine */
 
 enum ksym {
 #define X(name) KSYM_##name,

@@ -117,6 +117,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->drop_step_trap = false;
     m->traced_insn = 0;
     engine_iret_restore(&m->mem, &m->iret_patch);
+    /* A block decoded again at its own address (its code changed) frees
+     * the old one: if that is the current block, it is gone. */
+    if (m->cur_block && m->cur_block->addr == addr)
+        m->cur_block = NULL;
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
     if (!b) {

@@ -14,7 +14,7 @@
 #                 the kernel's symbols, the file trees (hostfs, vfs_*), the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
-#                 ports, hypercalls, booting, the execution loop
+#                 ports, hypercalls, booting, the execution loop, snapshots
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare, the GDB
 #                 remote stub (gdb_*, gdbstub)
@@ -51,6 +51,7 @@ cpu_insns     2
 hypercall     2
 boot          2
 run           2
+snapshot      2
 syscalls      3
 trace         4
 strace        4

@@ -79,9 +79,45 @@ START_TEST(replayed_input_ends_cleanly)
     struct fuzz_result r;
     char why[768];
     fuzz_run(in->target, data, size, &r);
+    fuzz_release();
     free(data);
     bool clean = fuzz_clean(in->target, &r, why, sizeof why);
     ck_assert_msg(clean, "%s: %s", in->path, why);
+}
+END_TEST
+
+/*
+ * A machine kept at exec_boot_program and restored for each input runs it
+ * exactly as a machine booted for it alone: the same end, report, counts
+ * of instructions and cycles. The input runs twice, so the second run is
+ * on a machine restored after the first wrote memory, added code hooks
+ * and left translations behind (and, with CK_FORK=no, after every input
+ * before it).
+ */
+START_TEST(a_restored_machine_runs_an_input_as_a_fresh_one)
+{
+    const struct input *in = &inputs[_i];
+    if (in->target == FUZZ_GDB || strstr(in->path, "/crashes/"))
+        return;
+    size_t size;
+    uint8_t *data = slurp(in->path, &size);
+    struct fuzz_result kept, fresh;
+    fuzz_fresh_boot = false;
+    fuzz_run(in->target, data, size, &kept);   /* on a machine just kept, or after others */
+    fuzz_run(in->target, data, size, &kept);   /* restored after that */
+    fuzz_fresh_boot = true;
+    fuzz_run(in->target, data, size, &fresh);
+    fuzz_fresh_boot = false;
+    fuzz_release();
+    free(data);
+    ck_assert_msg(kept.stop == fresh.stop && kept.status == fresh.status &&
+                  kept.insns == fresh.insns && kept.cycles == fresh.cycles &&
+                  !strcmp(kept.message, fresh.message),
+                  "%s: kept machine: stop %d status %d, %llu insns, %llu cycles: %s; "
+                  "fresh: stop %d status %d, %llu insns, %llu cycles: %s", in->path, kept.stop,
+                  kept.status, (unsigned long long)kept.insns, (unsigned long long)kept.cycles,
+                  kept.message, fresh.stop, fresh.status, (unsigned long long)fresh.insns,
+                  (unsigned long long)fresh.cycles, fresh.message);
 }
 END_TEST
 
@@ -146,6 +182,23 @@ START_TEST(gdb_harness_feeds_the_stream_to_the_stub)
 }
 END_TEST
 
+/* Byte 0 picks the CPU (pentium3); the code runs in ring 3: int $0x80
+ * with EAX 1 and EBX 9 is exit(9). */
+START_TEST(cpu_harness_runs_the_code_in_ring3)
+{
+    uint8_t input[1 + 77 + 12] = { 1, 0 };
+    for (int i = 0; i < 3; i++)
+        input[2 + 12 * i + 11] = 0x80;   /* no TLS descriptors */
+    input[2 + 36] = 0x02;                /* EFLAGS: the fixed bit */
+    static const uint8_t code[] = { 0xb8, 1, 0, 0, 0, 0xbb, 9, 0, 0, 0, 0xcd, 0x80 };
+    memcpy(input + 1 + 77, code, sizeof code);
+    struct fuzz_result r;
+    fuzz_run(FUZZ_CPU, input, sizeof input, &r);
+    ck_assert_msg(r.stop == STOP_EXIT && r.status == 9, "%d %d %s", r.stop, r.status, r.message);
+    ck_assert_str_eq(r.cpu, "pentium3");
+}
+END_TEST
+
 START_TEST(panics_and_machine_failures_are_findings)
 {
     struct fuzz_result r = { .stop = STOP_PANIC, .status = 125, .cpu = "pentium4" };
@@ -171,8 +224,10 @@ Suite *fuzz_replay_suite(void)
     TCase *tc = tcase_create("replay");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, every_target_has_a_seed_corpus);
-    if (ninputs > 0)
+    if (ninputs > 0) {
         tcase_add_loop_test(tc, replayed_input_ends_cleanly, 0, ninputs);
+        tcase_add_loop_test(tc, a_restored_machine_runs_an_input_as_a_fresh_one, 0, ninputs);
+    }
     suite_add_tcase(s, tc);
 
     tc = tcase_create("harness");
@@ -180,6 +235,7 @@ Suite *fuzz_replay_suite(void)
     tcase_add_test(tc, elf_harness_runs_the_image);
     tcase_add_test(tc, syscall_harness_passes_the_input_to_the_guest);
     tcase_add_test(tc, gdb_harness_feeds_the_stream_to_the_stub);
+    tcase_add_test(tc, cpu_harness_runs_the_code_in_ring3);
     tcase_add_test(tc, panics_and_machine_failures_are_findings);
     suite_add_tcase(s, tc);
     return s;

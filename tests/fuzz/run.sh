@@ -23,10 +23,12 @@ for t in "$@"; do
         elf) limits="-max_len=16384" ;;
         # room for a packet past the 4096-byte maximum
         gdb) limits="-max_len=8192 -dict=tests/fuzz/gdb.dict" ;;
+        # machine code: the instructions that reach the CPU's corners
+        cpu) limits="-max_len=1024 -dict=tests/fuzz/cpu.dict" ;;
         *) limits="-max_len=1024 -len_control=0" ;;
     esac
     echo "== fuzz $t for ${seconds}s (log: $log)"
-    "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+    LSAN_OPTIONS="suppressions=tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
         $limits -print_final_stats=1 \
         -artifact_prefix="$findings/" "$work" "tests/fuzz/corpus/$t" \
         "tests/fuzz/crashes/$t" >"$log" 2>&1
