@@ -8,11 +8,13 @@
  *     as a double fault, the one after as a triple fault (upstream issue
  *     #1883). engine_take_exception() clears it after each fault.
  *     Test: test_trap many_faults_in_one_engine_are_never_double_faults.
- *  2. The error code of an exception is not in the API. engine_probe_layout()
- *     finds where the saved CPU context keeps it (and the in-flight field
- *     of 1) by raising known faults on a scratch engine at start-up;
- *     engine_take_exception() reads it. Tests: test_engine
- *     probe_finds_error_code_before_in_flight_exception, test_trap
+ *  2. The error code of an exception, and whether the vector came from an
+ *     int n or a fault, are not in the API. engine_probe_layout() finds
+ *     where the saved CPU context keeps them (and the in-flight field of
+ *     1) by raising known faults and an int on a scratch engine at start-
+ *     up; engine_take_exception() reads them. Tests: test_engine
+ *     probe_finds_error_code_before_in_flight_exception,
+ *     probe_finds_the_software_interrupt_flag, test_trap
  *     loading_kernel_ds_from_ring3_is_gp_with_selector.
  *  3. A hook cannot raise the privilege level: uc_reg_write of CS or SS
  *     is checked like a segment load at the current CPL (13), so at CPL 3
@@ -51,13 +53,19 @@
  *     instruction's length (2) to EIP; EIP read inside the hook is not the
  *     instruction's (it reads as the block's start). engine_sysenter_resume()
  *     sets where execution goes on, allowing for the 2; the machine knows
- *     the instruction from its own decode of the block. Tests: test_sysenter
- *     sysenter_enters_ring0_at_msr_eip_and_esp, sysenter_without_sep_is_ud.
+ *     the instruction from its own decode of the block. With TF set the
+ *     engine raises the single-step trap after the hook even when the hook
+ *     raised a fault instead; the machine drops that trap. Tests:
+ *     test_sysenter sysenter_enters_ring0_at_msr_eip_and_esp,
+ *     sysenter_without_sep_is_ud, test_hostile
+ *     single_step_into_sysenter_without_sep_is_invalid_opcode.
  * 10. "tcg fatal error": the translator aborts the whole process on some
  *     encodings a CPU rejects with #UD (lock cmp, lock cmps, a far call or
- *     jump through a register). engine_run() runs with SIGABRT caught and
- *     says so; the machine then runs up to the culprit and raises #UD.
- *     Tests: test_engine a_translator_abort_is_survived, test_robustness
+ *     jump through a register), after printing that line on stderr.
+ *     engine_run() runs with SIGABRT caught and says so, and stderr drops
+ *     exactly that line while the engine runs; the machine then runs up
+ *     to the culprit and raises #UD. Tests: test_engine
+ *     a_translator_abort_is_survived, test_robustness
  *     untranslatable_instruction_is_an_invalid_opcode.
  * 11. CPUID answers as the engine's default CPU (leaf 1 EDX 0x07088100: no
  *     SEP, no FPU), and uc_ctl_set_cpu_model does not change that. A
@@ -75,6 +83,52 @@
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
+ * 15. uc_emu_start's "until" is not checked as code runs: it is compiled
+ *     into each translation as a halt before that address, whatever the
+ *     privilege (with KERNEL_BASE there, ring-3 code running into
+ *     0xc0000000 halted the machine). engine_run() takes ENGINE_NO_EXIT,
+ *     an address no 32-bit fetch reaches, for a run only a hook ends; a
+ *     run up to an address (trap.c, run_to) drops the translations that
+ *     carry the halt when it is done. Test: test_hostile
+ *     running_into_kernel_space_is_a_page_fault_at_0xc0000000.
+ * 16. Two instructions come to UC_HOOK_INSN_INVALID as #UD: "int $6" (the
+ *     engine takes vector 6 for an invalid opcode) and icebp (f1, INT1).
+ *     raise_reported_ud() looks at the bytes: int $6 is a software
+ *     interrupt through gate 6, icebp a #DB trap without the gate's DPL
+ *     check. Tests: test_hostile int6_from_ring3_is_gp_on_its_dpl0_gate,
+ *     icebp_is_a_debug_trap.
+ * 17. The engine fetches a block's code as it translates it, so a fetch
+ *     that faults partway through the block (into a supervisor page, an
+ *     unmapped one, past 4 GiB) is raised at the block's first
+ *     instruction, before any of it ran. The machine runs up to the
+ *     instruction that needs the page (15's "until"), where the fetch
+ *     faults again, now at the right place. Test: as 15.
+ * 18. iret enters virtual-8086 mode whenever the EFLAGS image it pops has
+ *     VM set; a CPU does that only at CPL 0. Ring-3 irets get a code hook
+ *     (as in 8) and engine_iret_hide_vm() clears VM in the image while the
+ *     engine runs the iret; the word goes back as soon as it is done or
+ *     has faulted. Test: test_hostile iret_with_vm_set_at_cpl3_is_ignored.
+ * 19. A store into the block that is running (self-modifying code) makes
+ *     the engine drop the rest of that block and run the store again as a
+ *     block of its own; the block hook had already charged all of it. The
+ *     machine refunds from the store on and traces it once (run.c,
+ *     abandoned_block). Test: test_hostile
+ *     a_store_into_its_own_block_is_charged_and_traced_once.
+ * 20. Memory the host rewrites (a snapshot restored, emu/snapshot.h) is
+ *     not seen by the engine: its translations of those pages and its TLB
+ *     stay. uc_ctl_remove_cache finds a page through the current page
+ *     tables (and skips one they do not map), and 2.0.1 has no TLB flush
+ *     in its API (its uc_ctl_flush_tlb is the translation flush).
+ *     engine_forget_pages() removes translations with paging off for the
+ *     call (14) and engine_flush_tlb() maps and unmaps a page past 4 GiB,
+ *     which flushes the TLB. Test: test_fuzz_replay
+ *     a_restored_machine_runs_an_input_as_a_fresh_one.
+ * 21. Dirty-page tracking is stubbed out in 2.0.1: every page counts as
+ *     holding code, so every guest store takes the self-modifying-code
+ *     path (a lookup that allocates), and a code page written to often
+ *     gets a bitmap uc_close never frees. Only the cost is seen (stores
+ *     are slow, most under ASan); the fuzz targets suppress that one leak
+ *     (tests/fuzz/lsan.supp). Test: none can show a cost without timing.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H

@@ -54,6 +54,14 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
         io->result = -EBADF;
         return;
     }
+    if (m->opts->stdin_data) {
+        size_t left = m->opts->stdin_size - m->stdin_pos;
+        size_t n = left < io->len ? left : io->len;
+        memcpy(buf, m->opts->stdin_data + m->stdin_pos, n);
+        m->stdin_pos += n;
+        io->result = (int32_t)n;
+        return;
+    }
     ssize_t n = m->opts->quiet ? 0 : read(STDIN_FILENO, buf, io->len);
     io->result = n < 0 ? -errno : (int32_t)n;
 }

@@ -17,7 +17,8 @@
     X(sysenter_return) \
     X(sysenter_exit)    /* the sysexit: the call leaves by sysexit */ \
     X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */ \
-    X(exec_boot_program) /* loading the program: where the fuzz targets keep a machine */
+    X(exec_boot_program) /* loading the program: where the fuzz targets keep */ \
+    X(sys_read)         /* ... or its first read: a machine to restore per input */
 
 enum ksym {
 #define X(name) KSYM_##name,

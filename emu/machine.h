@@ -50,6 +50,8 @@ struct run_options {
     bool strace;               /* print each system call to stderr */
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
+    const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
+    size_t stdin_size;         /* instead of the host's stdin (fuzzing) */
     const char *trace_path;
     const char *trace_format;  /* text, json, csv */
     bool trace_insns;
@@ -106,6 +108,7 @@ struct machine {
     struct engine_reports reports;  /* exceptions the engine reported, not raised */
     struct ksyms ksyms;
     struct hostfs fs;               /* the --root file tree */
+    size_t stdin_pos;               /* read so far of opts->stdin_data */
 
     /* cycle and instruction accounting */
     struct block_cache blocks;

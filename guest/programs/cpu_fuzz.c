@@ -1,9 +1,9 @@
 /*
- * cpu_fuzz HEX: run the ring-3 machine code that HEX (the fuzz input, as a
- * hex string) carries, in the CPU state it describes. tests/fuzz/harness.c
- * runs it (the cpu target); any end is fine (an exit, a fault that kills
- * the program, the instruction budget) but never a guest kernel panic or
- * a machine failure.
+ * cpu_fuzz [HEX]: run the ring-3 machine code the fuzz input carries, in
+ * the CPU state it describes: HEX, or without it stdin as it is (how
+ * tests/fuzz/harness.c gives it, the cpu target). Any end is fine (an
+ * exit, a fault that kills the program, the instruction budget) but never
+ * a guest kernel panic or a machine failure.
  *
  * The input, little-endian:
  *   0    how: bits 0-1 how the code is entered:
@@ -115,6 +115,15 @@ static int hexval(char c)
     return -1;
 }
 
+/* The input as it is, from stdin: up to MAX_INPUT bytes. */
+static void read_input(void)
+{
+    input_len = 0;
+    for (long n; input_len < MAX_INPUT; input_len += (uint32_t)n)
+        if ((n = syscall3(SYS_read, 0, input + input_len, MAX_INPUT - input_len)) <= 0)
+            break;
+}
+
 static void decode(const char *hex)
 {
     input_len = 0;
@@ -130,11 +139,20 @@ static void decode(const char *hex)
 int main(int argc, char **argv)
 {
     static const uint8_t exit0[] = { 0xb8, SYS_exit, 0, 0, 0, 0x31, 0xdb, 0xcd, SYSCALL_VECTOR };
-    if (argc != 2) {
-        puts_fd(2, "usage: cpu_fuzz HEX\n");
+    if (argc > 2) {
+        puts_fd(2, "usage: cpu_fuzz [HEX]  (without HEX: the input from stdin)\n");
         return 2;
     }
-    decode(argv[1]);
+    /* the same for every input, so before it is read (the fuzz harness
+     * keeps a machine at that read) */
+    long map = syscall6(SYS_mmap2, CODE_AT, 2 * PAGE_SIZE, PROT_RWX,
+                        MAP_PRIVATE_ANON | MAP_FIXED_NOREPLACE, -1, 0);
+    if (map != (long)CODE_AT)
+        return 1;
+    if (argc == 2)
+        decode(argv[1]);
+    else
+        read_input();
     uint32_t how = at(0, 1);
     uint32_t bases[3];
     for (uint32_t i = 0; i < 3; i++) {
@@ -150,10 +168,6 @@ int main(int argc, char **argv)
         n = n > PAGE_SIZE ? PAGE_SIZE : n;
         code = USER_STACK_TOP - n;
     } else {
-        long r = syscall6(SYS_mmap2, CODE_AT, 2 * PAGE_SIZE, PROT_RWX,
-                          MAP_PRIVATE_ANON | MAP_FIXED_NOREPLACE, -1, 0);
-        if (r != (long)CODE_AT)
-            return 1;
         n = n > CODE_MAX ? CODE_MAX : n;
         code = CODE_AT;
         memcpy((uint8_t *)code + n, exit0, sizeof exit0);

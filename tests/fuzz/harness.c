@@ -33,20 +33,6 @@ int fuzz_target_by_name(const char *name)
     return -1;
 }
 
-static char *to_hex(const uint8_t *data, size_t size)
-{
-    static const char digits[] = "0123456789abcdef";
-    char *hex = malloc(2 * size + 1);
-    if (!hex)
-        return NULL;
-    for (size_t i = 0; i < size; i++) {
-        hex[2 * i] = digits[data[i] >> 4];
-        hex[2 * i + 1] = digits[data[i] & 15];
-    }
-    hex[2 * size] = 0;
-    return hex;
-}
-
 /* ---- gdb: the stub's session over the fake machine ---- */
 
 struct gdb_fuzz {
@@ -177,14 +163,20 @@ static void gdb_fuzz_run(const uint8_t *input, size_t size, struct fuzz_result *
 /* ---- elf, syscall, cpu: a machine per target and CPU model ---- */
 
 /*
- * Booting the kernel is most of what a short run costs, so each target
- * and CPU model keeps a machine booted up to the moment the kernel loads
- * the program (exec_boot_program), and every input starts from there:
- * the snapshot comes back (emu/snapshot.h), the input's program file and
- * arguments go into the boot record, and the run goes on. What the kernel
- * read of the boot record before that point (the clock, the epoch, the
- * random bytes) is the same for every input. A machine that cannot come
- * back (a run that spent an engine abort) is booted anew.
+ * Booting the kernel and loading the program is most of what a short run
+ * costs, so each target and CPU model keeps a machine that did it once,
+ * and every input starts from there: the snapshot comes back
+ * (emu/snapshot.h) and the run goes on with the input.
+ *   syscall, cpu  the machine is kept as the program, set up, reads its
+ *                 input from stdin (the first sys_read); the input is
+ *                 what that read returns
+ *   elf           each input is a program, so the machine is kept as the
+ *                 kernel is about to load it (exec_boot_program) and the
+ *                 input goes into the boot record there; what the kernel
+ *                 read of the record before (the clock, the epoch, the
+ *                 random bytes) is the same for every input
+ * A machine that cannot come back (a run that spent an engine abort) is
+ * booted anew.
  */
 struct kept {
     struct machine m;
@@ -203,7 +195,8 @@ struct input {
     const char *program;
     const uint8_t *image;
     size_t image_size;
-    char *arg;             /* the hex string, or NULL */
+    const uint8_t *stdin_data; /* the program's input, if it reads it */
+    size_t stdin_size;
     uint64_t budget;
 };
 
@@ -249,11 +242,12 @@ static void set_input(struct run_options *o, char **argv, const struct input *in
     o->program_image = in->image;
     o->program_size = in->image_size;
     o->max_insns = in->budget;
+    o->stdin_data = in->stdin_data;
+    o->stdin_size = in->stdin_size;
     o->argv = argv;
     argv[0] = (char *)in->program;
-    argv[1] = in->arg;
-    argv[2] = NULL;
-    o->argc = in->arg ? 2 : 1;
+    argv[1] = NULL;
+    o->argc = 1;
 }
 
 static void base_options(struct run_options *o)
@@ -288,9 +282,10 @@ static struct kept *build(const struct input *in, char *err, size_t errlen)
         fuzz_machine_hook(&k->m);
     if (!rc)
         rc = machine_boot(&k->m);
-    if (!rc && !machine_run_until(&k->m, k->m.ksyms.addr[KSYM_exec_boot_program]))
-        rc = machine_fail(&k->m, 125, "harness: the kernel did not reach exec_boot_program: %s",
-                          k->m.message);
+    enum ksym at = in->stdin_data ? KSYM_sys_read : KSYM_exec_boot_program;
+    if (!rc && !machine_run_until(&k->m, k->m.ksyms.addr[at]))
+        rc = machine_fail(&k->m, 125, "harness: the kernel did not reach %s: %s",
+                          in->stdin_data ? "sys_read" : "exec_boot_program", k->m.message);
     if (!rc && !(k->snap = snapshot_take(&k->m, err, errlen)))
         rc = 125;
     else if (rc)
@@ -320,7 +315,7 @@ static void run_kept(struct kept **slot, const struct input *in, struct fuzz_res
     k->sys = k->sys_then;
     if (fuzz_input_hook)
         fuzz_input_hook(&k->m);
-    r->init_status = machine_write_boot_record(&k->m);
+    r->init_status = in->stdin_data ? 0 : machine_write_boot_record(&k->m);
     if (r->init_status == 0) {
         r->status = machine_run(&k->m);
         r->stop = k->m.stop;
@@ -394,11 +389,12 @@ void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_
         in.program = t == FUZZ_CPU ? cpu_name : syscall_name;
         in.image = guest_program(in.program, &in.image_size);
         in.budget = t == FUZZ_CPU ? FUZZ_CPU_BUDGET : FUZZ_SYSCALL_BUDGET;
-        in.arg = to_hex(size ? data + 1 : data, n > max ? max : n);
-        if (!in.image || !in.arg) {
+        /* never NULL: the program reads its input from stdin */
+        in.stdin_data = size ? data + 1 : data;
+        in.stdin_size = n > max ? max : n;
+        if (!in.image) {
             r->init_status = 125;
             snprintf(r->message, sizeof r->message, "harness: cannot read %s", in.program);
-            free(in.arg);
             return;
         }
     }
@@ -407,7 +403,6 @@ void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_
         run_fresh(&in, r);
     else
         run_kept(&kept[t][cpu], &in, r);
-    free(in.arg);
 }
 
 void fuzz_release(void)

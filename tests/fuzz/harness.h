@@ -6,17 +6,17 @@
  *
  *   elf      the input is a program file image, run with a small budget
  *   syscall  byte 0 picks the CPU model; the rest (at most
- *            FUZZ_SYSCALL_MAX_INPUT bytes) goes to the guest program
- *            syscall_fuzz as a hex string, which makes the system calls
- *            it describes
+ *            FUZZ_SYSCALL_MAX_INPUT bytes) is the stdin of the guest
+ *            program syscall_fuzz, which makes the system calls it
+ *            describes
  *   gdb      the input is a byte stream from a GDB client, fed to the
  *            stub's session (emu/gdb_session.h) over the fake machine
  *            of tests/gdb_fake.h; no machine runs. "#xx" in it stands
  *            for the right checksum, so mutated packets stay valid
- *   cpu      byte 0 picks the CPU model; the rest goes to the guest
- *            program cpu_fuzz as a hex string: ring-3 machine code and
- *            the state to run it in (TLS descriptors, EFLAGS, segment
- *            selectors, registers, how it is entered)
+ *   cpu      byte 0 picks the CPU model; the rest is the stdin of the
+ *            guest program cpu_fuzz: ring-3 machine code and the state to
+ *            run it in (TLS descriptors, EFLAGS, segment selectors,
+ *            registers, how it is entered)
  *
  * The machine targets keep one booted machine per target and CPU model and
  * restore it for each input (fuzz_fresh_boot boots one per input instead).
@@ -43,7 +43,7 @@ enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_GDB, FUZZ_CPU, FUZZ_NTARGETS };
 #define FUZZ_ELF_BUDGET        3000000ull
 #define FUZZ_SYSCALL_BUDGET    6000000ull
 #define FUZZ_SYSCALL_MAX_INPUT 2048   /* the guest program's MAX_INPUT */
-#define FUZZ_CPU_BUDGET        3000000ull
+#define FUZZ_CPU_BUDGET        700000ull  /* boot ~560 000, then the code */
 #define FUZZ_CPU_MAX_INPUT     2048   /* the guest program's MAX_INPUT */
 #define FUZZ_GDB_BUDGET        10000  /* fake instructions per resume */
 #define FUZZ_GDB_RUNNING_BYTES 64     /* input taken while the program runs */
