@@ -119,6 +119,10 @@ struct machine {
     uint64_t exceptions;
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t prev_block_addr;
+    struct {                       /* the last block Capstone could not */
+        uint32_t addr, size;       /* decode (run.c) */
+        uint8_t bytes[32];
+    } undecodable;
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     uc_hook special_hooks[MAX_SPECIAL_HOOKS];
     uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */

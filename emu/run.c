@@ -99,6 +99,25 @@ static void abandoned_block(struct machine *m, uint32_t addr, const struct block
         m->traced_insn = addr;
 }
 
+/* The last block Capstone could not decode: a loop of it ("lock jmp .")
+ * is not decoded again on every turn, which made it ten times slower per
+ * instruction than any other loop. */
+static bool known_undecodable(const struct machine *m, uint32_t addr, const uint8_t *code,
+                              uint32_t size)
+{
+    return m->undecodable.size == size && m->undecodable.addr == addr &&
+           size <= sizeof m->undecodable.bytes && !memcmp(m->undecodable.bytes, code, size);
+}
+
+static void note_undecodable(struct machine *m, uint32_t addr, const uint8_t *code, uint32_t size)
+{
+    if (size > sizeof m->undecodable.bytes)
+        return;
+    m->undecodable.addr = addr;
+    m->undecodable.size = size;
+    memcpy(m->undecodable.bytes, code, size);
+}
+
 static void over_budget(struct machine *m)
 {
     machine_stop(m, STOP_BUDGET, "instruction budget of %llu exhausted "
@@ -122,7 +141,12 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     if (m->cur_block && m->cur_block->addr == addr)
         m->cur_block = NULL;
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
-    const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
+    const struct block *b = NULL;
+    if (code && !known_undecodable(m, addr, code, size)) {
+        b = block_lookup(&m->blocks, addr, code, size);
+        if (!b)
+            note_undecodable(m, addr, code, size);
+    }
     if (!b) {
         /* Code Capstone cannot decode still runs in the engine (which
          * ignores a stray lock prefix, for one): count it as one
