@@ -9,6 +9,8 @@
 #   make plot         the comparison as an SVG bar chart
 #   make traces       regenerate the reference traces in traces/
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
+#   make install      the emulator (the kernel is inside it), its man page and
+#                     documents under PREFIX (default /usr/local; DESTDIR too)
 
 .DEFAULT_GOAL := all
 
@@ -38,6 +40,14 @@ GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
 $(DEPS_OK): scripts/ensure-deps.sh
 	@mkdir -p $(@D)
 	@sh scripts/ensure-deps.sh
+	@touch $@
+
+# The tests also compare with Debian's strace, load profiles with valgrind's
+# callgrind_annotate, render the man page with man-db and read JSON with jq.
+TEST_DEPS_OK := $(BUILD)/.test-deps-ok
+$(TEST_DEPS_OK): scripts/ensure-deps.sh
+	@mkdir -p $(@D)
+	@sh scripts/ensure-deps.sh strace valgrind man-db jq
 	@touch $@
 
 # ---- generated from guest/syscalls.def: the SYS_* numbers and NR_syscalls ----
@@ -91,6 +101,9 @@ $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL)
 	@mkdir -p $(@D)
 	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' $< -o $@
+# The version --version prints: the commit the binary was built from.
+EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/emu/main.c.o: HOST_CFLAGS += -DEMU_VERSION='"$(EMU_VERSION)"'
 $(EMU): $(EMU_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(UC_LIBS) -lm
 
@@ -124,7 +137,8 @@ I386_OK := $(I386_DIR)/.ok
 MUSL_LIB := $(I386_DIR)/root/usr/lib/i386-linux-musl
 MUSL_INC := $(I386_DIR)/root/usr/include/i386-linux-musl
 STATIC_NAMES := $(basename $(notdir $(wildcard guest/programs/static/*.c)))
-STATIC_BINS := $(foreach n,$(STATIC_NAMES),$(BUILD)/static/$(n)-glibc $(BUILD)/static/$(n)-musl)
+STATIC_BINS := $(foreach n,$(STATIC_NAMES),$(BUILD)/static/$(n)-glibc $(BUILD)/static/$(n)-musl) \
+	$(BUILD)/static/hello-glibc-pie
 STATIC_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -fno-pie -fno-stack-protector
 
 $(I386_OK): scripts/i386-fixtures.sh | $(DEPS_OK)
@@ -133,6 +147,10 @@ $(I386_OK): scripts/i386-fixtures.sh | $(DEPS_OK)
 $(BUILD)/static/%-glibc: guest/programs/static/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(STATIC_CFLAGS) -static -no-pie -o $@ $<
+# a static position-independent program, loaded where the kernel puts it
+$(BUILD)/static/%-glibc-pie: guest/programs/static/%.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(STATIC_CFLAGS:-fno-pie=) -static-pie -o $@ $<
 $(BUILD)/static/%-musl.o: guest/programs/static/%.c $(I386_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(STATIC_CFLAGS) -nostdinc -isystem $(MUSL_INC) -c $< -o $@
@@ -141,7 +159,7 @@ $(BUILD)/static/%-musl: $(BUILD)/static/%-musl.o
 		$< $(MUSL_LIB)/libc.a $$($(GUEST_CC) -m32 -print-libgcc-file-name) $(MUSL_LIB)/crtn.o
 # The tests run these (test_static, test_hostfs, test_strace, test_report,
 # test_compare).
-$(TESTS): | $(STATIC_BINS) $(I386_OK)
+$(TESTS): | $(STATIC_BINS) $(I386_OK) $(TEST_DEPS_OK)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.
@@ -177,7 +195,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds
+.PHONY: all run test test-asan bench plot clean traces fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS)
 
 run: $(EMU) $(BUILD)/guest/programs/syscall_loop
@@ -212,6 +230,19 @@ plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \
 		$(BUILD)/guest/programs/syscall_loop gettimeofday 10000
 	@echo "wrote $(BUILD)/compare-gettimeofday.svg"
+
+# One binary (the guest kernel is linked into it), the man page, the
+# documents; nothing else is read at run time.
+PREFIX ?= /usr/local
+DESTDIR ?=
+DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md
+install: $(EMU)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/doc/sysemu/docs
+	install -m 755 $(EMU) $(DESTDIR)$(PREFIX)/bin/emu
+	install -m 644 docs/emu.1 $(DESTDIR)$(PREFIX)/share/man/man1/emu.1
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/sysemu/README.md
+	install -m 644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(PREFIX)/share/doc/sysemu/docs/
 
 clean:
 	rm -rf build build-asan build-fuzz

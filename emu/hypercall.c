@@ -95,6 +95,8 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     case HC_PORT_KILL: {
         const struct hc_fault *f = block;
         m->exit_status = 128 + (int)(f->signal & 0x7f);
+        m->ending = (struct program_ending){ true, f->signal & 0x7f, f->vector,
+                                             f->error_code, f->eip, f->cr2 };
         machine_notify_exit(m);
         if (f->vector == X86_VEC_PF)
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",

@@ -33,9 +33,15 @@ int machine_create(struct machine *m, const struct run_options *opts)
     m->opts = opts;
     if (cpu_config_parse(opts->cpu_spec, opts->no_sep, &m->cpu, err, sizeof err))
         return machine_fail(m, 2, "%s", err);
-    for (int i = 0; i < opts->ncost_overrides; i++)
-        if (cpu_cost_override(&m->cpu, opts->cost_overrides[i], err, sizeof err))
+    for (int i = 0; i < opts->ncost_overrides; i++) {
+        /* MODEL:CLASS=CYCLES is for the runs of that model only */
+        const char *o = opts->cost_overrides[i], *colon = strchr(o, ':');
+        size_t len = colon ? (size_t)(colon - o) : 0;
+        if (colon && (strlen(m->cpu.model->name) != len || strncmp(m->cpu.model->name, o, len)))
+            continue;
+        if (cpu_cost_override(&m->cpu, colon ? colon + 1 : o, err, sizeof err))
             return machine_fail(m, 2, "%s", err);
+    }
     if (engine_probe_layout(&m->layout, err, sizeof err))
         return machine_fail(m, 125, "%s", err);
     if (engine_open(&m->uc))

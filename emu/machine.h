@@ -47,16 +47,12 @@ struct run_options {
     int argc;                  /* guest argv */
     char **argv;
     char **envp;
-    bool strace;               /* print each system call to stderr */
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
     const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
     size_t stdin_size;         /* instead of the host's stdin (fuzzing) */
-    const char *trace_path;
-    const char *trace_format;  /* text, json, csv */
-    bool trace_insns;
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
-    const char *cost_overrides[16]; /* "CLASS=CYCLES" */
+    const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
     int ncost_overrides;
     uint32_t epoch_sec;
 };
@@ -77,6 +73,13 @@ struct delivery_event {
     uint32_t from_cpl;         /* the CPL it interrupted */
     uint32_t error_code;
     uint32_t return_eip;       /* where iret goes back to */
+};
+
+/* How the program ended, set before the exit observers are told. */
+struct program_ending {
+    bool killed;               /* by a fault: the fields below say which */
+    uint32_t signal;           /* the kernel's choice for the fault */
+    uint32_t vector, error_code, eip, cr2;
 };
 
 struct machine;
@@ -137,6 +140,7 @@ struct machine {
     /* why the run ended */
     enum stop_reason stop;
     int exit_status;
+    struct program_ending ending;
     char message[512];
     int delivery_depth;
     bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */

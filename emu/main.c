@@ -1,57 +1,94 @@
 /* emu: command line. */
+#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicorn/unicorn.h>
 #include "boot.h"
 #include "compare.h"
-#include "report.h"
+#include "outputs.h"
 #include "run.h"
-#include "strace.h"
 #include "syscalls.h"
-#include "trace.h"
 
 #define DEFAULT_CPU "pentium4"
 #define DEFAULT_MAX_INSNS 2000000000ull
 #define DEFAULT_EPOCH 1040103547u /* 2002-12-17 05:39:07 UTC: the patch's date */
 #define MAX_ENV 64
+#define MAX_COST_OVERRIDES 16
+
+#ifndef EMU_VERSION
+#define EMU_VERSION "unknown"
+#endif
 
 static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
     "       emu compare [options] PROGRAM [ARGS...]\n"
-    "       emu --list-cpus | --list-costs\n"
+    "       emu --list-cpus | --list-costs | --version | --help\n"
+    "       emu run --help | emu compare --help\n"
     "\n"
     "Runs a static i386 Linux program on a modeled Pentium-class CPU under a small\n"
     "Linux-2.5.53-like kernel, and counts the cycles its system calls take through\n"
-    "int $0x80 and through sysenter.\n"
-    "\n"
-    "options (run and compare):\n"
+    "int $0x80 and through sysenter. man emu has the details.\n";
+
+static const char common_options[] =
     "  --cpu NAME[,-sep]    CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP\n"
     "  --no-sep             same as ',-sep' on the chosen model\n"
-    "  --cost CLASS=CYCLES  override one cost class (repeatable; emu --list-costs)\n"
+    "  --cost [MODEL:]CLASS=CYCLES\n"
+    "                       override one cost class, for every model or one\n"
+    "                       (repeatable; emu --list-costs)\n"
     "  --max-insns N        instruction budget (default 2000000000)\n"
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
     "  --argv0 NAME         the program's argv[0] (default: PROGRAM as given)\n"
     "  --epoch SECONDS      wall-clock time at boot (default: the patch's date)\n"
     "  --root DIR           let the program read the files under DIR, as its '/'\n"
     "                       (read-only; without it, every open fails with ENOENT)\n"
-    "  -v, --verbose        show the guest kernel's boot messages\n"
-    "options (run):\n"
-    "  --strace             print each system call on stderr\n"
-    "  --report             print a cycle and system-call summary on stderr\n"
-    "  --trace FILE         write a trace ('-' for stdout)\n"
+    "  -v, --verbose        show the guest kernel's boot messages\n";
+
+static const char run_text[] =
+    "usage: emu run [options] PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM under the modeled CPU and kernel; exits with its status.\n"
+    "\n"
+    "options:\n"
+    "%s"
+    "  --strace             print each system call on stderr, as strace does, with\n"
+    "                       its entry path in front and its round-trip cycles after\n"
+    "  -e trace=NAME,...    only these calls (and classes: %%file, %%desc, %%memory,\n"
+    "                       %%process, %%signal, %%clock; !NAME,... for all but)\n"
+    "  -o FILE              write the --strace lines to FILE\n"
+    "  --report[=FORMAT]    the cycles and system calls, a table like strace -c's,\n"
+    "                       on stderr; FORMAT text (default) or json\n"
+    "  --report-file FILE   write the report to FILE instead\n"
+    "  --trace FILE         write a trace of the system calls and traps\n"
     "  --trace-format FMT   text (default), json (Chrome/Perfetto) or csv\n"
-    "  --trace-insns        also trace every instruction\n"
+    "  --trace-insns[=WHICH]  also each instruction: user, kernel or all (default)\n"
+    "  --trace-window FROM:TO  only what overlaps these cycles (either may be empty)\n"
+    "  --profile FILE       write the cycles by guest function (kernel and user)\n"
+    "  --profile-format F   callgrind (default; kcachegrind) or folded (flame graphs)\n"
+    "  --symbols FILE       the program's symbols, from FILE (for a stripped program)\n"
+    "  --progress, --no-progress\n"
+    "                       a progress line on stderr (default: when it is a\n"
+    "                       terminal, and --strace and --report write elsewhere)\n"
     "  --no-cycle-model     no cycle accounting (for make bench): no cycles,\n"
     "                       traces, budget or modeled TSC\n"
-    "options (compare):\n"
-    "  --cpus LIST          models to compare, ';'-separated (default:\n"
-    "                       pentium4;pentium4,-sep;pentium3;pentium3,-sep)\n"
-    "  --article            show the figures the 2002 article and Linus reported\n"
-    "  --svg FILE           also draw the comparison as an SVG bar chart\n"
     "\n"
     "exit status: the program's own; 128+N if a fault killed it with signal N;\n"
     "2 usage error; 124 instruction budget exhausted; 125 machine failure;\n"
     "126 program cannot be run; 127 program not found\n";
+
+static const char compare_text[] =
+    "usage: emu compare [options] PROGRAM [ARGS...]\n"
+    "\n"
+    "Runs PROGRAM once on each of several CPU models and prints its most frequent\n"
+    "system call's cycles per call side by side.\n"
+    "\n"
+    "options:\n"
+    "%s"
+    "  --cpus LIST          models to compare, ';'-separated (default:\n"
+    "                       pentium4;pentium4,-sep;pentium3;pentium3,-sep);\n"
+    "                       compare takes its models from here, not --cpu/--no-sep\n"
+    "  --article            show the figures the 2002 article and Linus reported\n"
+    "  --svg FILE           also draw the comparison as an SVG bar chart\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -59,6 +96,25 @@ static int usage_error(const char *fmt, const char *arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (emu --help for usage)\n");
     return 2;
+}
+
+static void print_help(const char *text)
+{
+    /* the options the two commands share, in the middle of each text */
+    printf(text, common_options);
+}
+
+static void print_version(void)
+{
+    unsigned major, minor;
+    int cs_major, cs_minor;
+    unsigned uc = uc_version(&major, &minor);
+    cs_version(&cs_major, &cs_minor);
+    printf("emu (sysemu) %s\n", EMU_VERSION);
+    printf("Unicorn %u.%u.%u (built with %d.%d.%d)\n", major, minor, (uc >> 8) & 0xff,
+           UC_API_MAJOR, UC_API_MINOR, UC_API_PATCH);
+    printf("Capstone %d.%d (built with %d.%d.%d)\n", cs_major, cs_minor, CS_API_MAJOR,
+           CS_API_MINOR, CS_VERSION_EXTRA);
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -76,37 +132,155 @@ static bool parse_u64(const char *s, uint64_t *out)
 static bool cpu_list_ok(const char *list)
 {
     size_t n = strlen(list);
-    if (n == 0 || list[0] == ';' || list[n - 1] == ';' || strstr(list, ";;"))
-        return false;
-    return true;
+    return n && list[0] != ';' && list[n - 1] != ';' && !strstr(list, ";;");
 }
 
-/* The trace file of --trace, opened before the guest is loaded. */
-static int open_trace(struct machine *m, const struct run_options *opts, struct trace **out)
+/* "MODEL:CLASS=CYCLES" names one of the models; "CLASS=CYCLES" all. The
+ * machine applies each to the runs of its model (machine.c). */
+static int check_cost(const char *cost, const char *run_cpu)
 {
-    char err[256];
-    enum trace_format fmt = TRACE_TEXT;
-    if (opts->trace_format && trace_parse_format(opts->trace_format, &fmt))
-        return machine_fail(m, 2, "unknown trace format '%s' (text, json or csv)",
-                            opts->trace_format);
-    *out = trace_open(opts->trace_path, fmt, opts->trace_insns, m->cpu.model->clock_mhz,
-                      err, sizeof err);
-    return *out ? 0 : machine_fail(m, 2, "%s", err);
+    const char *colon = strchr(cost, ':');
+    if (!colon)
+        return 0;
+    size_t len = (size_t)(colon - cost);
+    bool known = false;
+    for (int i = 0; i < cpu_model_count; i++)
+        known |= strlen(cpu_models[i].name) == len && !strncmp(cpu_models[i].name, cost, len);
+    if (!known)
+        return usage_error("--cost '%s' names no CPU model (emu --list-cpus)", cost);
+    if (run_cpu && (strncmp(run_cpu, cost, len) || (run_cpu[len] && run_cpu[len] != ',')))
+        return usage_error("--cost '%s' is for another model than this run's --cpu", cost);
+    return 0;
+}
+
+/* A run option about what emu run writes: 1 if it took the value after
+ * it, 0 if it took none, -1 if it is not one of them, 2 if it is bad
+ * (the reason in err). */
+static int output_option(struct outputs *o, const char *a, const char *val, char *err,
+                         size_t errlen)
+{
+    if (!strcmp(a, "--strace")) {
+        o->strace = true;
+    } else if (!strncmp(a, "--report=", 9)) {
+        o->report = true;
+        if (report_parse_format(a + 9, &o->report_format))
+            return snprintf(err, errlen, "unknown report format '%s' (text or json)", a + 9), 2;
+    } else if (!strcmp(a, "--report")) {
+        o->report = true;
+    } else if (!strncmp(a, "--trace-insns=", 14)) {
+        if (trace_parse_insns(a + 14, &o->trace.insns))
+            return snprintf(err, errlen, "bad '%s' (user, kernel or all)", a), 2;
+    } else if (!strcmp(a, "--trace-insns")) {
+        o->trace.insns = INSNS_ALL;
+    } else if (!strcmp(a, "--progress")) {
+        o->progress_mode = PROGRESS_ON;
+    } else if (!strcmp(a, "--no-progress")) {
+        o->progress_mode = PROGRESS_OFF;
+    } else if (!val) {
+        return -1;
+    } else if (!strcmp(a, "-o")) {
+        o->strace_path = val;
+        o->strace = true;
+        return 1;
+    } else if (!strcmp(a, "-e")) {
+        o->strace = true;
+        return strace_filter_add(&o->filter, val, err, errlen) ? 2 : 1;
+    } else if (!strcmp(a, "--report-file")) {
+        o->report_path = val;
+        o->report = true;
+        return 1;
+    } else if (!strcmp(a, "--trace")) {
+        o->trace.path = val;
+        return 1;
+    } else if (!strcmp(a, "--trace-format")) {
+        if (trace_parse_format(val, &o->trace.format))
+            return snprintf(err, errlen, "unknown trace format '%s' (text, json or csv)", val), 2;
+        return 1;
+    } else if (!strcmp(a, "--trace-window")) {
+        if (trace_parse_window(val, &o->trace.from, &o->trace.to))
+            return snprintf(err, errlen, "bad --trace-window '%s' (FROM:TO in cycles)", val), 2;
+        return 1;
+    } else if (!strcmp(a, "--profile")) {
+        o->profile_path = val;
+        return 1;
+    } else if (!strcmp(a, "--profile-format")) {
+        if (profile_parse_format(val, &o->profile_format))
+            return snprintf(err, errlen, "unknown profile format '%s' (callgrind or folded)",
+                            val), 2;
+        return 1;
+    } else if (!strcmp(a, "--symbols")) {
+        o->symbols_path = val;
+        return 1;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* The outputs' options, once all are known. */
+static int check_outputs(const struct outputs *o, const struct run_options *opts)
+{
+    if (o->trace.insns != INSNS_NONE && !o->trace.path)
+        return usage_error("%s", "--trace-insns needs --trace FILE");
+    if ((o->trace.from || o->trace.to) && !o->trace.path)
+        return usage_error("%s", "--trace-window needs --trace FILE");
+    if (o->symbols_path && !o->trace.path && !o->profile_path)
+        return usage_error("%s", "--symbols is for --trace and --profile");
+    /* The program's standard output is emu's: a trace there would mix with it. */
+    if (o->trace.path && !strcmp(o->trace.path, "-"))
+        return usage_error("%s", "--trace - would mix the trace with the program's output; "
+                                 "give a file");
+    if (opts->no_cycle_model && (o->trace.path || o->profile_path || o->report))
+        return usage_error("%s", "--no-cycle-model counts no cycles to trace, profile or "
+                                 "report");
+    return 0;
 }
 
 /* A machine booting the program, with the accounting and the outputs the
  * options ask for. 0, or the exit status with the reason in m->message. */
 static int start(struct machine *m, const struct run_options *opts,
-                 struct syscall_tracker *sys, struct trace **trace)
+                 struct syscall_tracker *sys, struct outputs *o)
 {
     int status = machine_init_bare(m, opts);
-    if (!status && opts->trace_path)
-        status = open_trace(m, opts, trace);
+    if (!status)
+        status = outputs_open(o, m);
     if (!status)
         status = machine_boot(m);
-    if (!status && (syscalls_attach(sys, m) || (*trace && trace_attach(*trace, m, sys)) ||
-                    (opts->strace && strace_attach(m, sys))))
+    if (!status && syscalls_attach(sys, m))
         status = machine_fail(m, 125, "cannot attach the system-call accounting");
+    if (!status)
+        status = outputs_attach(o, m, sys);
+    return status;
+}
+
+static int run(const struct run_options *opts, struct outputs *out)
+{
+    struct machine *m = calloc(1, sizeof *m);
+    struct syscall_tracker *sys = calloc(1, sizeof *sys);
+    if (!m || !sys) {
+        fprintf(stderr, "emu: out of memory\n");
+        free(m);
+        free(sys);
+        return 125;
+    }
+    int status = start(m, opts, sys, out);
+    if (status == 0) {
+        status = machine_run(m);
+        if (outputs_finish(out, m, sys) && !status)
+            status = 2;
+        if (m->stop != STOP_EXIT)
+            fprintf(stderr, "emu: %s: %s\n", opts->program, m->message);
+    } else {
+        fprintf(stderr, "emu: %s\n", m->message);
+    }
+    if (outputs_close(out)) {
+        fprintf(stderr, "emu: %s: cannot write the trace: %s\n", out->trace.path,
+                errno ? strerror(errno) : "write error");
+        status = 125;
+    }
+    machine_destroy(m);
+    free(m);
+    free(sys);
     return status;
 }
 
@@ -119,14 +293,20 @@ int main(int argc, char **argv)
     };
     char *env[MAX_ENV + 1] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
     int envc = 2;
-    bool report = false, article = false, compare = false;
+    bool article = false, compare = false, cpu_given = false;
     const char *cpus = NULL, *svg = NULL;
+    struct outputs out = { 0 };
+    char err[256];
 
     if (argc < 2)
         return usage_error("%s", "missing command");
     int i = 1;
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        print_version();
         return 0;
     }
     if (!strcmp(argv[1], "--list-cpus") || !strcmp(argv[1], "list-cpus")) {
@@ -145,11 +325,16 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
+        int took;
         if (!strcmp(a, "--")) {
             i++;
             break;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_help(compare ? compare_text : run_text);
+            return 0;
         } else if (!strcmp(a, "--cpu") && val) {
             opts.cpu_spec = val;
+            cpu_given = true;
         } else if (!strcmp(a, "--max-insns") && val) {
             if (!parse_u64(val, &opts.max_insns) || opts.max_insns == 0)
                 return usage_error("bad --max-insns '%s'", val);
@@ -163,7 +348,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--root") && val) {
             opts.root = val;
         } else if (!strcmp(a, "--cost") && val) {
-            if (opts.ncost_overrides == 16)
+            if (opts.ncost_overrides == MAX_COST_OVERRIDES)
                 return usage_error("%s", "too many --cost options");
             opts.cost_overrides[opts.ncost_overrides++] = val;
         } else if (!strcmp(a, "--env") && val) {
@@ -173,30 +358,27 @@ int main(int argc, char **argv)
                 return usage_error("%s", "too many --env options");
             env[envc++] = (char *)val;
             env[envc] = NULL;
-        } else if (!compare && !strcmp(a, "--trace") && val) {
-            opts.trace_path = val;
-        } else if (!compare && !strcmp(a, "--trace-format") && val) {
-            opts.trace_format = val;
         } else if (compare && !strcmp(a, "--cpus") && val) {
             cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
             svg = val;
+        } else if (!compare && (took = output_option(&out, a, val, err, sizeof err)) >= 0) {
+            if (took == 2)
+                return usage_error("%s", err);
+            takes = took == 1;
         } else {
             takes = false;
             if (!strcmp(a, "--no-sep"))
                 opts.no_sep = true;
             else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
                 opts.verbose = true;
-            else if (!compare && !strcmp(a, "--strace"))
-                opts.strace = true;
-            else if (!compare && !strcmp(a, "--report"))
-                report = true;
-            else if (!compare && !strcmp(a, "--trace-insns"))
-                opts.trace_insns = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))
                 opts.no_cycle_model = true;
             else if (compare && !strcmp(a, "--article"))
                 article = true;
+            else if (compare && output_option(&(struct outputs){ 0 }, a, val, err,
+                                              sizeof err) >= 0)
+                return usage_error("'%s' is an emu run option; compare does not take it", a);
             else
                 return usage_error("unknown or incomplete option '%s'", a);
         }
@@ -207,8 +389,15 @@ int main(int argc, char **argv)
         return usage_error("%s", "missing PROGRAM");
     if (cpus && !cpu_list_ok(cpus))
         return usage_error("--cpus wants CPU models separated by ';', not '%s'", cpus);
-    if (opts.trace_insns && !opts.trace_path)
-        return usage_error("%s", "--trace-insns needs --trace FILE");
+    /* compare runs the models of --cpus, each with or without SEP */
+    if (compare && (cpu_given || opts.no_sep))
+        return usage_error("%s", "emu compare takes its models from --cpus "
+                                 "(e.g. --cpus 'pentium4;pentium4,-sep'), not --cpu or --no-sep");
+    for (int c = 0; c < opts.ncost_overrides; c++) {
+        int rc = check_cost(opts.cost_overrides[c], compare ? NULL : opts.cpu_spec);
+        if (rc)
+            return rc;
+    }
     opts.program = argv[i];
     opts.argc = argc - i;
     opts.argv = argv + i;
@@ -216,31 +405,6 @@ int main(int argc, char **argv)
 
     if (compare)
         return compare_main(&opts, cpus, article, svg);
-
-    struct machine *m = calloc(1, sizeof *m);
-    struct syscall_tracker *sys = calloc(1, sizeof *sys);
-    struct trace *trace = NULL;
-    if (!m || !sys) {
-        fprintf(stderr, "emu: out of memory\n");
-        return 125;
-    }
-    int status = start(m, &opts, sys, &trace);
-    if (status == 0) {
-        status = machine_run(m);
-        if (m->stop != STOP_EXIT)
-            fprintf(stderr, "emu: %s: %s\n", opts.program, m->message);
-        if (report)
-            report_print(m, sys, stderr);
-    } else {
-        fprintf(stderr, "emu: %s\n", m->message);
-    }
-    if (trace_close(trace)) {
-        fprintf(stderr, "emu: %s: cannot write the trace: %s\n", opts.trace_path,
-                errno ? strerror(errno) : "write error");
-        status = 125;
-    }
-    machine_destroy(m);
-    free(m);
-    free(sys);
-    return status;
+    int rc = check_outputs(&out, &opts);
+    return rc ? rc : run(&opts, &out);
 }

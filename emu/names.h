@@ -14,7 +14,8 @@
 #define ARG_KINDS(X) \
     X(INT,          "a signed integer") \
     X(UINT,         "an unsigned integer: a count, a size, an id") \
-    X(HEX,          "an address or an opaque word, best in hex") \
+    X(HEX,          "an opaque word, best in hex") \
+    X(ADDR,         "an address in user space: NULL or hex") \
     X(FD,           "a file descriptor") \
     X(DIRFD,        "a directory descriptor, or AT_FDCWD (-100)") \
     X(PATH,         "a NUL-terminated path name in user memory") \

@@ -1,17 +1,206 @@
 #include "report.h"
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "names.h"
+
+int report_parse_format(const char *name, enum report_format *out)
+{
+    if (!strcmp(name, "text"))
+        *out = REPORT_TEXT;
+    else if (!strcmp(name, "json"))
+        *out = REPORT_JSON;
+    else
+        return -1;
+    return 0;
+}
+
+struct row {
+    uint32_t nr;            /* SYSCALL_STATS_MAX: the numbers past the table */
+    int path;
+    const struct syscall_stat *s;
+};
+
+static int by_cycles(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (x->s->total != y->s->total)
+        return x->s->total < y->s->total ? 1 : -1;
+    if (x->nr != y->nr)
+        return x->nr < y->nr ? -1 : 1;
+    return x->path - y->path;
+}
+
+/* The calls made, one row per number and path, most cycles first. */
+static struct row *rows_of(const struct syscall_tracker *t, int *n)
+{
+    struct row *rows = malloc(sizeof *rows * (2 * (SYSCALL_STATS_MAX + 1)));
+    *n = 0;
+    if (!rows)
+        return NULL;
+    for (int p = 0; p < PATH_TRAP; p++) {
+        for (uint32_t nr = 0; nr < SYSCALL_STATS_MAX; nr++)
+            if (t->stats[p][nr].calls)
+                rows[(*n)++] = (struct row){ nr, p, &t->stats[p][nr] };
+        if (t->stats_beyond[p].calls)
+            rows[(*n)++] = (struct row){ SYSCALL_STATS_MAX, p, &t->stats_beyond[p] };
+    }
+    qsort(rows, (size_t)*n, sizeof *rows, by_cycles);
+    return rows;
+}
+
+static const char *row_name(const struct row *r)
+{
+    return r->nr == SYSCALL_STATS_MAX ? "(numbers >= 1024)" : syscall_name(r->nr);
+}
+
+static double mean(uint64_t centi, uint64_t n)
+{
+    return n ? (double)centi / 100.0 / (double)n : 0.0;
+}
+
+static void add(struct syscall_stat *sum, const struct syscall_stat *s)
+{
+    sum->calls += s->calls;
+    sum->errors += s->errors;
+    sum->entry += s->entry;
+    sum->body += s->body;
+    sum->exit += s->exit;
+    sum->total += s->total;
+}
+
+static void cost_banner(const struct machine *m, FILE *f, const char *prefix)
+{
+    const struct run_options *o = m->opts;
+    if (!o || !o->ncost_overrides)
+        return;
+    fprintf(f, "%smodified cost model:", prefix);
+    for (int i = 0; i < o->ncost_overrides; i++)
+        fprintf(f, " %s", o->cost_overrides[i]);
+    fputs(" (emu --list-costs has the published ones)\n", f);
+}
+
+static void table_line(FILE *f, double share, const struct syscall_stat *s, const char *path,
+                       const char *name)
+{
+    char errors[24] = "";
+    if (s->errors)
+        snprintf(errors, sizeof errors, "%" PRIu64, s->errors);
+    fprintf(f, "%8.2f %14.2f %11.1f %9" PRIu64 " %9s %9.1f %9.1f %9.1f  %-8s %s\n", share,
+            (double)s->total / 100.0, mean(s->total, s->calls), s->calls, errors,
+            mean(s->entry, s->calls), mean(s->body, s->calls), mean(s->exit, s->calls), path,
+            name);
+}
+
+static void print_table(const struct syscall_tracker *t, FILE *f)
+{
+    static const char rule[] = "-------- -------------- ----------- --------- --------- --------- "
+                               "--------- ---------  -------- ----------------\n";
+    int n;
+    struct row *rows = rows_of(t, &n);
+    struct syscall_stat sum = { 0 };
+    for (int i = 0; i < n; i++)
+        add(&sum, rows[i].s);
+    fprintf(f, "%8s %14s %11s %9s %9s %9s %9s %9s  %-8s %s\n", "% cycles", "cycles",
+            "cycles/call", "calls", "errors", "entry", "body", "exit", "path", "syscall");
+    fputs(rule, f);
+    for (int i = 0; i < n; i++)
+        table_line(f, sum.total ? 100.0 * (double)rows[i].s->total / (double)sum.total : 0,
+                   rows[i].s, sys_path_name(rows[i].path), row_name(&rows[i]));
+    fputs(rule, f);
+    table_line(f, sum.total ? 100.0 : 0, &sum, "", "total");
+    free(rows);
+}
 
 void report_print(const struct machine *m, const struct syscall_tracker *t, FILE *f)
 {
-    fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles\n",
-            m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
-            m->cycles / 100);
+    cost_banner(m, f, "emu: report: ");
+    fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles (boot %"
+            PRIu64 ")\n", m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
+            m->cycles / 100, t->boot_end / 100);
     fprintf(f, "emu: report: system calls: %" PRIu64 " via sysenter, %" PRIu64
             " via int $0x80; returns: %" PRIu64 " sysexit, %" PRIu64 " iret; %" PRIu64
-            " unknown (ENOSYS); %" PRIu64 " traps\n",
+            " unknown (ENOSYS); %" PRIu64 " trap%s\n",
             t->by_path[PATH_SYSENTER], t->by_path[PATH_INT80], t->returns_sysexit,
-            t->returns_iret, t->enosys, t->by_path[PATH_TRAP]);
+            t->returns_iret, t->enosys, t->by_path[PATH_TRAP],
+            t->by_path[PATH_TRAP] == 1 ? "" : "s");
+    if (t->enosys) {
+        fputs("emu: report: unknown to the kernel:", f);
+        const char *sep = " ";
+        uint64_t named = 0;
+        for (uint32_t nr = 0; nr < SYSCALL_STATS_MAX; nr++)
+            if (t->enosys_by_nr[nr]) {
+                fprintf(f, "%s%s x%" PRIu64, sep, syscall_name(nr), t->enosys_by_nr[nr]);
+                named += t->enosys_by_nr[nr];
+                sep = ", ";
+            }
+        if (t->enosys > named)
+            fprintf(f, "%s%" PRIu64 " with numbers past %d", sep, t->enosys - named,
+                    SYSCALL_STATS_MAX - 1);
+        fputc('\n', f);
+    }
     if (t->vsyscall_calls)
-        fprintf(f, "emu: report: %" PRIu64 " calls through the vsyscall page, %.1f cycles each\n",
-                t->vsyscall_calls, (double)t->vsyscall_cycles / 100.0 / (double)t->vsyscall_calls);
+        fprintf(f, "emu: report: %" PRIu64 " call%s through the vsyscall page, %.1f cycles "
+                "per call (from the call to the return)\n", t->vsyscall_calls,
+                t->vsyscall_calls == 1 ? "" : "s",
+                (double)t->vsyscall_cycles / 100.0 / (double)t->vsyscall_calls);
+    fputs("\nround trips: from the trapping instruction to the return to user mode\n", f);
+    print_table(t, f);
+}
+
+static void json_stat(FILE *f, const struct syscall_stat *s)
+{
+    fprintf(f, "\"calls\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"cycles\":%.2f,"
+            "\"cycles_per_call\":%.4f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
+            "\"exit_cycles\":%.2f",
+            s->calls, s->errors, (double)s->total / 100.0, mean(s->total, s->calls),
+            (double)s->entry / 100.0, (double)s->body / 100.0, (double)s->exit / 100.0);
+}
+
+void report_print_json(const struct machine *m, const struct syscall_tracker *t, FILE *f)
+{
+    int n;
+    struct row *rows = rows_of(t, &n);
+    struct syscall_stat sum = { 0 };
+    fprintf(f, "{\"cpu\":\"%s\",\"sep_reported\":%s,\"sep_used\":%s,\"instructions\":%" PRIu64
+            ",\"cycles\":%.2f,\"boot_cycles\":%.2f,\"trap_cycles\":%.2f,",
+            m->cpu.model->name, m->cpu.sep_reported ? "true" : "false",
+            m->cpu.sep_works ? "true" : "false", m->insns, (double)m->cycles / 100.0,
+            (double)t->boot_end / 100.0, (double)t->trap_cycles / 100.0);
+    fputs("\"cost_overrides\":[", f);
+    for (int i = 0; m->opts && i < m->opts->ncost_overrides; i++) {
+        fputs(i ? ",\"" : "\"", f);
+        for (const char *c = m->opts->cost_overrides[i]; *c; c++)
+            fprintf(f, *c == '"' || *c == '\\' ? "\\%c" : (unsigned char)*c < 0x20 ? "?" : "%c",
+                    *c);
+        fputc('"', f);
+    }
+    fprintf(f, "],\"entries\":{\"sysenter\":%" PRIu64 ",\"int80\":%" PRIu64 ",\"traps\":%"
+            PRIu64 "},\"returns\":{\"sysexit\":%" PRIu64 ",\"iret\":%" PRIu64 "},",
+            t->by_path[PATH_SYSENTER], t->by_path[PATH_INT80], t->by_path[PATH_TRAP],
+            t->returns_sysexit, t->returns_iret);
+    fprintf(f, "\"vsyscall\":{\"calls\":%" PRIu64 ",\"cycles\":%.2f},", t->vsyscall_calls,
+            (double)t->vsyscall_cycles / 100.0);
+    fputs("\"unknown\":[", f);
+    const char *sep = "";
+    for (uint32_t nr = 0; nr < SYSCALL_STATS_MAX; nr++)
+        if (t->enosys_by_nr[nr]) {
+            fprintf(f, "%s{\"name\":\"%s\",\"nr\":%u,\"calls\":%" PRIu64 "}", sep,
+                    syscall_name(nr), nr, t->enosys_by_nr[nr]);
+            sep = ",";
+        }
+    fprintf(f, "],\"unknown_total\":%" PRIu64 ",\"syscalls\":[", t->enosys);
+    for (int i = 0; i < n; i++) {
+        add(&sum, rows[i].s);
+        fprintf(f, "%s{\"name\":\"%s\",", i ? "," : "", row_name(&rows[i]));
+        if (rows[i].nr < SYSCALL_STATS_MAX)
+            fprintf(f, "\"nr\":%u,", rows[i].nr);
+        fprintf(f, "\"path\":\"%s\",", sys_path_name(rows[i].path));
+        json_stat(f, rows[i].s);
+        fputc('}', f);
+    }
+    fputs("],\"total\":{", f);
+    json_stat(f, &sum);
+    fputs("}}\n", f);
+    free(rows);
 }

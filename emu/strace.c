@@ -1,70 +1,360 @@
 #include "strace.h"
-#include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "linux_names.h"
 #include "names.h"
+#include "syscall_nr.h"
 
-/* Is argument i of system call nr a path name? (The other kinds are shown
- * in hex, for now.) */
-static bool is_path(uint32_t nr, int i)
+/* The columns: "[sysenter/sysexit] " is the widest path column, and
+ * strace puts " = " at column 40 of what follows. */
+#define PATH_COLUMN 19
+#define RESULT_COLUMN 40
+
+/* ---- -e trace= ---- */
+
+static bool has_kind(const struct syscall_info *s, int kind)
 {
-    const struct syscall_info *s = syscall_info(nr);
-    return s && i < s->nargs && s->kind[i] == ARG_PATH;
+    for (int i = 0; i < s->nargs; i++)
+        if (s->kind[i] == kind)
+            return true;
+    return false;
 }
 
-/* A user string argument, quoted, at most 96 bytes of it. */
-static void print_user_string(const struct machine *m, uint32_t addr)
+static bool named(const char *name, const char *const *list)
 {
-    const uint32_t max = 96;
-    const uint8_t *p = NULL;
-    uint32_t n = 0;
-    if (addr >= USER_SPACE_BASE && addr < USER_SPACE_TOP)
-        p = guest_ptr(&m->mem, addr, USER_SPACE_TOP - addr < max ? USER_SPACE_TOP - addr : max);
-    if (!p) {
-        fprintf(stderr, "%#x", addr);
-        return;
-    }
-    fputc('"', stderr);
-    for (; n < max && addr + n < USER_SPACE_TOP && p[n]; n++) {
-        if (p[n] == '"' || p[n] == '\\')
-            fprintf(stderr, "\\%c", p[n]);
-        else if (p[n] >= 0x20 && p[n] < 0x7f)
-            fputc(p[n], stderr);
-        else
-            fprintf(stderr, "\\x%02x", p[n]);
-    }
-    fputs(n == max && p[n - 1] ? "\"..." : "\"", stderr);
+    for (; *list; list++)
+        if (!strcmp(name, *list))
+            return true;
+    return false;
 }
 
-void strace_print(const struct machine *m, const struct syscall_record *r)
+static bool in_class(const char *cls, const struct syscall_info *s)
 {
+    static const char *const new_fd[] = {
+        "open", "creat", "openat", "openat2", "pipe", "pipe2", "socket", "socketpair",
+        "epoll_create", "epoll_create1", "eventfd", "eventfd2", "signalfd", "signalfd4",
+        "timerfd_create", "inotify_init", "inotify_init1", "memfd_create", "pidfd_open",
+        "accept4", "select", "_newselect", "poll", "ppoll", "pselect6", NULL,
+    };
+    static const char *const memory[] = {
+        "brk", "mmap", "mmap2", "munmap", "mprotect", "mremap", "msync", "mlock", "munlock",
+        "mlockall", "munlockall", "mincore", "madvise", "mlock2", NULL,
+    };
+    static const char *const process[] = {
+        "exit", "exit_group", "fork", "vfork", "clone", "clone3", "execve", "execveat",
+        "wait4", "waitid", "waitpid", "kill", "tkill", "tgkill", "rt_sigqueueinfo",
+        "unshare", NULL,
+    };
+    static const char *const signal[] = {
+        "pause", "sgetmask", "ssetmask", "signalfd", "signalfd4", NULL,
+    };
+    static const char *const clock[] = {
+        "time", "gettimeofday", "settimeofday", "adjtimex", "clock_gettime",
+        "clock_settime", "clock_getres", "clock_gettime64", "clock_settime64",
+        "clock_getres_time64", NULL,
+    };
+    if (!strcmp(cls, "file"))
+        return has_kind(s, ARG_PATH) || !strcmp(s->name, "getcwd");
+    if (!strcmp(cls, "desc"))
+        return has_kind(s, ARG_FD) || has_kind(s, ARG_DIRFD) || named(s->name, new_fd);
+    if (!strcmp(cls, "memory"))
+        return named(s->name, memory);
+    if (!strcmp(cls, "process"))
+        return named(s->name, process);
+    if (!strcmp(cls, "signal"))
+        return has_kind(s, ARG_SIGNAL) || has_kind(s, ARG_SIGMASK_HOW) ||
+               !strncmp(s->name, "sig", 3) || !strncmp(s->name, "rt_sig", 6) ||
+               named(s->name, signal);
+    return named(s->name, clock);
+}
+
+static bool known_class(const char *cls)
+{
+    static const char *const classes[] = {
+        "file", "desc", "memory", "process", "signal", "clock", NULL,
+    };
+    return named(cls, classes);
+}
+
+/* Mark the calls one item names in set; false if it names none. */
+static bool choose(uint8_t *set, const char *item)
+{
+    bool any = false;
+    bool all = !strcmp(item, "all");
+    if (!strcmp(item, "none"))
+        return true;
+    if (item[0] == '%' && !known_class(item + 1))
+        return false;
+    for (uint32_t nr = 0; nr < SYSCALL_STATS_MAX; nr++) {
+        const struct syscall_info *s = syscall_info(nr);
+        if (!s)
+            continue;
+        if (all || (item[0] == '%' ? in_class(item + 1, s) : !strcmp(item, s->name))) {
+            set[nr / 8] |= (uint8_t)(1u << (nr % 8));
+            any = true;
+        }
+    }
+    return any || item[0] == '%';
+}
+
+int strace_filter_add(struct strace_filter *f, const char *expr, char *err, size_t errlen)
+{
+    uint8_t set[sizeof f->chosen] = { 0 };
+    const char *list = expr;
+    if (!strncmp(list, "trace=", 6))
+        list += 6;
+    else if (strchr(list, '=')) {
+        snprintf(err, errlen, "-e %s: only trace= is supported", expr);
+        return -1;
+    }
+    bool invert = list[0] == '!';
+    char *copy = strdup(list + invert);
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        bool optional = item[0] == '?';
+        item += optional;
+        if (item[0] == '/') {
+            snprintf(err, errlen, "-e trace=%s: regular expressions are not supported", item);
+            rc = -1;
+            break;
+        }
+        if (!choose(set, item) && !optional) {
+            snprintf(err, errlen, "-e trace: invalid system call '%s'", item);
+            rc = -1;
+            break;
+        }
+    }
+    free(copy);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < sizeof set; i++)
+        f->chosen[i] |= invert ? (uint8_t)~set[i] : set[i];
+    f->given = true;
+    return 0;
+}
+
+bool strace_filter_has(const struct strace_filter *f, uint32_t nr)
+{
+    if (!f->given)
+        return true;
+    return nr < SYSCALL_STATS_MAX && (f->chosen[nr / 8] & (1u << (nr % 8)));
+}
+
+/* ---- the lines ---- */
+
+static void pad_to(FILE *f, long from, long col)
+{
+    for (long c = ftell(f) - from; c < col; c++)
+        fputc(' ', f);
+}
+
+/* "[pid N] " (several processes), then the path column. */
+static void begin_line(FILE *f, const struct syscall_tracker *sys, uint32_t pid,
+                       const char *path)
+{
+    if (sys && sys->several_pids)
+        fprintf(f, "[pid %5u] ", pid);
+    long start = ftell(f);
+    fputs(path, f);
+    pad_to(f, start, PATH_COLUMN);
+}
+
+/* "#PF" of "#PF page fault". */
+static void vector_short(char *out, size_t n, uint32_t vector)
+{
+    snprintf(out, n, "%s", vector_name(vector));
+    out[strcspn(out, " ")] = 0;
+}
+
+static void print_record(FILE *f, const struct syscall_tracker *sys,
+                         const struct strace_call *c, const struct syscall_record *r)
+{
+    char path[40];
     if (r->path == PATH_TRAP) {
-        fprintf(stderr, "--- %s at %08x error %#x ---\n", vector_name(r->nr), r->user_eip,
-                r->error_code);
+        /* A fault that killed the program shows as its signal. */
+        if (r->ret == RET_EXITED)
+            return;
+        char v[16];
+        vector_short(v, sizeof v, r->nr);
+        snprintf(path, sizeof path, "[%s/%s]", v, sys_return_name(r->ret));
+        begin_line(f, sys, r->pid, path);
+        fprintf(f, "--- %s at %#x, error %#x --- <%.0f cycles>\n", vector_name(r->nr),
+                r->user_eip, r->error_code, centi_to_cycles(r->end - r->start));
         return;
     }
-    fprintf(stderr, "[%s/%s] %s(", sys_path_name(r->path), sys_return_name(r->ret),
-            syscall_name(r->nr));
-    for (int i = 0; i < 6; i++) {
-        if (i)
-            fputs(", ", stderr);
-        if (is_path(r->nr, i))
-            print_user_string(m, r->args[i]);
-        else
-            fprintf(stderr, "%#x", r->args[i]);
-    }
-    fputc(')', stderr);
-    if (r->ret == RET_EXITED)
-        fputs(" = ?\n", stderr);
+    snprintf(path, sizeof path, "[%s/%s]", sys_path_name(r->path), sys_return_name(r->ret));
+    /* strace's column counts from the start of its line, [pid N] and all;
+     * ours has the path column besides */
+    long line = ftell(f);
+    begin_line(f, sys, r->pid, path);
+    strace_print_call(f, c, r);
+    fputc(' ', f);
+    pad_to(f, line, PATH_COLUMN + RESULT_COLUMN);
+    strace_print_result(f, c, r);
+    if (r->ret != RET_EXITED)
+        fprintf(f, " <%.0f cycles>", centi_to_cycles(r->end - r->start));
+    fputc('\n', f);
+}
+
+/* Lines are built in memory (the columns need ftell) and written whole. */
+static void emit(struct strace *s, const struct syscall_record *r)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    print_record(f, s->sys, &s->call, r);
+    fclose(f);
+    fputs(text, s->out);
+    free(text);
+}
+
+static bool shown(const struct strace *s, const struct syscall_record *r)
+{
+    return r->path == PATH_TRAP || strace_filter_has(&s->filter, r->nr);
+}
+
+static void on_enter(void *ctx, const struct syscall_record *r)
+{
+    struct strace *s = ctx;
+    if (s->in_call)
+        strace_call_free(&s->call);
+    s->in_call = shown(s, r);
+    if (s->in_call && r->path != PATH_TRAP)
+        strace_call_enter(&s->call, s->m, r);
+}
+
+static void on_record(void *ctx, const struct syscall_record *r)
+{
+    struct strace *s = ctx;
+    if (!s->in_call)
+        return;
+    if (r->path != PATH_TRAP)
+        strace_call_exit(&s->call, s->m, r);
+    emit(s, r);
+    strace_call_free(&s->call);
+    s->in_call = false;
+}
+
+static void on_signal(void *ctx, const struct signal_record *sig)
+{
+    struct strace *s = ctx;
+    char v[16], path[40];
+    vector_short(v, sizeof v, sig->vector);
+    snprintf(path, sizeof path, "[%s/exited]", v);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    begin_line(f, s->sys, sig->pid, path);
+    fputs("--- ", f);
+    print_signal(f, sig->signo, false);
+    fputs(" {si_signo=", f);
+    print_signal(f, sig->signo, false);
+    const char *code = si_code_name(sig->signo, sig->code);
+    if (code)
+        fprintf(f, ", si_code=%s", code);
     else
-        fprintf(stderr, " = %d <%.0f cycles>\n", r->result, centi_to_cycles(r->end - r->start));
+        fprintf(f, ", si_code=%d", sig->code);
+    fputs(", si_addr=", f);
+    print_addr(f, sig->addr);
+    fputs("} ---\n", f);
+    fclose(f);
+    fputs(text, s->out);
+    free(text);
 }
 
-static void strace_on_record(void *ctx, const struct syscall_record *r)
+static void on_exit_record(void *ctx, const struct exit_record *e)
 {
-    strace_print(ctx, r);
+    struct strace *s = ctx;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    begin_line(f, s->sys, e->pid, "");
+    if (e->killed) {
+        fputs("+++ killed by ", f);
+        print_signal(f, (uint32_t)e->status, false);
+        fputs(" +++\n", f);
+    } else {
+        fprintf(f, "+++ exited with %d +++\n", e->status);
+    }
+    fclose(f);
+    fputs(text, s->out);
+    free(text);
 }
 
-int strace_attach(struct machine *m, struct syscall_tracker *sys)
+struct strace *strace_open(const char *path, const struct strace_filter *filter, char *err,
+                           size_t errlen)
 {
-    const struct syscall_listener l = { .ctx = m, .record = strace_on_record };
+    struct strace *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->out = stderr;
+    if (path) {
+        s->out = fopen(path, "w");
+        if (!s->out) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            free(s);
+            return NULL;
+        }
+        s->own_file = true;
+    }
+    if (filter)
+        s->filter = *filter;
+    return s;
+}
+
+int strace_attach(struct strace *s, struct machine *m, struct syscall_tracker *sys)
+{
+    const struct syscall_listener l = {
+        .ctx = s, .enter = on_enter, .record = on_record, .signal = on_signal,
+        .exit = on_exit_record,
+    };
+    s->m = m;
+    s->sys = sys;
     return syscalls_listen(sys, &l);
+}
+
+int strace_close(struct strace *s)
+{
+    if (!s)
+        return 0;
+    if (s->in_call)
+        strace_call_free(&s->call);
+    int rc = s->own_file ? fclose(s->out) : fflush(s->out);
+    free(s);
+    return rc ? -1 : 0;
+}
+
+void strace_print(FILE *f, struct machine *m, const struct syscall_tracker *sys,
+                  const struct syscall_record *r)
+{
+    struct strace_call c;
+    memset(&c, 0, sizeof c);
+    if (r->path != PATH_TRAP) {
+        strace_call_enter(&c, m, r);
+        strace_call_exit(&c, m, r);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&text, &len);
+    if (mf) {
+        print_record(mf, sys, &c, r);
+        fclose(mf);
+        fputs(text, f);
+        free(text);
+    }
+    strace_call_free(&c);
 }

@@ -1,5 +1,6 @@
 #include "syscalls.h"
 #include <string.h>
+#include "linux_names.h"
 
 const char *sys_path_name(int path)
 {
@@ -13,6 +14,22 @@ const char *sys_return_name(int ret)
     return ret >= 0 && ret <= RET_EXITED ? names[ret] : "?";
 }
 
+/* The process running on the machine. There is one, and the machine does
+ * not say which it is: 0 ("not known") until the kernel tells. */
+static uint32_t current_pid(struct machine *m)
+{
+    (void)m;
+    return 0;
+}
+
+static void note_pid(struct syscall_tracker *t, uint32_t pid)
+{
+    if (!t->seq)
+        t->first_pid = pid;
+    else if (pid != t->first_pid)
+        t->several_pids = true;
+}
+
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
                   uint32_t nr, uint64_t start, uint32_t user_eip)
 {
@@ -23,6 +40,8 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
             if (t->listeners[i].user_span)
                 t->listeners[i].user_span(t->listeners[i].ctx, t->user_since, start);
     memset(&t->cur, 0, sizeof t->cur);
+    t->cur.pid = current_pid(m);
+    note_pid(t, t->cur.pid);
     t->cur.seq = ++t->seq;
     t->cur.nr = nr;
     t->cur.path = (uint8_t)path;
@@ -37,6 +56,14 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     t->by_path[path]++;
 }
 
+/* The record's arguments are complete: tell whoever looks at them then. */
+static void announce(struct syscall_tracker *t)
+{
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].enter)
+            t->listeners[i].enter(t->listeners[i].ctx, &t->cur);
+}
+
 static void tracker_on_delivery(void *ctx, struct machine *m,
                                 const struct delivery_event *e)
 {
@@ -48,10 +75,12 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
     }
     if (e->kind == EVENT_SOFTWARE && e->vector == SYSCALL_VECTOR) {
         begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, e->return_eip);
+        announce(t);
         return;
     }
     begin(t, m, PATH_TRAP, (uint32_t)e->vector, m->cycles, e->return_eip);
     t->cur.error_code = e->error_code;
+    announce(t);
 }
 
 static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
@@ -63,14 +92,18 @@ static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr
     const uint8_t *p = guest_ptr(&m->mem, t->cur.args[5], 4);
     if (p && t->cur.args[5] < USER_SPACE_TOP - 3)
         memcpy(&t->cur.args[5], p, 4);
+    announce(t);
 }
 
 static void account(struct syscall_tracker *t)
 {
     struct syscall_record *r = &t->cur;
-    if (r->path == PATH_TRAP || r->nr >= SYSCALL_STATS_MAX)
+    if (r->path == PATH_TRAP) {
+        t->trap_cycles += r->end - r->start;
         return;
-    struct syscall_stat *s = &t->stats[r->path][r->nr];
+    }
+    struct syscall_stat *s = r->nr < SYSCALL_STATS_MAX ? &t->stats[r->path][r->nr]
+                                                       : &t->stats_beyond[r->path];
     uint64_t body = r->body_start ? r->body_start : r->end;
     uint64_t exit = r->exit_start ? r->exit_start : r->end;
     s->calls++;
@@ -78,6 +111,8 @@ static void account(struct syscall_tracker *t)
     s->body += exit - body;
     s->exit += r->end - exit;
     s->total += r->end - r->start;
+    if (r->ret != RET_EXITED && syscall_failed(r->result))
+        s->errors++;
 }
 
 static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
@@ -98,8 +133,11 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
         t->returns_iret++;
     /* Unknown: the kernel ran sys_ni_syscall for it. A known call that
      * returns -ENOSYS on purpose (rseq) is not counted. */
-    if (r->path != PATH_TRAP && t->cur_unknown)
+    if (r->path != PATH_TRAP && t->cur_unknown) {
         t->enosys++;
+        if (r->nr < SYSCALL_STATS_MAX)
+            t->enosys_by_nr[r->nr]++;
+    }
     account(t);
     t->active = false;
     t->phase = PHASE_NONE;
@@ -145,7 +183,13 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     bool kernel = in_kernel_ram(b->addr);
 
     if (!kernel) {
-        t->user_started = true;
+        if (!t->user_started) {
+            t->user_started = true;
+            t->boot_end = t->user_since = m->block_start_cycles;
+            for (int i = 0; i < t->nlisteners; i++)
+                if (t->listeners[i].boot)
+                    t->listeners[i].boot(t->listeners[i].ctx, t->boot_end, b->addr);
+        }
         track_vsyscall(t, m, b);
     }
     if (t->active) {
@@ -172,8 +216,24 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
 static void tracker_on_exit(void *ctx, struct machine *m)
 {
     struct syscall_tracker *t = ctx;
+    const struct program_ending *e = &m->ending;
+    uint32_t pid = t->active ? t->cur.pid : current_pid(m);
     if (t->active)
         finish(t, m, m->cycles, RET_EXITED);
+    if (e->killed) {
+        struct signal_record s = { .pid = pid, .signo = e->signal, .vector = e->vector,
+                                   .when = m->cycles };
+        fault_siginfo(e->signal, e->vector, e->error_code, e->eip, e->cr2, &s.code, &s.addr);
+        for (int i = 0; i < t->nlisteners; i++)
+            if (t->listeners[i].signal)
+                t->listeners[i].signal(t->listeners[i].ctx, &s);
+    }
+    struct exit_record x = { .pid = pid, .killed = e->killed,
+                             .status = e->killed ? (int)e->signal : m->exit_status,
+                             .when = m->cycles };
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].exit)
+            t->listeners[i].exit(t->listeners[i].ctx, &x);
 }
 
 int syscalls_attach(struct syscall_tracker *t, struct machine *m)

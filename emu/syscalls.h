@@ -20,6 +20,7 @@ enum sys_return { RET_NONE, RET_IRET, RET_SYSEXIT, RET_EXITED };
 
 struct syscall_record {
     uint64_t seq;
+    uint32_t pid;         /* the process that made it; 0 if the machine does not say */
     uint32_t nr;          /* syscall number, or vector for a trap */
     uint32_t args[6];
     int32_t result;
@@ -33,6 +34,33 @@ struct syscall_record {
 
 struct syscall_stat {
     uint64_t calls, entry, body, exit, total; /* sums, centicycles */
+    uint64_t errors;      /* calls that returned -1..-4095 */
+};
+
+/* Did a call that returned r fail? (-4095 to -1: an errno.) */
+static inline bool syscall_failed(int32_t r)
+{
+    return r < 0 && r >= -4095;
+}
+
+/* A signal the program received: what strace shows as "--- SIGSEGV {...} ---".
+ * Today only the faults that kill the program; delivered signals (handlers)
+ * will use the same record. */
+struct signal_record {
+    uint32_t pid;
+    uint32_t signo;
+    int32_t code;         /* si_code: SEGV_MAPERR, SI_KERNEL ... */
+    uint32_t addr;        /* si_addr */
+    uint32_t vector;      /* the exception that raised it */
+    uint64_t when;        /* centicycles */
+};
+
+/* A process ended: "+++ exited with N +++" or "+++ killed by SIG +++". */
+struct exit_record {
+    uint32_t pid;
+    bool killed;
+    int status;           /* exit status, or the signal that killed it */
+    uint64_t when;
 };
 
 /* Who is told about each system call or trap once it is over. */
@@ -41,6 +69,13 @@ struct syscall_listener {
     void (*record)(void *ctx, const struct syscall_record *r);
     /* user mode ran from start to end (centicycles), before a record began */
     void (*user_span)(void *ctx, uint64_t start, uint64_t end);
+    /* a call or trap has begun: number and arguments are known */
+    void (*enter)(void *ctx, const struct syscall_record *r);
+    /* the machine booted until end, when the program's first instruction
+     * (at entry) ran */
+    void (*boot)(void *ctx, uint64_t end, uint32_t entry);
+    void (*signal)(void *ctx, const struct signal_record *s);
+    void (*exit)(void *ctx, const struct exit_record *e);
 };
 
 #define SYSCALL_MAX_LISTENERS 4
@@ -53,14 +88,20 @@ struct syscall_tracker {
     uint64_t by_path[NPATHS];
     uint64_t returns_sysexit, returns_iret;
     uint64_t enosys;         /* calls the kernel had no handler for */
+    uint64_t enosys_by_nr[SYSCALL_STATS_MAX];
+    uint32_t first_pid;      /* the first process seen, and whether */
+    bool several_pids;       /* another has made a call since */
     bool cur_unknown;        /* the call in flight reached sys_ni_syscall */
     struct syscall_stat stats[NPATHS][SYSCALL_STATS_MAX];
+    struct syscall_stat stats_beyond[NPATHS]; /* numbers past the table */
+    uint64_t trap_cycles;    /* in traps (faults), centicycles */
     /* calls through the vsyscall page: call .. return, centicycles */
     bool in_vsyscall;
     uint64_t vsyscall_start, vsyscall_calls, vsyscall_cycles;
     struct { uint64_t calls, cycles; } vsyscall_by_nr[SYSCALL_STATS_MAX];
     uint64_t user_since;     /* start of the current user-mode span */
     bool user_started;       /* the program has run its first instruction */
+    uint64_t boot_end;       /* when it did, centicycles */
     uint32_t prev_last_cost; /* cost of the last insn of the previous block */
     /* kernel code addresses that split the phases */
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;

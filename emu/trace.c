@@ -5,6 +5,11 @@
 #include <string.h>
 #include "names.h"
 
+/* One schema for every row; a row leaves empty what it does not have. */
+static const char csv_header[] =
+    "kind,seq,name,path,return,nr,arg0,arg1,arg2,arg3,arg4,arg5,result,start_cycle,end_cycle,"
+    "total_cycles,entry_cycles,body_cycles,exit_cycles,insns,addr,symbol,mode,text\n";
+
 int trace_parse_format(const char *name, enum trace_format *out)
 {
     if (!strcmp(name, "text"))
@@ -18,35 +23,84 @@ int trace_parse_format(const char *name, enum trace_format *out)
     return 0;
 }
 
-struct trace *trace_open(const char *path, enum trace_format format, bool insns,
-                         uint32_t clock_mhz, char *err, size_t errlen)
+int trace_parse_insns(const char *name, enum trace_insns *out)
 {
-    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+    if (!strcmp(name, "user"))
+        *out = INSNS_USER;
+    else if (!strcmp(name, "kernel"))
+        *out = INSNS_KERNEL;
+    else if (!strcmp(name, "all"))
+        *out = INSNS_ALL;
+    else
+        return -1;
+    return 0;
+}
+
+static bool parse_cycles(const char *s, size_t len, uint64_t *out)
+{
+    char buf[32];
+    char *end;
+    if (len == 0 || len >= sizeof buf || s[0] == '-')
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno || *end || v > UINT64_MAX / 100)
+        return false;
+    *out = v;
+    return true;
+}
+
+int trace_parse_window(const char *text, uint64_t *from, uint64_t *to)
+{
+    const char *colon = strchr(text, ':');
+    *from = *to = 0;
+    if (!colon || (colon == text && !colon[1]))
+        return -1;
+    if (colon > text && !parse_cycles(text, (size_t)(colon - text), from))
+        return -1;
+    if (colon[1] && !parse_cycles(colon + 1, strlen(colon + 1), to))
+        return -1;
+    return *to && *to <= *from ? -1 : 0;
+}
+
+bool trace_in_window(const struct trace *t, uint64_t start, uint64_t end)
+{
+    uint64_t from = t->o.from * 100, to = t->o.to * 100;
+    return end >= from && (!t->o.to || start < to);
+}
+
+const char *trace_symbol(const struct trace *t, uint32_t addr, char *buf, size_t n)
+{
+    if (!t->syms) {
+        buf[0] = 0;
+        return buf;
+    }
+    return symtab_format(t->syms, addr, buf, n);
+}
+
+struct trace *trace_open(const struct trace_options *o, uint32_t clock_mhz, const char *name,
+                         char *err, size_t errlen)
+{
+    FILE *f = fopen(o->path, "w");
     if (!f) {
-        snprintf(err, errlen, "cannot write trace %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write trace %s: %s", o->path, strerror(errno));
         return NULL;
     }
     struct trace *t = calloc(1, sizeof *t);
     if (!t) {
-        if (f != stdout)
-            fclose(f);
+        fclose(f);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     t->f = f;
-    t->format = format;
-    t->insns = insns;
-    t->first_event = true;
-    t->cycles_per_us = clock_mhz;
-    if (format == TRACE_JSON)
-        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
-    else if (format == TRACE_CSV)
-        fputs(insns ? "kind,seq,name,path,return,addr,text,nr,arg0,arg1,arg2,arg3,arg4,arg5,"
-                      "result,start_cycle,entry_cycles,body_cycles,exit_cycles,total_cycles,"
-                      "insns,cost\n"
-                    : "kind,seq,name,path,return,nr,arg0,arg1,arg2,arg3,arg4,arg5,result,"
-                      "start_cycle,entry_cycles,body_cycles,exit_cycles,total_cycles,insns\n",
-              f);
+    t->o = *o;
+    t->json = (struct json_trace){ f, clock_mhz ? clock_mhz : 1, true };
+    if (o->format == TRACE_JSON)
+        trace_json_begin(&t->json, name);
+    else if (o->format == TRACE_CSV)
+        fputs(csv_header, f);
     return t;
 }
 
@@ -55,15 +109,74 @@ static double cyc(uint64_t centi)
     return centi_to_cycles(centi);
 }
 
-static void json_event(struct trace *t, const char *name, const char *cat, int tid,
-                       uint64_t start, uint64_t end, const char *args)
+/* A CSV field: quoted, with its quotes doubled, when it needs to be. */
+static void csv_field(FILE *f, const char *s)
 {
-    fprintf(t->f, "%s{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
-            "\"ts\":%.4f,\"dur\":%.4f%s%s}",
-            t->first_event ? "" : ",\n", name, cat, tid,
-            cyc(start) / t->cycles_per_us, cyc(end - start) / t->cycles_per_us,
-            args ? ",\"args\":" : "", args ? args : "");
-    t->first_event = false;
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+/* kind,seq,name,path,return,nr,arg0..5,result: empty but the kind and name */
+static void csv_span(struct trace *t, const char *kind, uint64_t start, uint64_t end)
+{
+    fprintf(t->f, "%s,,,,,,,,,,,,,%.2f,%.2f,%.2f,,,,,,,%s,\n", kind, cyc(start), cyc(end),
+            cyc(end - start), !strcmp(kind, "user") ? "user" : "kernel");
+}
+
+static void write_span(struct trace *t, const char *kind, uint64_t start, uint64_t end)
+{
+    if (!trace_in_window(t, start, end))
+        return;
+    if (t->o.format == TRACE_JSON)
+        trace_json_slice(&t->json, kind, !strcmp(kind, "user") ? "user" : "kernel", start, end,
+                         NULL);
+    else if (t->o.format == TRACE_CSV)
+        csv_span(t, kind, start, end);
+    else
+        fprintf(t->f, "%6s %-8s from %.2f to %.2f: %.2f cycles\n", "-", kind, cyc(start),
+                cyc(end), cyc(end - start));
+}
+
+static void write_insn(struct trace *t, const struct trace_insn *in)
+{
+    char sym[128];
+    if (!trace_in_window(t, in->start, in->end))
+        return;
+    trace_symbol(t, in->addr, sym, sizeof sym);
+    switch (t->o.format) {
+    case TRACE_TEXT:
+        fprintf(t->f, "  %08x %c %-28s %-40s +%-7.2f %12.2f\n", in->addr, in->kernel ? 'k' : 'u',
+                sym, in->text, cyc(in->end - in->start), cyc(in->end));
+        break;
+    case TRACE_CSV:
+        fprintf(t->f, "insn,,,,,,,,,,,,,%.2f,%.2f,%.2f,,,,,%08x,", cyc(in->start), cyc(in->end),
+                cyc(in->end - in->start), in->addr);
+        csv_field(t->f, sym);
+        fprintf(t->f, ",%s,", in->kernel ? "kernel" : "user");
+        csv_field(t->f, in->text);
+        fputc('\n', t->f);
+        break;
+    case TRACE_JSON:
+        trace_json_insn(&t->json, in->addr, in->kernel, in->text, sym, in->start, in->end);
+        break;
+    }
+}
+
+/* The instruction seen last has completed (or, faulting, was refunded). */
+static void flush_insn(struct trace *t)
+{
+    if (t->pending.valid)
+        write_insn(t, &t->pending);
+    t->pending.valid = false;
 }
 
 static const char *record_name(const struct syscall_record *r)
@@ -71,152 +184,192 @@ static const char *record_name(const struct syscall_record *r)
     return r->path == PATH_TRAP ? vector_name(r->nr) : syscall_name(r->nr);
 }
 
-void trace_syscall(struct trace *t, const struct syscall_record *r)
+static void write_record(struct trace *t, const struct syscall_record *r)
 {
     uint64_t body = r->body_start ? r->body_start : r->end;
     uint64_t exit = r->exit_start ? r->exit_start : r->end;
-    const char *name = record_name(r);
     const char *kind = r->path == PATH_TRAP ? "trap" : "syscall";
-
-    switch (t->format) {
+    char sym[128];
+    trace_symbol(t, r->user_eip, sym, sizeof sym);
+    switch (t->o.format) {
     case TRACE_TEXT:
         fprintf(t->f, "%6" PRIu64 " %-8s %-9s %-16s nr=%-3u ret=%-8d in=%-8s out=%-7s "
                 "entry=%8.2f body=%8.2f exit=%8.2f total=%8.2f insns=%" PRIu64
-                " start=%.2f\n",
-                r->seq, kind, sys_path_name(r->path), name, r->nr, r->result,
+                " start=%.2f from=%s\n",
+                r->seq, kind, sys_path_name(r->path), record_name(r), r->nr, r->result,
                 sys_path_name(r->path), sys_return_name(r->ret), cyc(body - r->start),
                 cyc(exit - body), cyc(r->end - exit), cyc(r->end - r->start),
-                r->insns_end - r->insns_start, cyc(r->start));
+                r->insns_end - r->insns_start, cyc(r->start), sym[0] ? sym : "?");
         if (r->kernel_faults)
             fprintf(t->f, "%6s %u fault(s) taken and fixed up in the kernel\n", "",
                     r->kernel_faults);
         break;
     case TRACE_CSV:
-        fprintf(t->f, "%s,%" PRIu64 ",%s,%s,%s,", kind, r->seq, name, sys_path_name(r->path),
-                sys_return_name(r->ret));
-        if (t->insns)
-            fputs(",,", t->f);
-        fprintf(t->f, "%u,%u,%u,%u,%u,%u,%u,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%" PRIu64 "%s\n",
-                r->nr, r->args[0], r->args[1], r->args[2], r->args[3], r->args[4],
-                r->args[5], r->result, cyc(r->start), cyc(body - r->start),
-                cyc(exit - body), cyc(r->end - exit), cyc(r->end - r->start),
-                r->insns_end - r->insns_start, t->insns ? "," : "");
-        break;
-    case TRACE_JSON: {
-        char args[256];
-        snprintf(args, sizeof args,
-                 "{\"nr\":%u,\"path\":\"%s\",\"return\":\"%s\",\"result\":%d,"
-                 "\"cycles\":%.2f}",
-                 r->nr, sys_path_name(r->path), sys_return_name(r->ret), r->result,
-                 cyc(r->end - r->start));
-        char label[64];
-        snprintf(label, sizeof label, "kernel: %s", name);
-        json_event(t, label, sys_path_name(r->path), 1, r->start, r->end, args);
-        json_event(t, "entry", "phase", 1, r->start, body, NULL);
-        if (r->body_start)
-            json_event(t, "body", "phase", 1, body, exit, NULL);
-        if (r->exit_start)
-            json_event(t, "exit", "phase", 1, exit, r->end, NULL);
-        break;
-    }
-    }
-}
-
-void trace_user_span(struct trace *t, uint64_t start, uint64_t end)
-{
-    if (t->format == TRACE_JSON)
-        json_event(t, "user", "user", 1, start, end, NULL);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-void trace_insn(struct trace *t, uint32_t addr, bool kernel, const char *text,
-                uint32_t cost, uint64_t total)
-{
-    switch (t->format) {
-    case TRACE_TEXT:
-        fprintf(t->f, "  %08x %c %-40s +%-7.2f %12.2f\n", addr, kernel ? 'k' : 'u', text,
-                cyc(cost), cyc(total));
-        break;
-    case TRACE_CSV:
-        fprintf(t->f, "insn,,,%s,,%08x,\"%s\",,,,,,,,,%.2f,,,,,,%.2f\n",
-                kernel ? "kernel" : "user", addr, text, cyc(total), cyc(cost));
+        fprintf(t->f, "%s,%" PRIu64 ",%s,%s,%s,%u,%u,%u,%u,%u,%u,%u,%d,%.2f,%.2f,%.2f,%.2f,%.2f,"
+                "%.2f,%" PRIu64 ",%08x,", kind, r->seq, record_name(r), sys_path_name(r->path),
+                sys_return_name(r->ret), r->nr, r->args[0], r->args[1], r->args[2], r->args[3],
+                r->args[4], r->args[5], r->result, cyc(r->start), cyc(r->end),
+                cyc(r->end - r->start), cyc(body - r->start), cyc(exit - body),
+                cyc(r->end - exit), r->insns_end - r->insns_start, r->user_eip);
+        csv_field(t->f, sym);
+        fputs(",user,\n", t->f);
         break;
     case TRACE_JSON:
-        fprintf(t->f, "%s{\"name\":", t->first_event ? "" : ",\n");
-        json_string(t->f, text);
-        fprintf(t->f, ",\"cat\":\"insn\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":2,"
-                "\"ts\":%.4f,\"args\":{\"addr\":\"%08x\",\"cost\":%.2f,\"mode\":\"%s\"}}",
-                cyc(total) / t->cycles_per_us, addr, cyc(cost), kernel ? "kernel" : "user");
-        t->first_event = false;
+        trace_json_record(&t->json, r, sym);
         break;
     }
+}
+
+/* ---- listening ---- */
+
+static void on_record(void *ctx, const struct syscall_record *r)
+{
+    struct trace *t = ctx;
+    flush_insn(t);
+    if (trace_in_window(t, r->start, r->end))
+        write_record(t, r);
+}
+
+static void on_user_span(void *ctx, uint64_t start, uint64_t end)
+{
+    struct trace *t = ctx;
+    flush_insn(t);
+    write_span(t, "user", start, end);
+}
+
+static void on_boot(void *ctx, uint64_t end, uint32_t entry)
+{
+    struct trace *t = ctx;
+    if (t->syms)
+        symbols_note_start(t->syms, entry);
+    write_span(t, "boot", 0, end);
+}
+
+static void on_signal(void *ctx, const struct signal_record *s)
+{
+    struct trace *t = ctx;
+    char args[128];
+    flush_insn(t);
+    if (!trace_in_window(t, s->when, s->when))
+        return;
+    if (t->o.format == TRACE_JSON) {
+        snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\"}", s->code, s->addr);
+        trace_json_instant(&t->json, signal_name(s->signo), s->when, args);
+    } else if (t->o.format == TRACE_CSV) {
+        fprintf(t->f, "signal,,%s,,,%u,,,,,,,,%.2f,%.2f,0.00,,,,,%08x,,user,\n",
+                signal_name(s->signo), s->signo, cyc(s->when), cyc(s->when), s->addr);
+    } else {
+        fprintf(t->f, "%6s signal   %s si_code=%d si_addr=%#x at %.2f\n", "-",
+                signal_name(s->signo), s->code, s->addr, cyc(s->when));
+    }
+}
+
+static void on_exit_record(void *ctx, const struct exit_record *e)
+{
+    struct trace *t = ctx;
+    char args[64];
+    flush_insn(t);
+    if (!trace_in_window(t, e->when, e->when))
+        return;
+    const char *how = e->killed ? "killed" : "exited";
+    if (t->o.format == TRACE_JSON) {
+        snprintf(args, sizeof args, "{\"%s\":%d}", e->killed ? "signal" : "status", e->status);
+        trace_json_instant(&t->json, how, e->when, args);
+    } else if (t->o.format == TRACE_CSV) {
+        fprintf(t->f, "%s,,,,,,,,,,,,%d,%.2f,%.2f,0.00,,,,,,,user,\n", how, e->status,
+                cyc(e->when), cyc(e->when));
+    } else {
+        fprintf(t->f, "%6s %-8s %d at %.2f\n", "-", how, e->status, cyc(e->when));
+    }
+}
+
+static bool wanted(const struct trace *t, bool kernel)
+{
+    return t->o.insns == INSNS_ALL || (t->o.insns == INSNS_KERNEL) == kernel;
+}
+
+/* An instruction about to run, with its cost: it ends when the next one
+ * starts (or faults, and was not charged: see on_delivery). */
+static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
+{
+    struct trace *t = ctx;
+    uint32_t index;
+    const struct insn *in = block_find_insn(m->cur_block, addr, &index);
+    flush_insn(t);
+    /* Boot is the same every run; tracing starts with the program. */
+    if (!in || index >= m->cur_limit || !t->sys->user_started)
+        return;
+    bool kernel = in_kernel_ram(addr);
+    if (!wanted(t, kernel))
+        return;
+    uint64_t end = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
+    if (!trace_in_window(t, end - in->cost, end))
+        return;
+    struct trace_insn *p = &t->pending;
+    const uint8_t *code = guest_ptr(&m->mem, addr, size);
+    cs_insn *ci = NULL;
+    snprintf(p->text, sizeof p->text, "?");
+    if (code && cs_disasm(m->blocks.capstone, code, size, addr, 1, &ci) == 1) {
+        snprintf(p->text, sizeof p->text, "%s%s%s", ci->mnemonic, ci->op_str[0] ? " " : "",
+                 ci->op_str);
+        cs_free(ci, 1);
+    }
+    p->addr = addr;
+    p->kernel = kernel;
+    p->start = end - in->cost;
+    p->end = end;
+    p->valid = true;
+}
+
+/* A fault: the instruction seen last did not complete, and its cost was
+ * refunded. It stays in the trace, taking no time. */
+static void on_delivery(void *ctx, struct machine *m, const struct delivery_event *e)
+{
+    struct trace *t = ctx;
+    (void)m;
+    if (e->kind == EVENT_FAULT && t->pending.valid)
+        t->pending.end = t->pending.start;
+    flush_insn(t);
+}
+
+static void on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
+{
+    struct trace *t = ctx;
+    (void)insn_addr;
+    if (t->syms)
+        symbols_note_sysenter(t->syms, m);
+}
+
+int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys,
+                 struct symtab *syms)
+{
+    const struct syscall_listener l = {
+        .ctx = t, .record = on_record, .user_span = on_user_span, .boot = on_boot,
+        .signal = on_signal, .exit = on_exit_record,
+    };
+    const struct machine_observer o = {
+        .ctx = t, .insn = t->o.insns != INSNS_NONE ? on_insn : NULL, .delivery = on_delivery,
+        .sysenter = on_sysenter,
+    };
+    t->m = m;
+    t->sys = sys;
+    t->syms = syms;
+    if (syscalls_listen(sys, &l))
+        return -1;
+    return machine_observe(m, &o);
 }
 
 int trace_close(struct trace *t)
 {
     if (!t)
         return 0;
-    if (t->format == TRACE_JSON)
-        fputs("\n]}\n", t->f);
+    flush_insn(t);
+    if (t->o.format == TRACE_JSON)
+        trace_json_end(&t->json);
     /* a write that failed on the way (the buffer went out and was lost)
      * leaves only the error indicator: fclose alone may not tell */
     int rc = ferror(t->f);
-    if (t->f == stdout)
-        rc |= fflush(t->f);
-    else
-        rc |= fclose(t->f);
+    rc |= fclose(t->f);
     free(t);
     return rc ? -1 : 0;
-}
-
-/* An instruction about to run, with its cost and the total after it. */
-static void trace_on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
-{
-    struct trace *t = ctx;
-    uint32_t index;
-    const struct insn *in = block_find_insn(m->cur_block, addr, &index);
-    /* Boot is the same every run; tracing starts with the program. */
-    if (!in || index >= m->cur_limit || !t->sys->user_started)
-        return;
-    const uint8_t *code = guest_ptr(&m->mem, addr, size);
-    char text[192] = "?";
-    cs_insn *ci = NULL;
-    if (code && cs_disasm(m->blocks.capstone, code, size, addr, 1, &ci) == 1) {
-        snprintf(text, sizeof text, "%s %s", ci->mnemonic, ci->op_str);
-        cs_free(ci, 1);
-    }
-    uint64_t total = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
-    trace_insn(t, addr, in_kernel_ram(addr), text, in->cost, total);
-}
-
-static void trace_on_record(void *ctx, const struct syscall_record *r)
-{
-    trace_syscall(ctx, r);
-}
-
-static void trace_on_user_span(void *ctx, uint64_t start, uint64_t end)
-{
-    trace_user_span(ctx, start, end);
-}
-
-int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys)
-{
-    const struct syscall_listener l = {
-        .ctx = t, .record = trace_on_record, .user_span = trace_on_user_span,
-    };
-    const struct machine_observer o = { .ctx = t, .insn = trace_on_insn };
-    t->sys = sys;
-    if (syscalls_listen(sys, &l))
-        return -1;
-    return t->insns ? machine_observe(m, &o) : 0;
 }

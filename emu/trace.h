@@ -1,5 +1,14 @@
-/* Trace files: one record per system call or trap, optionally one per
- * instruction; text, CSV, or Chrome Trace Event JSON (Perfetto). */
+/*
+ * Trace files: the boot, each span of user mode, each system call or trap
+ * (with its entry, body and exit), and with --trace-insns each instruction
+ * (user, kernel or all), every address with its symbol; as text, CSV (one
+ * schema, whatever is traced) or Chrome Trace Event JSON for Perfetto
+ * (trace_json.c). A cycle window keeps only what overlaps it.
+ *
+ * Times are the model's cycles; the JSON gives them in microseconds of the
+ * modeled clock, each boundary rounded once to a whole nanosecond, so
+ * slices that touch in cycles touch in the file and never overlap.
+ */
 #ifndef EMU_TRACE_H
 #define EMU_TRACE_H
 
@@ -7,30 +16,56 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "machine.h"
+#include "symbols.h"
 #include "syscalls.h"
+#include "trace_json.h"
 
 enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_CSV };
+enum trace_insns { INSNS_NONE, INSNS_USER, INSNS_KERNEL, INSNS_ALL };
+
+struct trace_options {
+    const char *path;
+    enum trace_format format;
+    enum trace_insns insns;
+    uint64_t from, to;          /* the window, in cycles; to 0: to the end */
+};
+
+/* An instruction seen, written once the next event shows it completed. */
+struct trace_insn {
+    bool valid;
+    uint32_t addr;
+    bool kernel;
+    uint64_t start, end;        /* centicycles */
+    char text[200];
+};
 
 struct trace {
     FILE *f;
-    enum trace_format format;
-    bool insns;
-    bool first_event;
-    double cycles_per_us;
-    const struct syscall_tracker *sys;  /* set by trace_attach */
+    struct trace_options o;
+    struct json_trace json;     /* the JSON writer, when the format is JSON */
+    struct machine *m;
+    const struct syscall_tracker *sys;
+    struct symtab *syms;
+    struct trace_insn pending;
 };
 
-/* Returns 0, or -1 if name is not a format. */
+/* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either
+ * may be empty). 0, or -1 if the text is not one. */
 int trace_parse_format(const char *name, enum trace_format *out);
-/* NULL with a message in err on failure. */
-struct trace *trace_open(const char *path, enum trace_format format, bool insns,
-                         uint32_t clock_mhz, char *err, size_t errlen);
-/* Write sys's records, and with insns each instruction of m. 0 or -1. */
-int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys);
-void trace_syscall(struct trace *t, const struct syscall_record *r);
-void trace_user_span(struct trace *t, uint64_t start, uint64_t end);
-void trace_insn(struct trace *t, uint32_t addr, bool kernel, const char *text,
-                uint32_t cost, uint64_t total);
+int trace_parse_insns(const char *name, enum trace_insns *out);
+int trace_parse_window(const char *text, uint64_t *from, uint64_t *to);
+
+/* NULL with a message in err on failure. name: the process's name. */
+struct trace *trace_open(const struct trace_options *o, uint32_t clock_mhz, const char *name,
+                         char *err, size_t errlen);
+/* Write sys's records, and the instructions of m the options ask for. */
+int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys,
+                 struct symtab *syms);
 int trace_close(struct trace *t);
+
+/* Does [start, end) (centicycles) overlap the window? */
+bool trace_in_window(const struct trace *t, uint64_t start, uint64_t end);
+/* The symbol of addr, or "" */
+const char *trace_symbol(const struct trace *t, uint32_t addr, char *buf, size_t n);
 
 #endif

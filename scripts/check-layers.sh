@@ -33,6 +33,7 @@ cost_classes  1
 cost_tables   1
 decode        1
 ksyms         1
+symbols       1
 kernel_image  1
 hostfs        1
 vfs           1
@@ -45,6 +46,8 @@ vfs_lower     1
 vfs_namei     1
 vfs_ops       1
 names         1
+linux_names   1
+user_memory   1
 trap          2
 sysenter      2
 cpu_insns     2
@@ -54,7 +57,14 @@ run           2
 snapshot      2
 syscalls      3
 trace         4
+trace_json    4
+progress      4
+profile       4
+call_tree     4
 strace        4
+strace_args   4
+strace_structs 4
+strace_values 4
 report        4
 compare       4
 gdb_packet    4
@@ -65,6 +75,7 @@ gdb_commands  4
 gdb_query     4
 gdbstub       4
 main          5
+outputs       5
 '
 
 files=$(cd "$dir" && ls | grep -E '\.(c|h|S)$' || true)

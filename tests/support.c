@@ -31,7 +31,6 @@ static char *drain(int fd)
 
 void run_emu(struct emu_result *r, const char *const *args)
 {
-    int out[2], err[2];
     const char *argv[64] = { EMU_PATH };
     int n = 1;
     while (args[n - 1] && n < 63) {
@@ -39,6 +38,12 @@ void run_emu(struct emu_result *r, const char *const *args)
         n++;
     }
     argv[n] = NULL;
+    run_command(r, argv);
+}
+
+void run_command(struct emu_result *r, const char *const *argv)
+{
+    int out[2], err[2];
     ck_assert(pipe(out) == 0 && pipe(err) == 0);
     pid_t pid = fork();
     ck_assert(pid >= 0);
@@ -49,7 +54,7 @@ void run_emu(struct emu_result *r, const char *const *args)
         dup2(err[1], 2);
         close(out[0]);
         close(err[0]);
-        execv(EMU_PATH, (char *const *)argv);
+        execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(out[1]);
@@ -147,6 +152,16 @@ const char *scratch(const char *tag)
     char *p = path[next++ % 4];
     snprintf(p, sizeof path[0], "/tmp/sysemu_e2e_%d_%s", (int)getpid(), tag);
     return p;
+}
+
+char *jq(const char *filter, const char *path)
+{
+    const char *argv[] = { "jq", "-r", filter, path, NULL };
+    struct emu_result r;
+    run_command(&r, argv);
+    ck_assert_msg(r.status == 0, "jq '%s' %s failed (%d): %s", filter, path, r.status, r.err);
+    free(r.err);
+    return r.out;
 }
 
 bool parse_report(const char *err, struct report *rep)

@@ -22,6 +22,8 @@ int run_suite(Suite *s);
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);
 void emu_result_free(struct emu_result *r);
+/* Run any program (argv[0] found on PATH), stdin from /dev/null. */
+void run_command(struct emu_result *r, const char *const *argv);
 /* run_emu with the arguments as a NULL-terminated list */
 void emu(struct emu_result *r, ...);
 int count_char(const char *s, char c);
@@ -32,6 +34,9 @@ long hex_after(const char *text, const char *key);
 const char *program(const char *name);   /* path of a built guest program */
 char *read_file(const char *path);
 bool json_valid(const char *text);
+/* The output of jq -r FILTER FILE (Debian's jq parses the JSON); fails
+ * the test if jq does. */
+char *jq(const char *filter, const char *path);
 int count_lines_containing(const char *text, const char *needle);
 /* A scratch file name under /tmp for this test process, by tag. */
 const char *scratch(const char *tag);

@@ -134,6 +134,208 @@ START_TEST(no_program_is_2)
 }
 END_TEST
 
+/* The first line of `pkg-config --modversion NAME`. */
+static char *modversion(const char *name)
+{
+    const char *argv[] = { "pkg-config", "--modversion", name, NULL };
+    struct emu_result r;
+    run_command(&r, argv);
+    ck_assert_int_eq(r.status, 0);
+    r.out[strcspn(r.out, "\n")] = 0;
+    free(r.err);
+    return r.out;
+}
+
+START_TEST(version_names_emu_unicorn_and_capstone)
+{
+    struct emu_result r;
+    emu(&r, "--version", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_int_eq(count_char(r.out, '\n'), 3);
+    ck_assert(!strncmp(r.out, "emu (sysemu) ", 13));
+    /* the library emu runs with is the one pkg-config describes */
+    char *uc = modversion("unicorn"), *cs = modversion("capstone"), want[128];
+    snprintf(want, sizeof want, "Unicorn %s (built with %s)", uc, uc);
+    ck_assert_msg(strstr(r.out, want), "want %s in %s", want, r.out);
+    snprintf(want, sizeof want, "(built with %s)\n", cs);
+    char *capstone = line_with(r.out, "Capstone ");
+    ck_assert_msg(capstone && strstr(r.out, want), "want %s in %s", want, r.out);
+    /* its run-time major.minor begins the package version */
+    ck_assert(!strncmp(capstone + 9, cs, strcspn(capstone + 9, " ")));
+    free(capstone);
+    free(uc);
+    free(cs);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(each_command_has_its_help)
+{
+    struct emu_result r;
+    emu(&r, "run", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.err, "");
+    ck_assert(strstr(r.out, "usage: emu run") && strstr(r.out, "--strace") &&
+              strstr(r.out, "--profile FILE") && strstr(r.out, "--cpu NAME") &&
+              strstr(r.out, "%file"));
+    emu_result_free(&r);
+    emu(&r, "compare", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert(strstr(r.out, "usage: emu compare") && strstr(r.out, "--cpus LIST") &&
+              !strstr(r.out, "--strace"));
+    emu_result_free(&r);
+    emu(&r, "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert(strstr(r.out, "emu run --help"));
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(compare_refuses_what_it_would_not_honour)
+{
+    static const char *const opts[][3] = {
+        { "--cpu", "pentium3", NULL }, { "--no-sep", NULL, NULL }, { "--strace", NULL, NULL },
+        { "--trace", "/tmp/x", NULL }, { "--profile", "/tmp/x", NULL },
+        { "--cost", "pentium9:alu=1", NULL },
+    };
+    const char *args[8] = { "compare" };
+    int n = 1;
+    for (int k = 0; k < 3 && opts[_i][k]; k++)
+        args[n++] = opts[_i][k];
+    args[n++] = program("hello");
+    args[n] = NULL;
+    struct emu_result r;
+    run_emu(&r, args);
+    assert_one_line_error(&r, 2);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* The round trip of the gettimeofday call in a run's --strace line. */
+static long round_trip(const char *cpu, const char *cost, const char *line_start)
+{
+    struct emu_result r;
+    const char *args[] = { "run", "--strace", "--cpu", cpu, cost ? "--cost" : NULL, cost,
+                           NULL };
+    const char *argv[10];
+    int n = 0;
+    for (int k = 0; k < 6 && args[k]; k++)
+        argv[n++] = args[k];
+    argv[n++] = program("one_call");
+    argv[n] = NULL;
+    run_emu(&r, argv);
+    if (r.status) {
+        long status = -r.status;
+        emu_result_free(&r);
+        return status;
+    }
+    char *line = line_with(r.err, line_start);
+    ck_assert_msg(line != NULL, "%s", r.err);
+    long cycles = atol(strrchr(line, '<') + 1);
+    free(line);
+    emu_result_free(&r);
+    return cycles;
+}
+
+START_TEST(a_cost_for_one_model_applies_to_that_model)
+{
+    const char *call = "[sysenter/sysexit] gettimeofday(";
+    long p4 = round_trip("pentium4", NULL, call);
+    long p4_all = round_trip("pentium4", "sysenter=1181", call);
+    long p4_own = round_trip("pentium4", "pentium4:sysenter=1181", call);
+    ck_assert_int_gt(p4, 0);
+    ck_assert_int_eq(p4_all, p4_own);
+    ck_assert_int_gt(p4_own, p4 + 900);
+    /* for another model than the run's: a usage error, not silently nothing */
+    ck_assert_int_eq(round_trip("pentium4", "pentium3:sysenter=1181", call), -2);
+    ck_assert_int_eq(round_trip("pentium4", "pentium9:sysenter=1", call), -2);
+
+    /* compare runs each model with the overrides for it */
+    struct emu_result a, b;
+    emu(&a, "compare", "--cpus", "pentium4;pentium3", program("syscall_loop"), "getpid", "100",
+        NULL);
+    emu(&b, "compare", "--cpus", "pentium4;pentium3", "--cost", "pentium3:sysenter=500",
+        program("syscall_loop"), "getpid", "100", NULL);
+    ck_assert_int_eq(a.status, 0);
+    ck_assert_int_eq(b.status, 0);
+    char *a4 = line_with(a.out, "pentium4 "), *b4 = line_with(b.out, "pentium4 ");
+    char *a3 = line_with(a.out, "pentium3 "), *b3 = line_with(b.out, "pentium3 ");
+    ck_assert_str_eq(a4, b4);
+    ck_assert_str_ne(a3, b3);
+    free(a4);
+    free(b4);
+    free(a3);
+    free(b3);
+    emu_result_free(&a);
+    emu_result_free(&b);
+}
+END_TEST
+
+START_TEST(progress_shows_only_when_asked_in_a_pipe)
+{
+    struct emu_result r;
+    emu(&r, "run", program("hello"), NULL);
+    ck_assert_str_eq(r.err, "");
+    emu_result_free(&r);
+    emu(&r, "run", "--progress", program("syscall_loop"), "getpid", "10", NULL);
+    ck_assert_int_eq(r.status, 0);
+    /* the last line says the run is done, with its counts */
+    char *done = line_with(r.err, "emu: done: ");
+    ck_assert_msg(done && strstr(done, "M instructions, ") && strstr(done, "M cycles, 12 system "
+                                                                         "calls"), "%s", r.err);
+    free(done);
+    emu_result_free(&r);
+    emu(&r, "run", "--progress", "--no-progress", program("hello"), NULL);
+    ck_assert_str_eq(r.err, "");
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(installed_emu_runs_from_another_directory)
+{
+    char prefix[] = "/tmp/sysemu-install-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(prefix));
+    char prefix_arg[128], build_arg[128];
+    snprintf(prefix_arg, sizeof prefix_arg, "PREFIX=%s", prefix);
+    snprintf(build_arg, sizeof build_arg, "BUILD=%s", BUILD_DIR);
+    /* not the jobserver of a make that runs the tests */
+    const char *make[] = { "env", "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "make",
+                           "-s", "install", prefix_arg, build_arg, NULL };
+    struct emu_result r;
+    run_command(&r, make);
+    ck_assert_msg(r.status == 0, "make install: %s", r.err);
+    emu_result_free(&r);
+
+    char hello[512], script[1024];
+    ck_assert_ptr_nonnull(realpath(program("hello"), hello));
+    snprintf(script, sizeof script, "cd / && exec %s/bin/emu run %s", prefix, hello);
+    const char *run[] = { "sh", "-c", script, NULL };
+    run_command(&r, run);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "hello\n");
+    emu_result_free(&r);
+
+    char page[256];
+    snprintf(page, sizeof page, "%s/share/man/man1/emu.1", prefix);
+    const char *man[] = { "env", "MANWIDTH=80", "man", "--warnings", "-P", "cat", "-l", page,
+                          NULL };
+    run_command(&r, man);
+    ck_assert_msg(r.status == 0 && !strcmp(r.err, ""), "man: %d %s", r.status, r.err);
+    ck_assert(strstr(r.out, "NAME") && strstr(r.out, "emu run") &&
+              strstr(r.out, "CYCLES PER CALL") && strstr(r.out, "https://lwn.net/"));
+    emu_result_free(&r);
+
+    snprintf(script, sizeof script, "test -s %s/share/doc/sysemu/README.md && "
+             "test -s %s/share/doc/sysemu/docs/cost-model.md && rm -r %s", prefix, prefix,
+             prefix);
+    const char *check[] = { "sh", "-c", script, NULL };
+    run_command(&r, check);
+    ck_assert_msg(r.status == 0, "the documents are not installed: %s", r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -146,6 +348,12 @@ Suite *cli_suite(void)
     tcase_add_test(tc, unknown_option_is_2);
     tcase_add_test(tc, unknown_cpu_is_2_and_points_at_list_cpus);
     tcase_add_test(tc, no_program_is_2);
+    tcase_add_test(tc, version_names_emu_unicorn_and_capstone);
+    tcase_add_test(tc, each_command_has_its_help);
+    tcase_add_loop_test(tc, compare_refuses_what_it_would_not_honour, 0, 6);
+    tcase_add_test(tc, a_cost_for_one_model_applies_to_that_model);
+    tcase_add_test(tc, progress_shows_only_when_asked_in_a_pipe);
+    tcase_add_test(tc, installed_emu_runs_from_another_directory);
     tcase_add_loop_test(tc, trace_write_error_is_reported, 0, 2);
     tcase_add_loop_test(tc, compare_without_a_cpu_model_is_2, 0, 5);
     suite_add_tcase(s, tc);

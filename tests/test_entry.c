@@ -68,10 +68,10 @@ START_TEST(pending_work_returns_through_iret)
     ck_assert_str_eq(r.out, "sched_yield=0 getpid=1\n");
     bool sep = _i < 2;
     /* sched_yield sets need_resched: iret even after sysenter; getpid: fast */
-    ck_assert_ptr_nonnull(strstr(r.err, sep ? "[sysenter/iret] sched_yield"
-                                            : "[int80/iret] sched_yield"));
+    ck_assert_ptr_nonnull(strstr(r.err, sep ? "[sysenter/iret]    sched_yield"
+                                            : "[int80/iret]       sched_yield"));
     ck_assert_ptr_nonnull(strstr(r.err, sep ? "[sysenter/sysexit] getpid"
-                                            : "[int80/iret] getpid"));
+                                            : "[int80/iret]       getpid"));
     emu_result_free(&r);
 }
 END_TEST

@@ -357,12 +357,12 @@ START_TEST(sysenter_with_a_bad_ebp_returns_efault_then_faults_in_user_mode)
     long ebp = hex_after(r.out, "cr2=");
     ck_assert_msg(ebp >= 0, "%s printed: %s", bad_ebp[_i].name, r.out);
     char want[96];
-    snprintf(want, sizeof want, "[sysenter/iret] %s", bad_ebp[_i].call);
+    snprintf(want, sizeof want, "[sysenter/iret]    %s", bad_ebp[_i].call);
     const char *line = strstr(r.err, want);
     ck_assert_msg(line, "%s on %s: no \"%s\" in: %s", bad_ebp[_i].name, bad_ebp[_i].cpu, want,
                   r.err);
     const char *eol = strchr(line, '\n');
-    const char *result = strstr(line, ") = -14 ");
+    const char *result = strstr(line, "= -1 EFAULT (Bad address) ");
     ck_assert_msg(result && eol && result < eol, "%s: the call did not return -EFAULT: %s",
                   bad_ebp[_i].name, r.err);
     assert_page_fault(&r, 0xfffff007L, ebp, bad_ebp[_i].error, bad_ebp[_i].name);

@@ -1,112 +1,395 @@
 /*
- * --strace (emu/strace.c): one line per call, with the entry and return
- * path, path arguments as strings (the PATH kind of guest/syscalls.def),
- * the result and the cycles.
+ * --strace (emu/strace.c, strace_args.c, strace_structs.c): the lines of a
+ * fixed program are exactly strace's, with our two columns; a program run
+ * natively under Debian's strace prints the same lines; a fault that kills
+ * the program is the signal line strace prints; -e trace= and -o.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "support.h"
 #include "syscall_nr.h"
 #include "../emu/strace.h"
 
-START_TEST(strace_names_paths_and_the_entry_path)
+/* The path column is this wide: "[sysenter/sysexit] ". */
+#define PATH_COLUMN 19
+
+/* text with every "<N cycles>" made "<N cycles>" and the sub-second part
+ * of a time, which moves with the cycle model, made "N". */
+static char *normalized(const char *text)
 {
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (const char *p = text; *p;) {
+        if (*p == '<' && p[1] >= '0' && p[1] <= '9') {
+            const char *q = p + 1;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (!strncmp(q, " cycles>", 8)) {
+                o += sprintf(o, "<N cycles>");
+                p = q + 8;
+                continue;
+            }
+        }
+        if (!strncmp(p, "tv_nsec=", 8) || !strncmp(p, "tv_usec=", 8)) {
+            memcpy(o, p, 8);
+            o += 8;
+            p += 8;
+            *o++ = 'N';
+            while (*p >= '0' && *p <= '9')
+                p++;
+            continue;
+        }
+        *o++ = *p++;
+    }
+    *o = 0;
+    return out;
+}
+
+static const char expected_all[] =
+    "[sysenter/sysexit] write(1, \"hello, strace\\n\", 14)         = 14 <N cycles>\n"
+    "[sysenter/sysexit] write(1, \"\\0\\0012\\t\\\"\\\\\\177\\377\", 8)    = 8 <N cycles>\n"
+    "[sysenter/sysexit] open(\"/nonexistent/file\", O_RDONLY)     = -1 ENOENT (No such file or "
+    "directory) <N cycles>\n"
+    "[sysenter/sysexit] openat(AT_FDCWD, \"/nonexistent\", O_RDONLY|O_DIRECTORY) = -1 ENOENT (No "
+    "such file or directory) <N cycles>\n"
+    "[sysenter/sysexit] close(99)                               = -1 EBADF (Bad file "
+    "descriptor) <N cycles>\n"
+    "[sysenter/sysexit] read(99, 0x804b060, 16)                 = -1 EBADF (Bad file "
+    "descriptor) <N cycles>\n"
+    "[sysenter/sysexit] lseek(99, 10, SEEK_END)                 = -1 EBADF (Bad file "
+    "descriptor) <N cycles>\n"
+    "[sysenter/sysexit] _llseek(99, 0, 0x804b060, SEEK_CUR)     = -1 EBADF (Bad file "
+    "descriptor) <N cycles>\n"
+    "[sysenter/sysexit] access(\"/nonexistent\", R_OK|W_OK)       = -1 ENOENT (No such file or "
+    "directory) <N cycles>\n"
+    "[sysenter/sysexit] readlink(\"/nonexistent\", 0x804b060, 64) = -1 ENOENT (No such file or "
+    "directory) <N cycles>\n"
+    "[sysenter/sysexit] mmap2(0x20000000, 8192, PROT_READ|PROT_WRITE, "
+    "MAP_PRIVATE|MAP_FIXED|MAP_ANONYMOUS, -1, 0) = 0x20000000 <N cycles>\n"
+    "[sysenter/sysexit] mprotect(0x20000000, 4096, PROT_READ)   = 0 <N cycles>\n"
+    "[sysenter/sysexit] munmap(0x20000000, 8192)                = 0 <N cycles>\n"
+    "[sysenter/sysexit] clock_gettime(0x7b /* CLOCK_??? */, 0x804b060) = -1 EINVAL (Invalid "
+    "argument) <N cycles>\n"
+    "[sysenter/sysexit] writev(1, [{iov_base=\"ab\", iov_len=2}, {iov_base=\"c\\n\", "
+    "iov_len=2}], 2) = 4 <N cycles>\n"
+    "[sysenter/sysexit] rt_sigprocmask(SIG_SETMASK, [USR1 TERM], NULL, 8) = 0 <N cycles>\n"
+    "[sysenter/sysexit] rt_sigprocmask(SIG_SETMASK, [], [USR1 TERM], 8) = 0 <N cycles>\n"
+    "[sysenter/sysexit] rt_sigaction(SIGUSR1, {sa_handler=SIG_IGN, sa_mask=[], sa_flags=0}, "
+    "NULL, 8) = 0 <N cycles>\n"
+    "[sysenter/sysexit] rt_sigaction(SIGUSR1, NULL, {sa_handler=SIG_IGN, sa_mask=[], "
+    "sa_flags=0}, 8) = 0 <N cycles>\n"
+    "[sysenter/sysexit] ioctl(99, TCGETS, 0x804b060)            = -1 EBADF (Bad file "
+    "descriptor) <N cycles>\n"
+    "[sysenter/iret]    sched_yield()                           = 0 <N cycles>\n"
+    "[sysenter/iret]    syscall_0x1388(0x1, 0x2, 0x3, 0x4, 0x5, 0x6) = -1 ENOSYS (Function not "
+    "implemented) <N cycles>\n"
+    "[sysenter/sysexit] stat64(\"/hello.txt\", {st_mode=S_IFREG|0644, st_size=32, ...}) = 0 "
+    "<N cycles>\n"
+    "[sysenter/sysexit] openat(AT_FDCWD, \"/new-file\", O_WRONLY|O_CREAT|O_CLOEXEC, 0644) = -1 "
+    "EROFS (Read-only file system) <N cycles>\n"
+    "[sysenter/sysexit] clock_gettime(CLOCK_MONOTONIC, {tv_sec=0, tv_nsec=N}) = 0 <N cycles>\n"
+    "[sysenter/sysexit] gettimeofday({tv_sec=1040103547, tv_usec=N}, NULL) = 0 <N cycles>\n"
+    "[sysenter/sysexit] time(NULL)                              = 1040103547 "
+    "(2002-12-17T05:39:07+0000) <N cycles>\n"
+    "[sysenter/sysexit] uname({sysname=\"Linux\", nodename=\"sysemu\", ...}) = 0 <N cycles>\n"
+    "[sysenter/sysexit] fcntl64(1, F_GETFD)                     = 0 <N cycles>\n"
+    "[sysenter/sysexit] brk(NULL)                               = 0x804c000 <N cycles>\n"
+    "[sysenter/exited]  exit_group(3)                           = ?\n"
+    "                   +++ exited with 3 +++\n";
+
+/* emu run -o FILE ARGS...: the strace lines. */
+static char *strace_of(struct emu_result *r, const char *const *args)
+{
+    const char *path = scratch("strace.txt");
+    const char *argv[24] = { "run", "-o", path };
+    int n = 3;
+    for (int i = 0; args[i] && n < 23; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    run_emu(r, argv);
+    char *text = read_file(path);
+    unlink(path);
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
+START_TEST(strace_of_a_fixed_program_is_exactly_this)
+{
+    char file[512];
+    snprintf(file, sizeof file, "%s/hello.txt", tree_root());
+    ck_assert_int_eq(chmod(file, 0644), 0);
     struct emu_result r;
-    emu(&r, "run", "--strace", "--root", tree_root(), fixture("busybox"), "cat", "/hello.txt", NULL);
-    ck_assert_int_eq(r.status, 0);
-    char *open = line_with(r.err, "\"/hello.txt\"");
-    ck_assert_msg(open && !strncmp(open, "[sysenter/sysexit] openat(0xffffff9c, \"/hello.txt\", ",
-                                   52) && strstr(open, ") = 3 <"), "%s", r.err);
-    free(open);
-    char *tls = line_with(r.err, "set_thread_area(");
-    ck_assert_msg(tls && !strncmp(tls, "[int80/iret] ", 13), "%s", r.err);
-    free(tls);
+    const char *args[] = { "--root", tree_root(), program("strace_calls"), "all", "/hello.txt",
+                           NULL };
+    char *text = strace_of(&r, args);
+    ck_assert_int_eq(r.status, 3);
+    ck_assert_msg(!strstr(r.err, "] write("), "-o left lines on stderr: %s", r.err);
+    char *got = normalized(text);
+    ck_assert_str_eq(got, expected_all);
+    free(got);
+    free(text);
     emu_result_free(&r);
 }
 END_TEST
 
-/* strace_print of rec on a bare machine whose user memory holds text at
- * BARE_USTACK; what it wrote on stderr. */
-static char *strace_line(const struct syscall_record *rec, const char *text)
+/* Our line without the path column and the cycles: strace's line. */
+static char *as_strace_line(const char *line, size_t len)
+{
+    ck_assert_msg(len > PATH_COLUMN, "short line: %.*s", (int)len, line);
+    char *s = strndup(line + PATH_COLUMN, len - PATH_COLUMN);
+    char *cycles = strstr(s, " <");
+    if (cycles && strstr(cycles, " cycles>"))
+        *cycles = 0;
+    return s;
+}
+
+/* The lines of text after skip, each put through as_strace_line if ours. */
+static int split_lines(const char *text, char **lines, int max, bool ours, int skip)
+{
+    int n = 0;
+    for (const char *p = text; *p && n < max;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (skip > 0)
+            skip--;
+        else
+            lines[n++] = ours ? as_strace_line(p, len) : strndup(p, len);
+        p = end ? end + 1 : p + len;
+    }
+    return n;
+}
+
+static char *native_strace(const char *const *prog)
+{
+    const char *path = scratch("native.txt");
+    const char *argv[16] = { "strace", "-o", path };
+    int n = 3;
+    for (int i = 0; prog[i] && n < 15; i++)
+        argv[n++] = prog[i];
+    argv[n] = NULL;
+    struct emu_result r;
+    run_command(&r, argv);
+    char *text = read_file(path);
+    unlink(path);
+    ck_assert_msg(text && *text, "Debian's strace did not run (%d): %s", r.status, r.err);
+    emu_result_free(&r);
+    return text;
+}
+
+START_TEST(strace_lines_are_debian_strace_lines)
+{
+    const char *prog[] = { program("strace_calls"), "portable", NULL };
+    char *native = native_strace(prog);
+    struct emu_result r;
+    char *ours = strace_of(&r, prog);
+    ck_assert_int_eq(r.status, 3);
+    char *a[64], *b[64];
+    /* strace's first line is the execve that started the program */
+    int na = split_lines(native, a, 64, false, 1), nb = split_lines(ours, b, 64, true, 0);
+    ck_assert_int_gt(na, 20);
+    for (int i = 0; i < na && i < nb; i++)
+        ck_assert_msg(!strcmp(a[i], b[i]), "line %d:\nstrace: %s\nemu:    %s", i + 1, a[i],
+                      b[i]);
+    ck_assert_int_eq(na, nb);
+    for (int i = 0; i < na; i++)
+        free(a[i]);
+    for (int i = 0; i < nb; i++)
+        free(b[i]);
+    free(native);
+    free(ours);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* The faults of guest/programs/faults that Linux and our kernel answer
+ * with the same signal, si_code and si_addr. */
+static const char *const fault_cases[] = { "null", "kread", "ud2", "div0", "int3", "hlt",
+                                           "text-write" };
+
+START_TEST(a_fatal_fault_is_the_signal_line_strace_prints)
+{
+    const char *prog[] = { program("faults"), fault_cases[_i], NULL };
+    char *native = native_strace(prog);
+    struct emu_result r;
+    char *ours = strace_of(&r, prog);
+    ck_assert_int_gt(r.status, 128);
+    char *a[16], *b[16];
+    int na = split_lines(native, a, 16, false, 1), nb = split_lines(ours, b, 16, true, 0);
+    ck_assert_int_ge(na, 2);
+    ck_assert_int_ge(nb, 2);
+    for (int k = 1; k <= 2; k++)
+        ck_assert_msg(!strcmp(a[na - k], b[nb - k]), "%s:\nstrace: %s\nemu:    %s",
+                      fault_cases[_i], a[na - k], b[nb - k]);
+    ck_assert_msg(strstr(ours, "\n                   +++ killed by SIG"), "%s", ours);
+    for (int i = 0; i < na; i++)
+        free(a[i]);
+    for (int i = 0; i < nb; i++)
+        free(b[i]);
+    free(native);
+    free(ours);
+    emu_result_free(&r);
+}
+END_TEST
+
+static int count_calls(const char *text, const char *name)
+{
+    char needle[64];
+    snprintf(needle, sizeof needle, "] %s(", name);
+    return count_lines_containing(text, needle);
+}
+
+START_TEST(trace_expressions_choose_calls_and_classes)
+{
+    struct emu_result r;
+    const char *file[] = { "-e", "trace=%file", program("strace_calls"), "portable", NULL };
+    char *text = strace_of(&r, file);
+    /* open, openat, access, readlink; and the exit line */
+    ck_assert_int_eq(count_char(text, '\n'), 5);
+    ck_assert_int_eq(count_calls(text, "open") + count_calls(text, "openat") +
+                     count_calls(text, "access") + count_calls(text, "readlink"), 4);
+    ck_assert_ptr_nonnull(strstr(text, "+++ exited with 3 +++"));
+    free(text);
+    emu_result_free(&r);
+
+    const char *not_write[] = { "-e", "trace=!write,exit_group", program("strace_calls"),
+                                "portable", NULL };
+    text = strace_of(&r, not_write);
+    ck_assert_int_eq(count_calls(text, "write"), 0);
+    ck_assert_int_eq(count_calls(text, "exit_group"), 0);
+    ck_assert_int_eq(count_calls(text, "writev"), 1);
+    ck_assert_int_eq(count_calls(text, "close"), 1);
+    free(text);
+    emu_result_free(&r);
+
+    const char *two[] = { "-e", "close", "-e", "trace=%memory", program("strace_calls"),
+                          "portable", NULL };
+    text = strace_of(&r, two);
+    ck_assert_int_eq(count_calls(text, "close"), 1);
+    ck_assert_int_eq(count_calls(text, "mmap2") + count_calls(text, "mprotect") +
+                     count_calls(text, "munmap"), 3);
+    ck_assert_int_eq(count_char(text, '\n'), 5);
+    free(text);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(a_bad_trace_expression_is_a_usage_error)
+{
+    static const char *const bad[] = { "trace=nosuchcall", "trace=%nosuchclass",
+                                       "signal=SIGSEGV", "trace=/open.*" };
+    struct emu_result r;
+    emu(&r, "run", "-e", bad[_i], program("hello"), NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_int_eq(count_char(r.err, '\n'), 1);
+    ck_assert_str_eq(r.out, "");
+    emu_result_free(&r);
+    emu(&r, "run", "-e", "trace=?nosuchcall,write", program("hello"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_int_eq(count_calls(r.err, "write"), 1);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(strace_names_paths_and_the_entry_path)
+{
+    struct emu_result r;
+    emu(&r, "run", "--strace", "--root", tree_root(), fixture("busybox"), "cat", "/hello.txt",
+        NULL);
+    ck_assert_int_eq(r.status, 0);
+    char *open = line_with(r.err, "\"/hello.txt\"");
+    ck_assert_msg(open && !strncmp(open, "[sysenter/sysexit] openat(AT_FDCWD, \"/hello.txt\", "
+                                         "O_RDONLY|O_LARGEFILE) = 3 <", 75), "%s", r.err);
+    free(open);
+    char *tls = line_with(r.err, "set_thread_area(");
+    ck_assert_msg(tls && !strncmp(tls, "[int80/iret]       set_thread_area({entry_number=-1, ", 52)
+                  && strstr(tls, ") = 0 (entry_number="), "%s", r.err);
+    free(tls);
+    char *read = line_with(r.err, "] read(3, ");
+    ck_assert_msg(read && strstr(read, "read(3, \"hello from the tree\\nsecond line\\n\", 65536)"
+                                       " = 32 <"), "%s", r.err);
+    free(read);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* strace_print of rec on a bare machine (paging off) whose memory holds
+ * text at BARE_USTACK. */
+static char *line_of(const struct syscall_record *rec, const struct syscall_tracker *sys,
+                     const char *text)
 {
     static struct bare b;
-    char path[] = "/tmp/sysemu-strace-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
     bare_init(&b, "pentium4");
     if (text)
         bare_write(&b, BARE_USTACK, text, strlen(text) + 1);
-    fflush(stderr);
-    int saved = dup(2);
-    dup2(fd, 2);
-    strace_print(&b.m, rec);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    close(fd);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(f);
+    strace_print(f, &b.m, sys, rec);
+    fclose(f);
     bare_destroy(&b);
-    char *out = read_file(path);
-    unlink(path);
-    ck_assert_ptr_nonnull(out);
     return out;
 }
 
-START_TEST(a_path_argument_is_printed_as_its_string)
-{
-    struct syscall_record r = { .nr = SYS_openat, .path = PATH_SYSENTER, .ret = RET_SYSEXIT,
-                                .args = { 0xffffff9c, BARE_USTACK, 0, 0, 0x11, 0x22 },
-                                .result = 3, .start = 100, .end = 100 + 123456 };
-    char *out = strace_line(&r, "/etc/\"quoted\"");
-    ck_assert_str_eq(out, "[sysenter/sysexit] openat(0xffffff9c, \"/etc/\\\"quoted\\\"\", 0, 0, "
-                          "0x11, 0x22) = 3 <1235 cycles>\n");
-    free(out);
-}
-END_TEST
-
-START_TEST(only_path_arguments_are_read_and_only_from_user_memory)
-{
-    /* write's buffer is not a path; open of a kernel address is not read */
-    struct syscall_record w = { .nr = SYS_write, .path = PATH_INT80, .ret = RET_IRET,
-                                .args = { 1, BARE_USTACK, 5 }, .result = 5 };
-    char *out = strace_line(&w, "hello");
-    ck_assert_str_eq(out, "[int80/iret] write(0x1, 0x8100000, 0x5, 0, 0, 0) = 5 <0 cycles>\n");
-    free(out);
-    struct syscall_record o = { .nr = SYS_open, .path = PATH_INT80, .ret = RET_IRET,
-                                .args = { KERNEL_BASE }, .result = -14 };
-    out = strace_line(&o, NULL);
-    ck_assert_str_eq(out, "[int80/iret] open(0xc0000000, 0, 0, 0, 0, 0) = -14 <0 cycles>\n");
-    free(out);
-}
-END_TEST
-
-START_TEST(unknown_numbers_exits_and_traps)
-{
-    struct syscall_record u = { .nr = 5000, .path = PATH_INT80, .ret = RET_EXITED };
-    char *out = strace_line(&u, NULL);
-    ck_assert_str_eq(out, "[int80/exited] syscall_5000(0, 0, 0, 0, 0, 0) = ?\n");
-    free(out);
-    struct syscall_record t = { .nr = X86_VEC_GP, .path = PATH_TRAP, .ret = RET_EXITED,
-                                .user_eip = 0x08048123, .error_code = __KERNEL_DS };
-    out = strace_line(&t, NULL);
-    ck_assert_str_eq(out, "--- #GP general protection at 08048123 error 0x68 ---\n");
-    free(out);
-}
-END_TEST
-
-START_TEST(a_long_path_is_cut_at_96_bytes)
+START_TEST(a_long_buffer_is_cut_at_32_bytes_and_a_path_is_not)
 {
     char text[200];
     memset(text, 'a', sizeof text - 1);
     text[sizeof text - 1] = 0;
-    struct syscall_record r = { .nr = SYS_stat64, .path = PATH_SYSENTER, .ret = RET_SYSEXIT,
-                                .args = { BARE_USTACK }, .result = -2 };
-    char *out = strace_line(&r, text);
-    char want[256];
-    snprintf(want, sizeof want, "[sysenter/sysexit] stat64(\"%.96s\"..., 0, 0, 0, 0, 0) = -2 "
+    struct syscall_record w = { .nr = SYS_write, .path = PATH_INT80, .ret = RET_IRET,
+                                .args = { 1, BARE_USTACK, 199 }, .result = 199 };
+    char *out = line_of(&w, NULL, text);
+    char want[512];
+    snprintf(want, sizeof want, "[int80/iret]       write(1, \"%.32s\"..., 199) = 199 "
              "<0 cycles>\n", text);
+    ck_assert_str_eq(out, want);
+    free(out);
+    struct syscall_record s = { .nr = SYS_stat64, .path = PATH_SYSENTER, .ret = RET_SYSEXIT,
+                                .args = { BARE_USTACK, 0 }, .result = -2 };
+    out = line_of(&s, NULL, text);
+    snprintf(want, sizeof want, "[sysenter/sysexit] stat64(\"%s\", NULL) = -1 ENOENT (No such "
+             "file or directory) <0 cycles>\n", text);
+    ck_assert_str_eq(out, want);
+    free(out);
+}
+END_TEST
+
+START_TEST(memory_ring3_cannot_read_is_shown_as_its_address)
+{
+    struct syscall_record o = { .nr = SYS_open, .path = PATH_INT80, .ret = RET_IRET,
+                                .args = { KERNEL_BASE, 0 }, .result = -14 };
+    char *out = line_of(&o, NULL, NULL);
+    ck_assert_str_eq(out, "[int80/iret]       open(0xc0000000, O_RDONLY)              = -1 "
+                          "EFAULT (Bad address) <0 cycles>\n");
+    free(out);
+    struct syscall_record n = { .nr = SYS_open, .path = PATH_INT80, .ret = RET_IRET,
+                                .args = { 0, 0 }, .result = -14 };
+    out = line_of(&n, NULL, NULL);
+    ck_assert_str_eq(out, "[int80/iret]       open(NULL, O_RDONLY)                    = -1 "
+                          "EFAULT (Bad address) <0 cycles>\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(several_processes_get_strace_f_pid_column)
+{
+    static struct syscall_tracker sys;
+    sys.several_pids = true;
+    struct syscall_record r = { .nr = SYS_getpid, .pid = 7, .path = PATH_SYSENTER,
+                                .ret = RET_SYSEXIT, .result = 7, .end = 63700 };
+    char *out = line_of(&r, &sys, NULL);
+    /* without our column: strace -f's line, "[pid     7] getpid()", with
+     * its " = " at column 40 */
+    char want[128];
+    snprintf(want, sizeof want, "[pid     7] [sysenter/sysexit] %-28s= 7 <637 cycles>\n",
+             "getpid()");
+    ck_assert_str_eq(out, want);
+    free(out);
+    out = line_of(&r, NULL, NULL);
+    snprintf(want, sizeof want, "[sysenter/sysexit] %-40s= 7 <637 cycles>\n", "getpid()");
     ck_assert_str_eq(out, want);
     free(out);
 }
@@ -118,11 +401,16 @@ Suite *strace_suite(void)
     TCase *tc = tcase_create("lines");
     tcase_set_timeout(tc, 120);
     tcase_add_unchecked_fixture(tc, tree_make, tree_remove);
+    tcase_add_test(tc, strace_of_a_fixed_program_is_exactly_this);
+    tcase_add_test(tc, strace_lines_are_debian_strace_lines);
+    tcase_add_loop_test(tc, a_fatal_fault_is_the_signal_line_strace_prints, 0,
+                        sizeof fault_cases / sizeof fault_cases[0]);
+    tcase_add_test(tc, trace_expressions_choose_calls_and_classes);
+    tcase_add_loop_test(tc, a_bad_trace_expression_is_a_usage_error, 0, 4);
     tcase_add_test(tc, strace_names_paths_and_the_entry_path);
-    tcase_add_test(tc, a_path_argument_is_printed_as_its_string);
-    tcase_add_test(tc, only_path_arguments_are_read_and_only_from_user_memory);
-    tcase_add_test(tc, unknown_numbers_exits_and_traps);
-    tcase_add_test(tc, a_long_path_is_cut_at_96_bytes);
+    tcase_add_test(tc, a_long_buffer_is_cut_at_32_bytes_and_a_path_is_not);
+    tcase_add_test(tc, memory_ring3_cannot_read_is_shown_as_its_address);
+    tcase_add_test(tc, several_processes_get_strace_f_pid_column);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -43,7 +43,8 @@ static void on_span(void *ctx, uint64_t start, uint64_t end)
 static struct guest *listen_to(const char *cpu, const char *prog, const char *arg)
 {
     struct guest *g = guest_new(cpu, prog, arg, NULL);
-    const struct syscall_listener l = { (void *)1, on_record, on_span };
+    const struct syscall_listener l = { .ctx = (void *)1, .record = on_record,
+                                        .user_span = on_span };
     heard = calloc(1, sizeof *heard);
     ck_assert_int_eq(syscalls_listen(&g->sys, &l), 0);
     return g;
@@ -161,7 +162,8 @@ END_TEST
 START_TEST(user_time_between_calls_reaches_the_listener_first)
 {
     struct guest *g = guest_new("pentium4", "syscall_loop", "getpid", "3", NULL);
-    const struct syscall_listener l = { (void *)1, on_record, on_span };
+    const struct syscall_listener l = { .ctx = (void *)1, .record = on_record,
+                                        .user_span = on_span };
     heard = calloc(1, sizeof *heard);
     ck_assert_int_eq(syscalls_listen(&g->sys, &l), 0);
     ck_assert_int_eq(guest_run(g), 0);
@@ -176,7 +178,7 @@ END_TEST
 START_TEST(every_listener_hears_every_record_in_the_order_they_listened)
 {
     struct guest *g = listen_to("pentium3", "one_call", "getpid");
-    const struct syscall_listener second = { (void *)2, on_record, NULL };
+    const struct syscall_listener second = { .ctx = (void *)2, .record = on_record };
     ck_assert_int_eq(syscalls_listen(&g->sys, &second), 0);
     ck_assert_int_eq(guest_run(g), 0);
     ck_assert_int_eq(heard->norder, 4);   /* two records, two listeners */

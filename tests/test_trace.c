@@ -4,6 +4,7 @@
  * came in.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,66 +45,202 @@ static void check_csv(const char *text, int want_syscalls)
     ck_assert_int_eq(syscalls, want_syscalls);
 }
 
-START_TEST(csv_trace_rows_match_the_header)
+static char *first_line(const char *text)
+{
+    return strndup(text, strcspn(text, "\n"));
+}
+
+START_TEST(csv_trace_has_one_schema_with_or_without_instructions)
 {
     const char *path = scratch("trace.csv");
     struct emu_result r;
+    long s = 0, i = 0, x = 0, ir = 0;
     emu(&r, "run", "--report", "--trace", path, "--trace-format", "csv",
         program("syscall_loop"), "getpid", "3", NULL);
     ck_assert_int_eq(r.status, 0);
-    long s = 0, i = 0, x = 0, ir = 0;
     ck_assert(report_paths(r.err, &s, &i, &x, &ir));
-    char *text = read_file(path);
-    unlink(path);
-    ck_assert_ptr_nonnull(text);
-    check_csv(text, (int)(s + i));
-    free(text);
+    char *plain = read_file(path);
+    ck_assert_ptr_nonnull(plain);
+    check_csv(plain, (int)(s + i));
     emu_result_free(&r);
-}
-END_TEST
 
-START_TEST(csv_trace_with_instructions_rows_match_the_header)
-{
-    const char *path = scratch("trace_insns.csv");
-    struct emu_result r;
     emu(&r, "run", "--report", "--trace", path, "--trace-format", "csv", "--trace-insns",
         program("hello"), NULL);
     ck_assert_int_eq(r.status, 0);
-    long s = 0, i = 0, x = 0, ir = 0;
     ck_assert(report_paths(r.err, &s, &i, &x, &ir));
-    char *text = read_file(path);
+    char *insns = read_file(path);
     unlink(path);
-    ck_assert_ptr_nonnull(text);
-    check_csv(text, (int)(s + i));
-    free(text);
+    ck_assert_ptr_nonnull(insns);
+    check_csv(insns, (int)(s + i));
+    ck_assert_int_gt(count_lines_containing(insns, "insn,"), 100);
+    char *h1 = first_line(plain), *h2 = first_line(insns);
+    ck_assert_str_eq(h1, h2);
+    free(h1);
+    free(h2);
+    free(plain);
+    free(insns);
     emu_result_free(&r);
 }
 END_TEST
 
-START_TEST(json_trace_is_valid)
+/* A Chrome Trace Event file's events, as jq reads them. */
+struct event {
+    char ph;
+    char name[64], cat[16];
+    long pid, tid;
+    long long ts, dur;      /* ns; -1 if absent */
+};
+
+static long long ns_of(const char *us)
+{
+    /* ts and dur are microseconds with at most 3 decimals: whole ns */
+    const char *dot = strchr(us, '.');
+    long long whole = atoll(us), frac = 0;
+    if (dot) {
+        char digits[4] = "000";
+        for (int k = 0; k < 3 && dot[1 + k] >= '0' && dot[1 + k] <= '9'; k++)
+            digits[k] = dot[1 + k];
+        ck_assert_msg(strlen(dot + 1) <= 3, "more precision than a nanosecond: %s", us);
+        frac = atoll(digits);
+    }
+    return whole * 1000 + frac;
+}
+
+static int read_events(const char *path, struct event **out)
+{
+    char *tsv = jq(".traceEvents[] | [.ph, .name, (.cat // \"\"), .pid, .tid, "
+                   "(if has(\"ts\") then .ts|tostring else \"-\" end), "
+                   "(if has(\"dur\") then .dur|tostring else \"-\" end)] | @tsv", path);
+    int n = count_char(tsv, '\n'), k = 0;
+    struct event *ev = calloc((size_t)n + 1, sizeof *ev);
+    for (char *save = NULL, *line = strtok_r(tsv, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        char ts[64], dur[64];
+        struct event *e = &ev[k++];
+        char *f[7];
+        int nf = 0;
+        for (char *p = line; nf < 7; nf++) {
+            f[nf] = p;
+            p = strchr(p, '\t');
+            if (!p) {
+                nf++;
+                break;
+            }
+            *p++ = 0;
+        }
+        ck_assert_int_eq(nf, 7);
+        e->ph = f[0][0];
+        snprintf(e->name, sizeof e->name, "%s", f[1]);
+        snprintf(e->cat, sizeof e->cat, "%s", f[2]);
+        e->pid = atol(f[3]);
+        e->tid = atol(f[4]);
+        snprintf(ts, sizeof ts, "%s", f[5]);
+        snprintf(dur, sizeof dur, "%s", f[6]);
+        e->ts = strcmp(ts, "-") ? ns_of(ts) : -1;
+        e->dur = strcmp(dur, "-") ? ns_of(dur) : -1;
+    }
+    free(tsv);
+    *out = ev;
+    return k;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->dur > y->dur ? -1 : x->dur < y->dur;   /* the longer one contains */
+}
+
+/* Complete slices on one thread must nest: each one that starts inside
+ * another ends inside it too. Returns how many slices were checked. */
+static int check_nesting(struct event *ev, int n, const char *path)
+{
+    struct event *x = calloc((size_t)n + 1, sizeof *x);
+    int nx = 0;
+    for (int i = 0; i < n; i++)
+        if (ev[i].ph == 'X')
+            x[nx++] = ev[i];
+    qsort(x, (size_t)nx, sizeof *x, by_start);
+    struct event *stack[64];
+    int depth = 0;
+    for (int i = 0; i < nx; i++) {
+        while (depth && x[i].ts >= stack[depth - 1]->ts + stack[depth - 1]->dur)
+            depth--;
+        if (depth) {
+            const struct event *outer = stack[depth - 1];
+            ck_assert_msg(x[i].ts + x[i].dur <= outer->ts + outer->dur,
+                          "%s: %s [%lld, +%lld) overlaps %s [%lld, +%lld)", path, x[i].name,
+                          x[i].ts, x[i].dur, outer->name, outer->ts, outer->dur);
+        }
+        ck_assert_int_lt(depth, 64);
+        stack[depth++] = &x[i];
+    }
+    free(x);
+    return nx;
+}
+
+static void check_chrome_trace(const char *path, bool insns)
+{
+    char *text = read_file(path);
+    ck_assert_msg(text && json_valid(text), "invalid JSON: %.300s", text);
+    free(text);
+    /* every event has the fields its phase requires */
+    char *missing = jq("[.traceEvents[] | select((has(\"name\") and has(\"ph\") and has(\"pid\") "
+                       "and has(\"tid\") and (.ph != \"X\" or (has(\"ts\") and has(\"dur\") "
+                       "and (.ts|type) == \"number\" and (.dur|type) == \"number\" and .dur >= 0))"
+                       " and (.ph != \"i\" or (has(\"ts\") and has(\"s\")))"
+                       " and (.ph != \"M\" or (.args.name|type) == \"string\")) | not)] | length",
+                       path);
+    ck_assert_str_eq(missing, "0\n");
+    free(missing);
+    struct event *ev;
+    int n = read_events(path, &ev);
+    int meta = 0, boot = 0, calls = 0, user = 0, insn = 0, phases = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert_msg(strchr("XMi", ev[i].ph), "phase %c", ev[i].ph);
+        ck_assert_int_eq(ev[i].pid, 1);
+        ck_assert_int_eq(ev[i].tid, 1);
+        meta += ev[i].ph == 'M' && (!strcmp(ev[i].name, "process_name") ||
+                                    !strcmp(ev[i].name, "thread_name"));
+        boot += ev[i].ph == 'X' && !strcmp(ev[i].name, "boot") && ev[i].ts == 0;
+        calls += !strcmp(ev[i].cat, "syscall");
+        user += !strcmp(ev[i].cat, "user");
+        insn += !strcmp(ev[i].cat, "insn");
+        phases += !strcmp(ev[i].cat, "phase");
+    }
+    ck_assert_int_eq(meta, 2);
+    ck_assert_int_eq(boot, 1);
+    ck_assert_int_ge(calls, 2);
+    ck_assert_int_ge(user, 2);
+    ck_assert_int_ge(phases, 2 * calls);
+    ck_assert(insns ? insn > 100 : insn == 0);
+    ck_assert_int_gt(check_nesting(ev, n, path), calls + user);
+    free(ev);
+}
+
+START_TEST(json_trace_is_a_valid_chrome_trace)
 {
     const char *path = scratch("trace.json");
     struct emu_result r;
     emu(&r, "run", "--trace", path, "--trace-format", "json", program("syscall_loop"),
         "getpid", "3", NULL);
     ck_assert_int_eq(r.status, 0);
-    char *text = read_file(path);
-    ck_assert_ptr_nonnull(text);
-    ck_assert_msg(json_valid(text), "invalid JSON: %.300s", text);
-    ck_assert_ptr_nonnull(strstr(text, "\"traceEvents\""));
-    ck_assert_ptr_nonnull(strstr(text, "kernel: getpid"));
-    free(text);
+    check_chrome_trace(path, false);
+    char *names = jq("[.traceEvents[] | select(.cat == \"syscall\") | .name] | join(\" \")", path);
+    ck_assert_str_eq(names, "getpid getpid getpid write exit_group\n");
+    free(names);
     emu_result_free(&r);
 
-    emu(&r, "run", "--trace", path, "--trace-format", "json", "--trace-insns",
-        program("hello"), NULL);
-    ck_assert_int_eq(r.status, 0);
-    text = read_file(path);
+    static const char *const cpus[] = { "pentium4", "pentium3,-sep", "pentiumpro" };
+    for (int c = 0; c < 3; c++) {
+        emu(&r, "run", "--cpu", cpus[c], "--trace", path, "--trace-format", "json",
+            "--trace-insns", fixture("hello-musl"), NULL);
+        ck_assert_int_eq(r.status, 0);
+        check_chrome_trace(path, true);
+        emu_result_free(&r);
+    }
     unlink(path);
-    ck_assert_ptr_nonnull(text);
-    ck_assert_msg(json_valid(text), "invalid JSON with --trace-insns: %.300s", text);
-    free(text);
-    emu_result_free(&r);
 }
 END_TEST
 
@@ -134,10 +271,9 @@ START_TEST(text_trace_has_one_line_per_system_call)
     char *text = read_file(path);
     unlink(path);
     ck_assert_ptr_nonnull(text);
-    int lines = count_char(text, '\n');
+    int lines = count_lines_containing(text, " syscall ");
     ck_assert_msg(lines == s + i, "%s %s: %d trace lines, %ld system calls:\n%s", cpu, mode,
                   lines, s + i, text);
-    ck_assert_int_eq(count_lines_containing(text, " syscall "), lines);
     ck_assert_msg(count_lines_containing(text, text_trace_cases[_i].loop_in) >= 3,
                   "%s %s: the loop's calls are not %s:\n%s", cpu, mode,
                   text_trace_cases[_i].loop_in, text);
@@ -152,6 +288,11 @@ START_TEST(text_trace_has_one_line_per_system_call)
     for (const char *line = text; *line;) {
         const char *end = strchr(line, '\n');
         char *l = strndup(line, end ? (size_t)(end - line) : strlen(line));
+        if (!strstr(l, " syscall ")) {
+            free(l);
+            line = end ? end + 1 : line + strlen(line);
+            continue;
+        }
         bool exited = strstr(l, "out=exited") != NULL;
         if (strstr(l, "in=sysenter"))
             ck_assert_msg(exited || strstr(l, "out=sysexit"), "%s %s: %s", cpu, mode, l);
@@ -166,14 +307,124 @@ START_TEST(text_trace_has_one_line_per_system_call)
 }
 END_TEST
 
+/* The mode column of the text trace's instruction lines: "  addr M ...". */
+static void count_modes(const char *text, int *user, int *kernel)
+{
+    *user = *kernel = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!strncmp(line, "  ", 2) && end - line > 12) {
+            *user += line[11] == 'u';
+            *kernel += line[11] == 'k';
+        }
+        line = end + 1;
+    }
+}
+
+START_TEST(trace_insns_takes_user_kernel_or_all)
+{
+    static const char *const which[] = { "--trace-insns=user", "--trace-insns=kernel",
+                                         "--trace-insns=all", "--trace-insns" };
+    const char *path = scratch("insns.txt");
+    struct emu_result r;
+    emu(&r, "run", "--trace", path, which[_i], program("one_call"), "gettimeofday", NULL);
+    ck_assert_int_eq(r.status, 0);
+    char *text = read_file(path);
+    unlink(path);
+    int user, kernel;
+    count_modes(text, &user, &kernel);
+    ck_assert_msg(_i == 1 ? user == 0 : user > 100, "%s: %d user", which[_i], user);
+    ck_assert_msg(_i == 0 ? kernel == 0 : kernel > 100, "%s: %d kernel", which[_i], kernel);
+    /* the system calls are there whichever instructions are */
+    ck_assert_int_eq(count_lines_containing(text, " syscall "), 2);
+    free(text);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(a_cycle_window_keeps_what_overlaps_it)
+{
+    const char *path = scratch("window.csv");
+    struct emu_result r;
+    /* the whole run, to find the gettimeofday call */
+    emu(&r, "run", "--trace", path, "--trace-format", "csv", program("one_call"),
+        "gettimeofday", NULL);
+    ck_assert_int_eq(r.status, 0);
+    char *all = read_file(path);
+    char *call = line_with(all, "syscall,1,gettimeofday,");
+    ck_assert_ptr_nonnull(call);
+    /* start_cycle and end_cycle are fields 14 and 15 */
+    char *f = call;
+    for (int k = 0; k < 13; k++)
+        f = strchr(f, ',') + 1;
+    double start = strtod(f, &f), end = strtod(f + 1, NULL);
+    free(call);
+    free(all);
+    emu_result_free(&r);
+
+    char window[64];
+    snprintf(window, sizeof window, "%.0f:%.0f", start + 1, end - 1);
+    emu(&r, "run", "--trace", path, "--trace-format", "csv", "--trace-insns", "--trace-window",
+        window, program("one_call"), "gettimeofday", NULL);
+    ck_assert_int_eq(r.status, 0);
+    char *text = read_file(path);
+    unlink(path);
+    ck_assert_int_eq(count_lines_containing(text, "syscall,"), 1);
+    ck_assert_int_eq(count_lines_containing(text, "boot,"), 0);
+    ck_assert_int_eq(count_lines_containing(text, "user,,"), 0);
+    int insns = count_lines_containing(text, "insn,");
+    ck_assert_msg(insns > 50 && insns < 200, "%d instructions in %s", insns, window);
+    /* each row overlaps the window */
+    for (const char *line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        const char *g = line;
+        for (int k = 0; k < 13; k++)
+            g = strchr(g, ',') + 1;
+        char *e;
+        double s0 = strtod(g, &e), e0 = strtod(e + 1, NULL);
+        ck_assert_msg(e0 >= start + 1 && s0 < end - 1, "outside %s: %.80s", window, line);
+    }
+    free(text);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(trace_options_that_cannot_work_are_usage_errors)
+{
+    static const char *const bad[][4] = {
+        { "--trace", "-", NULL, NULL },
+        { "--trace-insns", NULL, NULL, NULL },
+        { "--trace", "/tmp/sysemu-x", "--trace-insns=both", NULL },
+        { "--trace", "/tmp/sysemu-x", "--trace-window", "9:3" },
+        { "--trace", "/tmp/sysemu-x", "--trace-window", "nine" },
+        { "--trace", "/tmp/sysemu-x", "--trace-format", "xml" },
+        { "--trace", "/nonexistent/dir/t", NULL, NULL },
+    };
+    const char *args[8] = { "run" };
+    int n = 1;
+    for (int k = 0; k < 4 && bad[_i][k]; k++)
+        args[n++] = bad[_i][k];
+    args[n++] = program("hello");
+    args[n] = NULL;
+    struct emu_result r;
+    run_emu(&r, args);
+    ck_assert_msg(r.status == 2, "%s: %d", bad[_i][0], r.status);
+    ck_assert_int_eq(count_char(r.err, '\n'), 1);
+    ck_assert_str_eq(r.out, "");
+    unlink("/tmp/sysemu-x");
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *trace_suite(void)
 {
     Suite *s = suite_create("trace");
     TCase *tc = tcase_create("files");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, csv_trace_rows_match_the_header);
-    tcase_add_test(tc, csv_trace_with_instructions_rows_match_the_header);
-    tcase_add_test(tc, json_trace_is_valid);
+    tcase_add_test(tc, csv_trace_has_one_schema_with_or_without_instructions);
+    tcase_add_test(tc, json_trace_is_a_valid_chrome_trace);
+    tcase_add_loop_test(tc, trace_insns_takes_user_kernel_or_all, 0, 4);
+    tcase_add_test(tc, a_cycle_window_keeps_what_overlaps_it);
+    tcase_add_loop_test(tc, trace_options_that_cannot_work_are_usage_errors, 0, 7);
     tcase_add_loop_test(tc, text_trace_has_one_line_per_system_call, 0,
                         sizeof text_trace_cases / sizeof text_trace_cases[0]);
     suite_add_tcase(s, tc);

@@ -5,6 +5,7 @@
  * if the change is intended, regenerate them with `make traces`.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +26,14 @@ static int first_difference(const char *a, const char *b)
         if (*a == '\n')
             line++;
     return *a == *b ? 0 : line;
+}
+
+/* The instruction lines at symbol, in mode, that start with text. */
+static int insn_lines(const char *trace, char mode, const char *symbol, const char *text)
+{
+    char needle[128];
+    snprintf(needle, sizeof needle, " %c %-28s %s", mode, symbol, text);
+    return count_lines_containing(trace, needle);
 }
 
 START_TEST(reference_trace_matches)
@@ -51,8 +60,11 @@ START_TEST(reference_trace_matches)
     bool sysenter = strstr(refs[_i].cpu, "-sep") == NULL && strcmp(refs[_i].cpu, "pentiumpro");
     ck_assert_int_eq(count_lines_containing(got, "syscall  sysenter  gettimeofday"), sysenter);
     ck_assert_int_eq(count_lines_containing(got, "syscall  int80     gettimeofday"), !sysenter);
-    ck_assert_int_eq(count_lines_containing(got, " u sysenter"), sysenter ? 2 : 0);
-    ck_assert_int_eq(count_lines_containing(got, " k sysexit"), sysenter ? 1 : 0);
+    /* the instructions, with their symbols */
+    ck_assert_int_eq(insn_lines(got, 'u', "__kernel_vsyscall+0x5", "sysenter"), sysenter ? 2 : 0);
+    ck_assert_int_eq(insn_lines(got, 'k', "sysenter_exit", "sysexit"), sysenter ? 1 : 0);
+    ck_assert_int_eq(insn_lines(got, 'k', "system_call", "push eax"), sysenter ? 0 : 2);
+    ck_assert_int_eq(insn_lines(got, 'u', "_start", "xor ebp, ebp"), 1);
     free(got);
     free(want);
     emu_result_free(&r);

@@ -72,7 +72,9 @@ int main(int argc, char **argv)
             result = call_vsyscall(nr, (long)&tv, 0);
     uint64_t cycles = rdtsc() - start;
     uint64_t per_call_x100 = cycles * 100 / (uint64_t)n;
-    printf("%s x %ld via %s: %lu.%02lu cycles/call (last result %ld)\n", argv[1], n,
+    /* per iteration: the call and the loop around it (README, "Cycles per call") */
+    printf("%s x %ld via %s: %lu.%02lu cycles per iteration, by rdtsc around the loop "
+           "(last result %ld)\n", argv[1], n,
            libc ? "a libc-style int $0x80 wrapper" : inline_int80 ? "int $0x80" : "AT_SYSINFO",
            (unsigned long)(per_call_x100 / 100), (unsigned long)(per_call_x100 % 100), result);
     return 0;

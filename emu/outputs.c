@@ -1,0 +1,88 @@
+#include "outputs.h"
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The name the trace gives the process: argv[0] without its directory. */
+static const char *process_name(const struct run_options *opts)
+{
+    const char *name = opts->argv0 ? opts->argv0 : opts->program;
+    const char *slash = name ? strrchr(name, '/') : NULL;
+    return slash ? slash + 1 : name ? name : "program";
+}
+
+int outputs_open(struct outputs *o, struct machine *m)
+{
+    char err[256];
+    bool want_symbols = o->trace.path || o->profile_path;
+    if (want_symbols && symbols_load(&o->syms, m, o->symbols_path, err, sizeof err))
+        return machine_fail(m, 2, "%s", err);
+    if (o->strace && !(o->strace_out = strace_open(o->strace_path, &o->filter, err, sizeof err)))
+        return machine_fail(m, 2, "%s", err);
+    if (o->trace.path && !(o->trace_out = trace_open(&o->trace, m->cpu.model->clock_mhz,
+                                                     process_name(m->opts), err, sizeof err)))
+        return machine_fail(m, 2, "%s", err);
+    if (o->profile_path &&
+        !(o->profile = profile_open(o->profile_path, o->profile_format, err, sizeof err)))
+        return machine_fail(m, 2, "%s", err);
+    /* on its own: not under strace lines or a report on the same terminal */
+    bool quiet_err = (o->strace && !o->strace_path) || (o->report && !o->report_path);
+    bool progress = o->progress_mode == PROGRESS_ON ||
+                    (o->progress_mode == PROGRESS_AUTO && isatty(STDERR_FILENO) && !quiet_err);
+    if (progress && !(o->progress = progress_open(stderr, isatty(STDERR_FILENO))))
+        return machine_fail(m, 125, "out of memory");
+    return 0;
+}
+
+int outputs_attach(struct outputs *o, struct machine *m, struct syscall_tracker *sys)
+{
+    if ((o->trace_out && trace_attach(o->trace_out, m, sys, &o->syms)) ||
+        (o->strace_out && strace_attach(o->strace_out, m, sys)) ||
+        (o->profile && profile_attach(o->profile, m, sys, &o->syms)) ||
+        (o->progress && progress_attach(o->progress, m, sys)))
+        return machine_fail(m, 125, "cannot attach the outputs to the machine");
+    return 0;
+}
+
+static int write_report(const struct outputs *o, const struct machine *m,
+                        const struct syscall_tracker *sys)
+{
+    FILE *f = o->report_path ? fopen(o->report_path, "w") : stderr;
+    if (!f) {
+        fprintf(stderr, "emu: cannot write %s: %s\n", o->report_path, strerror(errno));
+        return -1;
+    }
+    if (o->report_format == REPORT_JSON)
+        report_print_json(m, sys, f);
+    else
+        report_print(m, sys, f);
+    return o->report_path && fclose(f) ? -1 : 0;
+}
+
+int outputs_finish(struct outputs *o, struct machine *m, const struct syscall_tracker *sys)
+{
+    int rc = 0;
+    progress_finish(o->progress, m);
+    if (o->report && write_report(o, m, sys))
+        rc = -1;
+    if (o->profile && profile_write(o->profile, m)) {
+        fprintf(stderr, "emu: cannot write %s: %s\n", o->profile_path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+int outputs_close(struct outputs *o)
+{
+    int trace_failed = trace_close(o->trace_out), why = errno;
+    strace_close(o->strace_out);
+    profile_close(o->profile);
+    progress_close(o->progress);
+    symtab_free(&o->syms);
+    o->trace_out = NULL;
+    o->strace_out = NULL;
+    o->profile = NULL;
+    o->progress = NULL;
+    errno = why;
+    return trace_failed;
+}

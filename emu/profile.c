@@ -1,0 +1,269 @@
+#include "profile.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "call_tree.h"
+
+#define MAX_DEPTH 1024
+
+struct frame {
+    uint32_t node;
+    uint32_t ret;          /* where a return to the caller goes; 0: none */
+    bool ring_entry;       /* the kernel was entered from ring 3 here */
+};
+
+enum next { NEXT_NONE, NEXT_CALL, NEXT_RET, NEXT_ENTRY };
+
+struct profile {
+    FILE *f;
+    enum profile_format format;
+    struct call_tree tree;
+    struct symtab *syms;
+    struct machine *m;
+    struct frame stack[MAX_DEPTH];
+    int depth;
+    uint64_t mark;         /* whole cycles already given to a function */
+    enum next next;        /* what the last block's end does */
+    uint32_t next_ret;     /* a call's return address, an entry's return EIP */
+    bool entry_from_user;
+    bool was_kernel;
+};
+
+int profile_parse_format(const char *name, enum profile_format *out)
+{
+    if (!strcmp(name, "callgrind"))
+        *out = PROFILE_CALLGRIND;
+    else if (!strcmp(name, "folded"))
+        *out = PROFILE_FOLDED;
+    else
+        return -1;
+    return 0;
+}
+
+struct profile *profile_open(const char *path, enum profile_format format, char *err,
+                             size_t errlen)
+{
+    struct profile *p = calloc(1, sizeof *p);
+    if (!p || call_tree_init(&p->tree)) {
+        free(p);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    p->f = fopen(path, "w");
+    if (!p->f) {
+        snprintf(err, errlen, "cannot write profile %s: %s", path, strerror(errno));
+        call_tree_free(&p->tree);
+        free(p);
+        return NULL;
+    }
+    p->format = format;
+    return p;
+}
+
+/* The cycles up to now (whole cycles of the running total) belong to the
+ * function on top of the stack. */
+static void charge_to_top(struct profile *p, uint64_t centi)
+{
+    uint64_t now = centi / 100;
+    if (p->depth)
+        p->tree.nodes[p->stack[p->depth - 1].node].self += now - p->mark;
+    else
+        p->tree.nodes[0].self += now - p->mark;
+    p->mark = now;
+}
+
+static uint32_t top_node(const struct profile *p)
+{
+    return p->depth ? p->stack[p->depth - 1].node : 0;
+}
+
+static void push(struct profile *p, uint64_t key, uint32_t ret, bool ring_entry)
+{
+    if (p->depth == MAX_DEPTH) {
+        p->tree.truncated = true;
+        return;
+    }
+    uint32_t node = call_tree_child(&p->tree, top_node(p), call_tree_fn(&p->tree, key));
+    p->tree.nodes[node].calls++;
+    p->stack[p->depth++] = (struct frame){ node, ret, ring_entry };
+}
+
+/* A return to target: down to the frame that returns there, not past the
+ * kernel's entry; no such frame, no return (a jump by ret). */
+static void pop_to(struct profile *p, uint32_t target)
+{
+    for (int d = p->depth - 1; d >= 0; d--) {
+        if (p->stack[d].ret == target) {
+            p->depth = d;
+            return;
+        }
+        if (p->stack[d].ring_entry)
+            return;
+    }
+}
+
+/* Back in ring 3: the kernel's frames end, with the one that entered it. */
+static void leave_kernel(struct profile *p)
+{
+    while (p->depth && !p->stack[p->depth - 1].ring_entry)
+        p->depth--;
+    if (p->depth)
+        p->depth--;
+}
+
+/* The function of the code at addr; 0 when no symbol covers it. */
+static uint64_t fn_key_at(const struct profile *p, uint32_t addr, bool *named)
+{
+    const struct symbol *s = p->syms ? symtab_lookup(p->syms, addr) : NULL;
+    *named = s != NULL;
+    return s ? s->addr : FN_UNNAMED | addr;
+}
+
+static bool is_prefix(uint8_t b)
+{
+    static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0x26, 0x2e, 0x36, 0x3e, 0x64,
+                                        0x65, 0xf0 };
+    return memchr(prefixes, b, sizeof prefixes) != NULL;
+}
+
+/* What the block's last instruction does to the stack. */
+static void classify_end(struct profile *p, const struct block *b)
+{
+    const struct insn *last = &b->insns[b->ninsns - 1];
+    const uint8_t *code = b->bytes + (last->addr - b->addr);
+    p->next = NEXT_NONE;
+    if (last->cls == CLASS_CALL) {
+        p->next = NEXT_CALL;
+    } else if (last->cls == CLASS_RET || last->cls == CLASS_IRET) {
+        p->next = NEXT_RET;
+    } else if (last->cls == CLASS_INDIRECT) {
+        /* ff /2 is a call through a register or memory; ff /4 a jump */
+        uint32_t i = 0;
+        while (i + 1 < last->len && is_prefix(code[i]))
+            i++;
+        if (i + 1 < last->len && code[i] == 0xff && ((code[i + 1] >> 3) & 7) == 2)
+            p->next = NEXT_CALL;
+    }
+    p->next_ret = last->addr + last->len;
+}
+
+/* A call that only fetches its own address (call 1f; 1: pop %ebx), to the
+ * next instruction or elsewhere inside the calling function: not a call. */
+static bool pc_fetch(const struct profile *p, uint32_t target, uint64_t key)
+{
+    if (target == p->next_ret)
+        return true;
+    return !(key & FN_UNNAMED) && (uint32_t)key != target && p->depth &&
+           p->tree.fn_key[p->tree.nodes[top_node(p)].fn] == key;
+}
+
+static void on_block(void *ctx, struct machine *m, const struct block *b)
+{
+    struct profile *p = ctx;
+    bool kernel = in_kernel_ram(b->addr), named;
+    charge_to_top(p, m->block_start_cycles);
+    uint64_t key = fn_key_at(p, b->addr, &named);
+
+    if (p->next == NEXT_ENTRY)
+        push(p, key, p->entry_from_user ? 0 : p->next_ret, p->entry_from_user);
+    else if (p->was_kernel && !kernel)
+        leave_kernel(p);
+    else if (p->next == NEXT_CALL && !pc_fetch(p, b->addr, key))
+        push(p, key, p->next_ret, false);
+    else if (p->next == NEXT_RET)
+        pop_to(p, b->addr);
+
+    if (!p->depth) {
+        push(p, key, 0, false);
+    } else if (named && p->tree.nodes[top_node(p)].fn != call_tree_fn(&p->tree, key)) {
+        /* fell or jumped into another function: it takes the frame's place */
+        struct frame *top = &p->stack[p->depth - 1];
+        uint32_t parent = p->tree.nodes[top->node].parent;
+        top->node = call_tree_child(&p->tree, parent, call_tree_fn(&p->tree, key));
+        p->tree.nodes[top->node].calls++;
+    }
+    classify_end(p, b);
+    p->was_kernel = kernel;
+}
+
+/* An interrupt or exception: a call into the kernel from wherever it was. */
+static void on_delivery(void *ctx, struct machine *m, const struct delivery_event *e)
+{
+    struct profile *p = ctx;
+    (void)m;
+    p->next = NEXT_ENTRY;
+    p->entry_from_user = e->from_cpl != 0;
+    p->next_ret = e->return_eip;
+}
+
+static void on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
+{
+    struct profile *p = ctx;
+    (void)insn_addr;
+    if (p->syms)
+        symbols_note_sysenter(p->syms, m);
+    p->next = NEXT_ENTRY;
+    p->entry_from_user = true;
+    p->next_ret = 0;
+}
+
+static void on_boot(void *ctx, uint64_t end, uint32_t entry)
+{
+    struct profile *p = ctx;
+    (void)end;
+    if (p->syms)
+        symbols_note_start(p->syms, entry);
+}
+
+int profile_attach(struct profile *p, struct machine *m, struct syscall_tracker *sys,
+                   struct symtab *syms)
+{
+    const struct machine_observer o = {
+        .ctx = p, .block = on_block, .delivery = on_delivery, .sysenter = on_sysenter,
+    };
+    const struct syscall_listener l = { .ctx = p, .boot = on_boot };
+    p->m = m;
+    p->syms = syms;
+    if (syscalls_listen(sys, &l))
+        return -1;
+    return machine_observe(m, &o);
+}
+
+/* The program's command line, for callgrind's cmd: line. */
+static void command_line(const struct machine *m, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; m->opts && i < m->opts->argc && k + 2 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? " " : "", m->opts->argv[i]);
+    for (char *c = buf; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+}
+
+int profile_write(struct profile *p, struct machine *m)
+{
+    char cmd[512];
+    charge_to_top(p, m->cycles);
+    command_line(m, cmd, sizeof cmd);
+    int rc = p->format == PROFILE_FOLDED ? call_tree_write_folded(&p->tree, p->syms, p->f)
+                                         : call_tree_write_callgrind(&p->tree, p->syms, cmd, p->f);
+    return rc || fflush(p->f) ? -1 : 0;
+}
+
+uint64_t profile_total(const struct profile *p)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < p->tree.nnodes; i++)
+        sum += p->tree.nodes[i].self;
+    return sum;
+}
+
+void profile_close(struct profile *p)
+{
+    if (!p)
+        return;
+    fclose(p->f);
+    call_tree_free(&p->tree);
+    free(p);
+}

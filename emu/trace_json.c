@@ -1,0 +1,139 @@
+#include "trace_json.h"
+#include <inttypes.h>
+#include "names.h"
+
+/* The guest has one process, which the machine does not number yet. */
+#define TRACE_PID 1
+#define TRACE_TID 1
+
+uint64_t trace_ns(const struct json_trace *t, uint64_t centi)
+{
+    /* cycles * 1000 / MHz = centicycles * 10 / MHz, rounded to nearest */
+    return (centi * 10 + t->clock_mhz / 2) / t->clock_mhz;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* s as the inside of a JSON string, cut to fit out. */
+static const char *escaped(char *out, size_t n, const char *s)
+{
+    size_t k = 0;
+    for (; *s && k + 7 < n; s++) {
+        if (*s == '"' || *s == '\\')
+            k += (size_t)snprintf(out + k, n - k, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            k += (size_t)snprintf(out + k, n - k, "\\u%04x", (unsigned char)*s);
+        else
+            out[k++] = *s;
+    }
+    out[k] = 0;
+    return out;
+}
+
+static void event_start(struct json_trace *t)
+{
+    fputs(t->first_event ? "" : ",\n", t->f);
+    t->first_event = false;
+}
+
+static void print_us(FILE *f, uint64_t ns)
+{
+    fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+void trace_json_begin(struct json_trace *t, const char *name)
+{
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"modeled cycles at the CPU "
+          "model's clock\"},\"traceEvents\":[\n", t->f);
+    static const char *const meta[] = { "process_name", "thread_name" };
+    for (int i = 0; i < 2; i++) {
+        event_start(t);
+        fprintf(t->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+                meta[i], TRACE_PID, TRACE_TID);
+        json_string(t->f, name);
+        fputs("}}", t->f);
+    }
+}
+
+void trace_json_end(struct json_trace *t)
+{
+    fputs("\n]}\n", t->f);
+}
+
+void trace_json_slice(struct json_trace *t, const char *name, const char *cat, uint64_t start,
+                      uint64_t end, const char *args)
+{
+    uint64_t s = trace_ns(t, start), e = trace_ns(t, end);
+    event_start(t);
+    fputs("{\"name\":", t->f);
+    json_string(t->f, name);
+    fprintf(t->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, TRACE_PID,
+            TRACE_TID);
+    print_us(t->f, s);
+    fputs(",\"dur\":", t->f);
+    print_us(t->f, e - s);
+    if (args)
+        fprintf(t->f, ",\"args\":%s", args);
+    fputc('}', t->f);
+}
+
+void trace_json_instant(struct json_trace *t, const char *name, uint64_t when, const char *args)
+{
+    event_start(t);
+    fputs("{\"name\":", t->f);
+    json_string(t->f, name);
+    fprintf(t->f, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
+            TRACE_PID, TRACE_TID);
+    print_us(t->f, trace_ns(t, when));
+    if (args)
+        fprintf(t->f, ",\"args\":%s", args);
+    fputc('}', t->f);
+}
+
+void trace_json_record(struct json_trace *t, const struct syscall_record *r, const char *from)
+{
+    uint64_t body = r->body_start ? r->body_start : r->end;
+    uint64_t exit = r->exit_start ? r->exit_start : r->end;
+    char esym[256], args[640];
+    escaped(esym, sizeof esym, from);
+    snprintf(args, sizeof args,
+             "{\"nr\":%u,\"path\":\"%s\",\"return\":\"%s\",\"result\":%d,"
+             "\"round_trip_cycles\":%.2f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
+             "\"exit_cycles\":%.2f,\"from\":\"%s\",\"from_addr\":\"%08x\"}",
+             r->nr, sys_path_name(r->path), sys_return_name(r->ret), r->result,
+             centi_to_cycles(r->end - r->start), centi_to_cycles(body - r->start),
+             centi_to_cycles(exit - body), centi_to_cycles(r->end - exit), esym, r->user_eip);
+    bool trap = r->path == PATH_TRAP;
+    trace_json_slice(t, trap ? vector_name(r->nr) : syscall_name(r->nr), trap ? "trap" : "syscall",
+                     r->start, r->end, args);
+    if (trap)
+        return;
+    trace_json_slice(t, "entry", "phase", r->start, body, NULL);
+    if (r->body_start)
+        trace_json_slice(t, "body", "phase", body, exit, NULL);
+    if (r->exit_start)
+        trace_json_slice(t, "exit", "phase", exit, r->end, NULL);
+}
+
+void trace_json_insn(struct json_trace *t, uint32_t addr, bool kernel, const char *text,
+                     const char *symbol, uint64_t start, uint64_t end)
+{
+    char esym[256], args[384];
+    escaped(esym, sizeof esym, symbol);
+    snprintf(args, sizeof args, "{\"addr\":\"%08x\",\"symbol\":\"%s\",\"mode\":\"%s\","
+             "\"cycles\":%.2f}", addr, esym, kernel ? "kernel" : "user",
+             centi_to_cycles(end - start));
+    trace_json_slice(t, text, "insn", start, end, args);
+}
