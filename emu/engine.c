@@ -233,28 +233,29 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem)
                    FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         memory_map(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
-    return 0;
+    return engine_back_wrap(uc);
 }
 
-/* ---- quirks 5 and 7: what the engine reports instead of raising ---- */
+/* ---- quirk 5: an access past 0xffffffff ---- */
 
-/* An access past 0xffffffff comes here as a 64-bit address. A 32-bit CPU
- * wraps to page 0, which is never mapped, and raises #PF there. */
-static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int size,
-                        int64_t value, void *user)
+/*
+ * The engine's addresses are 64 bits wide, so an access that runs past
+ * 0xffffffff reaches 0x100000000 instead of wrapping to page 0. Unbacked
+ * (4), it would end the run from inside the instruction, before the engine
+ * has brought EIP and the lazily kept arithmetic flags up to date: what
+ * the machine read then was the block's start and flags made of an
+ * operand. Backed, it goes on to the page walk, whose page-directory
+ * index keeps only bits 22-31: the walk finds page 0, which the guest
+ * never maps, and the engine raises #PF there as a CPU would, at the
+ * instruction, with CR2 = 0x100000000 (read through the API as 32 bits:
+ * 0). No access reaches further: none is a page long.
+ */
+int engine_back_wrap(uc_engine *uc)
 {
-    struct engine_reports *r = user;
-    (void)uc;
-    (void)size;
-    (void)value;
-    if (address > UINT32_MAX) {
-        r->wrap = true;
-        r->wrap_write = type == UC_MEM_WRITE_UNMAPPED;
-        r->wrap_fetch = type == UC_MEM_FETCH_UNMAPPED;
-        r->wrap_addr = (uint32_t)address;
-    }
-    return false;
+    return uc_mem_map(uc, WRAP_GUARD, PAGE_SIZE, UC_PROT_ALL) == UC_ERR_OK ? 0 : -1;
 }
+
+/* ---- quirk 7: what the engine reports instead of raising ---- */
 
 /* The run stops after this whatever it returns. */
 static bool on_invalid_insn(uc_engine *uc, void *user)
@@ -268,8 +269,7 @@ static bool on_invalid_insn(uc_engine *uc, void *user)
 int engine_watch(uc_engine *uc, struct engine_reports *r)
 {
     uc_hook h;
-    if (uc_hook_add(uc, &h, UC_HOOK_MEM_UNMAPPED, on_unmapped, r, 1, 0) != UC_ERR_OK ||
-        uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
+    if (uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
         return -1;
     return 0;
 }

@@ -30,11 +30,14 @@
  *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
  *     test_trap faults hole-read (a #PF at 0xe0000000).
  *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
- *     code at the end of the vsyscall page) is reported to the unmapped-
- *     memory hook as a 64-bit address and ends the run. engine_watch()
- *     notes it (engine_reports.wrap); the machine raises the #PF a 32-bit
- *     CPU would raise on the wrapped address, in the never-mapped page 0.
- *     Test: test_robustness running_off_the_end_of_the_address_space_is_a_page_fault.
+ *     code at the end of the vsyscall page) reaches 0x100000000, a 64-bit
+ *     address; unbacked, it would end the run mid-instruction with EIP
+ *     and the lazy flags stale. engine_back_wrap() backs one page there,
+ *     so the page walk (which keeps 32 bits of the address) finds the
+ *     never-mapped page 0 and the engine raises #PF itself, precisely.
+ *     A fetch fault's CR2 then lies below the block (17, trap.c).
+ *     Tests: test_robustness running_off_the_end_of_the_address_space_is_a_page_fault,
+ *     test_hostile a_wrapping_access_faults_at_its_instruction_with_its_flags.
  *  6. in and out do not check IOPL. They get per-address code hooks (8),
  *     and the CPU model raises #GP(0) at CPL 3 (emu/cpu_insns.c). Tests:
  *     test_trap faults in, out; test_hypercall
@@ -153,14 +156,10 @@ struct engine_exception {
     bool software;             /* int n / int3 / into, not an exception */
 };
 
-/* What the engine reported instead of raising an exception (quirks 5, 7);
+/* What the engine reported instead of raising an exception (quirk 7);
  * the machine delivers it once the run has returned. */
 struct engine_reports {
     bool ud;              /* an invalid opcode at EIP */
-    bool wrap;            /* an access ran past 0xffffffff ... */
-    bool wrap_write;      /* ... a write? */
-    bool wrap_fetch;      /* ... an instruction fetch? */
-    uint32_t wrap_addr;   /* where it wrapped to: a #PF's CR2 */
 };
 
 int engine_open(uc_engine **uc);
@@ -172,9 +171,13 @@ void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_l
                            struct engine_exception *out);
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
 bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
-/* Back every guest address with host memory. 0 or -1. */
+/* Back every guest address with host memory, and the wrap guard. 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
-/* Note invalid opcodes and accesses past 4 GiB in r. 0 or -1. */
+/* Where an access past 0xffffffff lands (quirk 5): one page, backed so
+ * that the page walk, not the backing check, answers it. */
+#define WRAP_GUARD ((uint64_t)UINT32_MAX + 1)
+int engine_back_wrap(uc_engine *uc);
+/* Note invalid opcodes in r. 0 or -1. */
 int engine_watch(uc_engine *uc, struct engine_reports *r);
 /* An address no instruction fetch reaches: the run ends only when a hook
  * stops it (quirk 15). */

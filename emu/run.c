@@ -284,10 +284,6 @@ static void run_loop(struct machine *m)
             raise_reported_ud(m);
             continue;
         }
-        if (m->reports.wrap) {
-            raise_wrapped_pf(m);
-            continue;
-        }
         eip = reg_read(m, UC_X86_REG_EIP);
         if (m->run_to_why != RUN_TO_NONE) {
             if (code_segment_base(m) + eip == m->run_to) {

@@ -367,25 +367,13 @@ static bool refetch_up_to(struct machine *m, uint32_t linear, uint64_t fault)
     return true;
 }
 
-/* Not present; a write or a read (an instruction fetch reads); user or
- * supervisor by the CPL. */
-void raise_wrapped_pf(struct machine *m)
+/* Where a fetch that faulted for the block at linear was: CR2, or past
+ * 4 GiB for code that ran off the end of the address space, whose CR2 has
+ * wrapped to page 0 (engine.h, quirk 5). */
+static uint64_t fetch_fault_address(struct machine *m, uint32_t linear)
 {
-    uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
-    uint32_t linear = code_segment_base(m) + eip;
-    if (m->reports.wrap_fetch && refetch_up_to(m, linear, (uint64_t)UINT32_MAX + 1)) {
-        m->reports.wrap = false;
-        return;
-    }
-    disarm_run_to(m);
-    bool user = (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0;
-    m->reports.wrap = false;
-    if (block_find_insn(m->cur_block, linear, &index))
-        truncate_current_block(m, index);
-    reg_write(m, UC_X86_REG_CR2, m->reports.wrap_addr);
-    m->delivery_depth = 0;
-    raise_fault(m, X86_VEC_PF, true,
-                (user ? X86_PF_USER : 0) | (m->reports.wrap_write ? X86_PF_WRITE : 0), eip);
+    uint32_t cr2 = reg_read(m, UC_X86_REG_CR2);
+    return cr2 < linear ? (uint64_t)cr2 + WRAP_GUARD : cr2;
 }
 
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
@@ -421,7 +409,7 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
         return;
     }
     if (intno == X86_VEC_PF && !(x.error_code & X86_PF_WRITE) &&
-        refetch_up_to(m, base + eip, reg_read(m, UC_X86_REG_CR2)))
+        refetch_up_to(m, base + eip, fetch_fault_address(m, base + eip)))
         return;
     disarm_run_to(m);
     uint32_t index;

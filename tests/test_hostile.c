@@ -311,6 +311,18 @@ START_TEST(more_hooked_instructions_than_hook_slots_run_on)
 }
 END_TEST
 
+/* A fuzz finding (cpu target): an access that runs past 0xffffffff used
+ * to end the engine's run mid-instruction, with EIP at the block's start
+ * and the lazily kept flags unworked (docs/unicorn.md, quirk 5); the
+ * flags pushed for the #PF then had VM and IOPL set, and the kernel
+ * faulted on its own handler until its stack ran into the GDT (125). The
+ * #PF is now the engine's own: at the add, with CR2 0 (page 0). */
+START_TEST(a_wrapping_access_after_a_flag_change_faults_at_its_own_instruction)
+{
+    assert_kill(models[_i], "wrap-rmw", NULL, 139, "#PF page fault", X86_PF_USER);
+}
+END_TEST
+
 Suite *hostile_suite(void)
 {
     Suite *s = suite_create("hostile");
@@ -332,6 +344,8 @@ Suite *hostile_suite(void)
     tcase_add_test(tc, iret_with_nt_set_is_an_invalid_tss_fault);
     tcase_add_test(tc, a_store_into_its_own_block_is_charged_and_traced_once);
     tcase_add_test(tc, more_hooked_instructions_than_hook_slots_run_on);
+    tcase_add_loop_test(tc, a_wrapping_access_after_a_flag_change_faults_at_its_own_instruction,
+                        0, NMODELS);
     suite_add_tcase(s, tc);
     return s;
 }

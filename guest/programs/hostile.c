@@ -23,6 +23,9 @@
  *   nt-sysenter       NT set around calls that return through iret: they
  *                     return, NT kept (exit 0)
  *   iret-nt           NT set, then iret: a task return, #TS
+ *   wrap-rmw          an add to memory at 0xffffffff, which wraps to the
+ *                     never-mapped page 0, right after an add that left
+ *                     the flags to be worked out: #PF, eip its own, cr2 0
  *   selfmod A|B       a store that rewrites the next instruction (A), or the
  *                     same store to data with that instruction already there
  *                     (B): the same instructions run; prints where the code
@@ -139,6 +142,19 @@ __asm__(
     "	iret\n"
     "1:	ret\n"
 
+    /* popf ends the engine's block; the next one sets flags, then its
+     * 4-byte add at 0xffffffff reads across 4 GiB into page 0 */
+    "	.globl f_wrap_rmw, at_wrap_rmw\n"
+    "f_wrap_rmw:\n"
+    "	movl $-1, %eax\n"
+    "	movl $-1, %ecx\n"
+    "	pushl $0x202\n"
+    "	popfl\n"
+    "	addb %cl, %ch\n"
+    "at_wrap_rmw:\n"
+    "	addl %eax, (%eax)\n"
+    "	ret\n"
+
     "	.data\n"
     "saved_esp:\n"
     "	.long 0\n"
@@ -149,8 +165,9 @@ long f_tf_vsyscall(void);
 uint32_t f_iret_vm(void);
 long f_far_jump(const void *farptr);
 void f_iret_nt(void);
+void f_wrap_rmw(void);
 extern const char at_int8[], at_int13[], at_int80[], at_conforming[], at_int8_16[];
-extern const char at_iret_nt[];
+extern const char at_iret_nt[], at_wrap_rmw[];
 
 static uint32_t flags_now(void)
 {
@@ -299,6 +316,12 @@ int main(int argc, char **argv)
         printf("iret-nt: eip=%08x\n", (unsigned long)(uint32_t)at_iret_nt);
         f_iret_nt();
         printf("iret-nt: no fault\n");
+        return 1;
+    }
+    if (!strcmp(name, "wrap-rmw")) {
+        printf("wrap-rmw: eip=%08x cr2=00000000\n", (unsigned long)(uint32_t)at_wrap_rmw);
+        f_wrap_rmw();
+        printf("wrap-rmw: no fault\n");
         return 1;
     }
     if (!strcmp(name, "selfmod") && argc > 2)
