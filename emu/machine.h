@@ -96,6 +96,14 @@ struct machine_observer {
     void (*exit)(void *ctx, struct machine *m);
     /* an instruction about to run (costs a code hook on every instruction) */
     void (*insn)(void *ctx, struct machine *m, uint32_t addr, uint32_t size);
+    /* the rdtsc at insn_addr is about to read the TSC (cycles_before it) */
+    void (*tsc)(void *ctx, struct machine *m, uint32_t insn_addr);
+};
+
+/* What one run of a rep string op is charged (charge_rep, below). */
+struct rep_step {
+    bool start;      /* the start-up */
+    bool element;    /* one element */
 };
 
 #define MACHINE_MAX_OBSERVERS 8
@@ -120,12 +128,19 @@ struct machine {
     uint64_t cycles;               /* centicycles charged so far */
     uint64_t insns;
     uint64_t exceptions;
+    uint64_t class_count[NCLASSES]; /* instructions charged, by class: the
+                                       cycles are their dot product with
+                                       cpu.cost */
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t prev_block_addr;
     struct {                       /* the last block Capstone could not */
         uint32_t addr, size;       /* decode (run.c) */
         uint8_t bytes[32];
     } undecodable;
+    uint32_t rep_addr;             /* the rep string op last run, and */
+    bool rep_live;                 /* whether its next run continues it */
+    const struct insn *rep_charged; /* a rep run charged in this block, */
+    struct rep_step rep_step;      /* and what it was charged */
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     uc_hook special_hooks[MAX_SPECIAL_HOOKS];
     uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */
@@ -174,6 +189,29 @@ static inline void reg_write(struct machine *m, int reg, uint32_t value)
 
 /* Charge count instructions of class cls. */
 void charge(struct machine *m, int cls, uint64_t count);
+/* Charge block b at its entry: every instruction not charged later. */
+void charge_block(struct machine *m, const struct block *b);
+/* Instruction counts by class at the start of the instruction at addr in
+ * the current block (m->class_count if addr is not in it). Valid before
+ * anything is charged later in the block (a rep, an int's delivery). */
+void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES]);
+
+/*
+ * A rep string op is charged as it runs, in a code hook just before each
+ * run: the engine runs it once per element and once more with the count
+ * at zero. Its start-up is charged on the first run (even with a zero
+ * count: the CPU still starts the instruction); one element on each run
+ * that finds a non-zero count. A run continues the previous one only if
+ * nothing else ran in between: after an interrupt or a fault the
+ * instruction starts again, and so does its start-up. A run that faults is
+ * refunded, like any instruction that faults (truncate_current_block).
+ */
+/* What the next run of rep op `in` will be charged (no side effects). */
+struct rep_step rep_step_of(struct machine *m, const struct insn *in);
+/* Centicycles of that step. */
+uint64_t rep_step_cost(const struct machine *m, const struct insn *in, struct rep_step s);
+/* Charge the next run of rep op `in`. */
+void charge_rep(struct machine *m, const struct insn *in);
 /* Stop charging the current block at insns[index]: refund it and the rest. */
 void truncate_current_block(struct machine *m, uint32_t index);
 /* Centicycles at the start of the instruction at addr in the current block. */
@@ -185,5 +223,6 @@ void machine_notify_delivery(struct machine *m, const struct delivery_event *e);
 void machine_notify_sysenter(struct machine *m, uint32_t insn_addr);
 void machine_notify_block(struct machine *m, const struct block *b);
 void machine_notify_exit(struct machine *m);
+void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
 
 #endif

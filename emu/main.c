@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 #include "boot.h"
+#include "calibrate.h"
 #include "compare.h"
 #include "outputs.h"
 #include "run.h"
@@ -23,6 +24,8 @@
 static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
     "       emu compare [options] PROGRAM [ARGS...]\n"
+    "       emu calibrate [PROGRAMS_DIR]   replay the calibration experiments\n"
+    "                                      (scripts/calibrate.sh)\n"
     "       emu --list-cpus | --list-costs | --version | --help\n"
     "       emu run --help | emu compare --help\n"
     "\n"
@@ -31,11 +34,14 @@ static const char usage_text[] =
     "int $0x80 and through sysenter. man emu has the details.\n";
 
 static const char common_options[] =
-    "  --cpu NAME[,-sep]    CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP\n"
+    "  --cpu NAME[,-sep][,stepping=N]\n"
+    "                       CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP;\n"
+    "                       ',stepping=N' sets CPUID's stepping\n"
     "  --no-sep             same as ',-sep' on the chosen model\n"
     "  --cost [MODEL:]CLASS=CYCLES\n"
     "                       override one cost class, for every model or one\n"
-    "                       (repeatable; emu --list-costs)\n"
+    "                       (repeatable; emu --list-costs); the calibrated ring\n"
+    "                       crossings are solved again unless it names one\n"
     "  --max-insns N        instruction budget (default 2000000000)\n"
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
     "  --argv0 NAME         the program's argv[0] (default: PROGRAM as given)\n"
@@ -80,14 +86,17 @@ static const char compare_text[] =
     "usage: emu compare [options] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM once on each of several CPU models and prints its most frequent\n"
-    "system call's cycles per call side by side.\n"
+    "system call's cycles per call side by side, a row per way the calls went\n"
+    "(path, and via the vsyscall page or inline), each with its interval.\n"
     "\n"
     "options:\n"
     "%s"
     "  --cpus LIST          models to compare, ';'-separated (default:\n"
     "                       pentium4;pentium4,-sep;pentium3;pentium3,-sep);\n"
     "                       compare takes its models from here, not --cpu/--no-sep\n"
-    "  --article            show the figures the 2002 article and Linus reported\n"
+    "  --article            for the replays (linus_loop, lmbench_null): each\n"
+    "                       published figure beside the replay's own, with its\n"
+    "                       interval, inside or outside\n"
     "  --svg FILE           also draw the comparison as an SVG bar chart\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -316,6 +325,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--list-costs") || !strcmp(argv[1], "list-costs")) {
         cpu_costs_list(stdout);
         return 0;
+    }
+    if (!strcmp(argv[1], "calibrate")) {
+        if (argc > 3)
+            return usage_error("%s", "calibrate takes at most a directory");
+        return calibrate_main(argc > 2 ? argv[2] : "build/guest/programs", stdout);
     }
     if (!strcmp(argv[1], "compare"))
         compare = true;

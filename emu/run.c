@@ -180,13 +180,12 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;
-    m->cycles += b->cost;
+    charge_block(m, b);
     m->insns += b->ninsns;
-    /* A rep op ends its block; its later iterations re-run a block that
-     * starts at it. Any other execution of it is a new rep: pay start-up. */
-    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != addr)
-        charge(m, CLASS_REP_START, 1);
-    m->prev_block_addr = addr;
+    /* A rep op ends its block; each further run of it is a block that
+     * starts at it. Anything else in between ends that rep. */
+    if (addr != m->rep_addr)
+        m->rep_live = false;
     machine_notify_block(m, b);
 }
 

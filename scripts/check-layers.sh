@@ -10,7 +10,8 @@
 # line saying all is well.
 #
 #   0 engine      the engine, its quirks, guest memory
-#   1 core        the machine, the CPU models and their costs, decoding,
+#   1 core        the machine, the CPU models and their costs (the cost
+#                 model, its calibration data, the published figures), decoding,
 #                 the kernel's symbols, the file trees (hostfs, vfs_*), the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
@@ -31,6 +32,10 @@ machine       1
 cpu_models    1
 cost_classes  1
 cost_tables   1
+cost_model    1
+calibration_data 1
+published     1
+interval      1
 decode        1
 ksyms         1
 symbols       1
@@ -56,6 +61,7 @@ boot          2
 run           2
 snapshot      2
 syscalls      3
+spans         3
 trace         4
 trace_json    4
 progress      4
@@ -67,6 +73,8 @@ strace_structs 4
 strace_values 4
 report        4
 compare       4
+compare_article 4
+calibrate     4
 gdb_packet    4
 gdb_i386      4
 gdb_target    4

@@ -26,10 +26,11 @@
  *   wrap-rmw          an add to memory at 0xffffffff, which wraps to the
  *                     never-mapped page 0, right after an add that left
  *                     the flags to be worked out: #PF, eip its own, cr2 0
- *   selfmod A|B       a store that rewrites the next instruction (A), or the
+ *   selfmod A|B|C|D   a store that rewrites the next instruction (A), or the
  *                     same store to data with that instruction already there
  *                     (B): the same instructions run; prints where the code
- *                     is and the cycles the call took by the TSC (exit 0)
+ *                     is and the cycles the call took by the TSC (exit 0);
+ *                     C and D: the same with a rep stosb after it
  */
 #include "mini/mini.h"
 #include "../abi.h"
@@ -260,7 +261,9 @@ static int nt_sysenter(void)
 /*
  * The store rewrites the instruction after it (A: nop to inc %eax), or
  * writes the same byte to data with inc %eax already in place (B). Same
- * bytes, same layout, the same instructions run.
+ * bytes, same layout, the same instructions run. C and D are A and B with
+ * a rep stosb of 3 bytes after that instruction, which the machine
+ * charges from a code hook as it runs (machine.h).
  */
 static int selfmod(const char *variant)
 {
@@ -272,16 +275,35 @@ static int selfmod(const char *variant)
         0xc3,                                   /* ret */
         0x00,                                   /* data for B */
     };
+    static const uint8_t rep_code[] = {
+        0x90,                                   /* nop */
+        0xc6, 0x05, 0, 0, 0, 0, 0x40,           /* movb $0x40, addr */
+        0x90,                                   /* the next: nop, or inc %eax */
+        0x57,                                   /* push %edi */
+        0xbf, 0, 0, 0, 0,                       /* mov $buffer, %edi */
+        0xb9, 3, 0, 0, 0,                       /* mov $3, %ecx */
+        0xf3, 0xaa,                             /* rep stosb */
+        0x5f,                                   /* pop %edi */
+        0xc3,                                   /* ret */
+        0x00,                                   /* data for D */
+    };
+    int rep = variant[0] == 'C' || variant[0] == 'D';
+    const uint8_t *src = rep ? rep_code : code;
+    uint32_t len = rep ? sizeof rep_code : sizeof code;
     long map = syscall6(SYS_mmap2, 0, 4096, 7, 0x22, -1, 0);
     if (map < 0 && map > -4096)
         return 3;
     uint8_t *p = (uint8_t *)map;
-    memcpy(p, code, sizeof code);
-    int a = variant[0] == 'A';
-    uint32_t target = (uint32_t)(a ? p + 8 : p + 12);
+    memcpy(p, src, len);
+    int patch = variant[0] == 'A' || variant[0] == 'C';
+    uint32_t target = (uint32_t)(patch ? p + 8 : p + len - 1);
     memcpy(p + 3, &target, 4);
-    if (!a)
+    if (!patch)
         p[8] = 0x40;
+    if (rep) {
+        uint32_t buffer = (uint32_t)(p + 2048);
+        memcpy(p + 11, &buffer, 4);
+    }
     uint64_t t0 = rdtsc();
     ((void (*)(void))p)();
     uint64_t t1 = rdtsc();
