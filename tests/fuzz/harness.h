@@ -40,7 +40,7 @@
 
 enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_GDB, FUZZ_CPU, FUZZ_NTARGETS };
 
-#define FUZZ_ELF_BUDGET        3000000ull
+#define FUZZ_ELF_BUDGET        1000000ull /* boot ~550 000, then the program */
 #define FUZZ_SYSCALL_BUDGET    6000000ull
 #define FUZZ_SYSCALL_MAX_INPUT 2048   /* the guest program's MAX_INPUT */
 #define FUZZ_CPU_BUDGET        700000ull  /* boot ~560 000, then the code */
