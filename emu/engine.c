@@ -233,26 +233,37 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem)
                    FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         memory_map(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
-    return engine_back_wrap(uc);
+    return engine_back_wrap(uc, mem);
 }
 
 /* ---- quirk 5: an access past 0xffffffff ---- */
 
 /*
  * The engine's addresses are 64 bits wide, so an access that runs past
- * 0xffffffff reaches 0x100000000 instead of wrapping to page 0. Unbacked
- * (4), it would end the run from inside the instruction, before the engine
- * has brought EIP and the lazily kept arithmetic flags up to date: what
- * the machine read then was the block's start and flags made of an
- * operand. Backed, it goes on to the page walk, whose page-directory
- * index keeps only bits 22-31: the walk finds page 0, which the guest
- * never maps, and the engine raises #PF there as a CPU would, at the
- * instruction, with CR2 = 0x100000000 (read through the API as 32 bits:
- * 0). No access reaches further: none is a page long.
+ * 0xffffffff reaches 0x100000000 and up instead of wrapping: the second
+ * part of a 4-byte read at 0xfffffffe, code that runs off the vsyscall
+ * page, or a fetch at EIP in a code segment whose base and EIP add up
+ * past 4 GiB (a TLS descriptor can have any base). Unbacked (4), such an
+ * access would end the run from inside the instruction, before the engine
+ * has brought EIP and the lazily kept arithmetic flags up to date.
+ *
+ * So the 4 GiB above are the same memory again: each region is mapped a
+ * second time, 4 GiB up, onto the same host pages. The page walk keeps
+ * bits 22-31 of the address for its indexes, so it checks the wrapped
+ * page's own entry and raises #PF there as a CPU would, at the
+ * instruction, with its flags, and CR2 reads through the API (and in the
+ * guest) as the wrapped address; and where that entry allows the access,
+ * the bytes are the wrapped address's own.
  */
-int engine_back_wrap(uc_engine *uc)
+int engine_back_wrap(uc_engine *uc, const struct guest_memory *mem)
 {
-    return uc_mem_map(uc, WRAP_GUARD, PAGE_SIZE, UC_PROT_ALL) == UC_ERR_OK ? 0 : -1;
+    for (int i = 0; i < mem->count; i++) {
+        const struct mem_region *r = &mem->regions[i];
+        if (uc_mem_map_ptr(uc, ENGINE_WRAP + r->base, r->size, UC_PROT_ALL, r->host) !=
+            UC_ERR_OK)
+            return -1;
+    }
+    return 0;
 }
 
 /* ---- quirk 7: what the engine reports instead of raising ---- */

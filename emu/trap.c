@@ -373,7 +373,7 @@ static bool refetch_up_to(struct machine *m, uint32_t linear, uint64_t fault)
 static uint64_t fetch_fault_address(struct machine *m, uint32_t linear)
 {
     uint32_t cr2 = reg_read(m, UC_X86_REG_CR2);
-    return cr2 < linear ? (uint64_t)cr2 + WRAP_GUARD : cr2;
+    return cr2 < linear ? (uint64_t)cr2 + ENGINE_WRAP : cr2;
 }
 
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)

@@ -20,6 +20,9 @@
  *   tls-int80         getpid by int $0x80 there, then back: exit 0
  *   tls-conforming    a conforming code segment (Linux 2.5 took those too):
  *                     it runs at CPL 3 (exit 0)
+ *   tls-wrap          a code segment based at 0xffff0000, so base + EIP
+ *                     passes 4 GiB: the code at the wrapped address runs
+ *                     and comes back (exit 0)
  *   nt-sysenter       NT set around calls that return through iret: they
  *                     return, NT kept (exit 0)
  *   iret-nt           NT set, then iret: a task return, #TS
@@ -237,6 +240,11 @@ static int tls_case(const char *name)
                               at_conforming);
         printf("tls-conforming: cs=%x\n", (unsigned long)(cs & 0xffff));
         return (cs & 3) == 3 ? 0 : 1;
+    } else if (!strcmp(name, "tls-wrap")) {
+        /* base + EIP passes 4 GiB: the CPU wraps the linear address */
+        long cs = enter_based(name, 0xffff0000u, 0xfffff, code32, at_conforming);
+        printf("tls-wrap: cs=%x\n", (unsigned long)(cs & 0xffff));
+        return (cs & 3) == 3 && (cs & 0xffff) != __USER_CS ? 0 : 1;
     } else {
         return 2;
     }

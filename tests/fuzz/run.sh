@@ -43,6 +43,8 @@ for t in "$@"; do
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     runs=${runs:-0}
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    cpu=$(sed -n 's/^stat::cpu_seconds: *//p' "$log" | tail -n 1)
     total=$((total + runs))
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$log" | tail -n 1
     if [ "$rc" -ne 0 ]; then
@@ -50,7 +52,7 @@ for t in "$@"; do
         grep -E 'FINDING|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|Test unit written' "$log" | head -n 5
         status=1
     else
-        echo "fuzz $t: $runs runs, no findings"
+        echo "fuzz $t: $runs runs, no findings (${rate:-?} exec/s, ${cpu:-?} CPU seconds)"
     fi
 done
 echo "fuzz: $total runs in all"
