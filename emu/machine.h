@@ -132,7 +132,6 @@ struct machine {
                                        cycles are their dot product with
                                        cpu.cost */
     uint32_t cur_limit;            /* insns of cur_block still charged */
-    uint32_t prev_block_addr;
     struct {                       /* the last block Capstone could not */
         uint32_t addr, size;       /* decode (run.c) */
         uint8_t bytes[32];
