@@ -233,40 +233,53 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem)
                    FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         memory_map(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
-    return engine_back_wrap(uc, mem);
+    return engine_back_wrap(uc);
 }
 
 /* ---- quirk 5: an access past 0xffffffff ---- */
 
 /*
  * The engine's addresses are 64 bits wide, so an access that runs past
- * 0xffffffff reaches 0x100000000 and up instead of wrapping: the second
- * part of a 4-byte read at 0xfffffffe, code that runs off the vsyscall
- * page, or a fetch at EIP in a code segment whose base and EIP add up
- * past 4 GiB (a TLS descriptor can have any base). Unbacked (4), such an
- * access would end the run from inside the instruction, before the engine
- * has brought EIP and the lazily kept arithmetic flags up to date.
+ * 0xffffffff reaches 0x100000000 and up instead of wrapping. Unbacked (4),
+ * it would end the run from inside the instruction, before the engine has
+ * brought EIP and the lazily kept arithmetic flags up to date.
  *
- * So the 4 GiB above are the same memory again: each region is mapped a
- * second time, 4 GiB up, onto the same host pages. The page walk keeps
- * bits 22-31 of the address for its indexes, so it checks the wrapped
- * page's own entry and raises #PF there as a CPU would, at the
- * instruction, with its flags, and CR2 reads through the API (and in the
- * guest) as the wrapped address; and where that entry allows the access,
- * the bytes are the wrapped address's own.
+ * A data access or a fetch that crosses 0xffffffff goes at most a few
+ * bytes on, into one page: backed, the access goes on to the page walk,
+ * whose indexes keep bits 22-31 and 12-21 of the address, so it finds
+ * page 0, never mapped, and the engine raises #PF itself, at the
+ * instruction, with its flags, and CR2 reads (in the API and the guest)
+ * as the wrapped address. Nothing ever reads or writes that page.
+ *
+ * A fetch at EIP in a code segment whose base and EIP add up further past
+ * 4 GiB (a TLS descriptor can have any base) is the one access that lands
+ * beyond it. Mapping all of the memory again 4 GiB up would run such code,
+ * but without the code hooks the machine puts at the 32-bit addresses
+ * (in/out, iret, rdtsc: the engine then entered vm86 mode on an iret);
+ * such a fetch is reported here instead, at the start of its block, where
+ * the engine's state is whole, and the machine raises #PF on the wrapped
+ * address.
  */
-int engine_back_wrap(uc_engine *uc, const struct guest_memory *mem)
+int engine_back_wrap(uc_engine *uc)
 {
-    for (int i = 0; i < mem->count; i++) {
-        const struct mem_region *r = &mem->regions[i];
-        if (uc_mem_map_ptr(uc, ENGINE_WRAP + r->base, r->size, UC_PROT_ALL, r->host) !=
-            UC_ERR_OK)
-            return -1;
-    }
-    return 0;
+    return uc_mem_map(uc, ENGINE_WRAP, PAGE_SIZE, UC_PROT_ALL) == UC_ERR_OK ? 0 : -1;
 }
 
-/* ---- quirk 7: what the engine reports instead of raising ---- */
+static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int size,
+                        int64_t value, void *user)
+{
+    struct engine_reports *r = user;
+    (void)uc;
+    (void)size;
+    (void)value;
+    if (type == UC_MEM_FETCH_UNMAPPED && address > UINT32_MAX) {
+        r->wrapped_fetch = true;
+        r->wrap_addr = (uint32_t)address;
+    }
+    return false;
+}
+
+/* ---- quirk 7: #UD ---- */
 
 /* The run stops after this whatever it returns. */
 static bool on_invalid_insn(uc_engine *uc, void *user)
@@ -280,7 +293,8 @@ static bool on_invalid_insn(uc_engine *uc, void *user)
 int engine_watch(uc_engine *uc, struct engine_reports *r)
 {
     uc_hook h;
-    if (uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
+    if (uc_hook_add(uc, &h, UC_HOOK_MEM_FETCH_UNMAPPED, on_unmapped, r, 1, 0) != UC_ERR_OK ||
+        uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
         return -1;
     return 0;
 }

@@ -30,16 +30,18 @@
  *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
  *     test_trap faults hole-read (a #PF at 0xe0000000).
  *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
- *     code at the end of the vsyscall page, a code segment whose base and
- *     EIP add up past 4 GiB) reaches a 64-bit address instead of wrapping;
- *     unbacked, it would end the run mid-instruction with EIP and the lazy
- *     flags stale. engine_back_wrap() maps the same memory again 4 GiB up:
- *     the page walk (32 bits of the address) checks the wrapped page and
- *     the engine raises #PF itself, precisely, or runs the wrapped bytes.
- *     A fetch fault's CR2 then lies below the block (17, trap.c).
- *     Tests: test_robustness running_off_the_end_of_the_address_space_is_a_page_fault,
+ *     code at the end of the vsyscall page) reaches 0x100000000, a 64-bit
+ *     address; unbacked, it would end the run mid-instruction with EIP
+ *     and the lazy flags stale. engine_back_wrap() backs one page there:
+ *     the page walk (32 bits of the address) finds page 0, never mapped,
+ *     and the engine raises #PF itself, precisely. A fetch fault's CR2
+ *     then lies below the block (17, trap.c). A fetch further up (a code
+ *     segment whose base and EIP pass 4 GiB) is reported at its block's
+ *     start (engine_reports.wrapped_fetch) and the machine raises #PF on
+ *     the wrapped address. Tests: test_robustness
+ *     running_off_the_end_of_the_address_space_is_a_page_fault,
  *     test_hostile a_wrapping_access_after_a_flag_change_faults_at_its_own_instruction,
- *     code_whose_segment_base_and_eip_pass_4gib_runs_at_the_wrapped_address.
+ *     code_whose_segment_base_and_eip_pass_4gib_is_a_page_fault.
  *  6. in and out do not check IOPL. They get per-address code hooks (8),
  *     and the CPU model raises #GP(0) at CPL 3 (emu/cpu_insns.c). Tests:
  *     test_trap faults in, out; test_hypercall
@@ -158,10 +160,12 @@ struct engine_exception {
     bool software;             /* int n / int3 / into, not an exception */
 };
 
-/* What the engine reported instead of raising an exception (quirk 7);
- * the machine delivers it once the run has returned. */
+/* What the engine reported instead of raising an exception (quirks 5,
+ * 7); the machine delivers it once the run has returned. */
 struct engine_reports {
     bool ud;              /* an invalid opcode at EIP */
+    bool wrapped_fetch;   /* a fetch at the block's start, past 4 GiB + 4 KiB, */
+    uint32_t wrap_addr;   /* ... at this address once wrapped: a #PF's CR2 */
 };
 
 int engine_open(uc_engine **uc);
@@ -173,14 +177,14 @@ void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_l
                            struct engine_exception *out);
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
 bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
-/* Back every guest address with host memory, and again 4 GiB up. 0 or -1. */
+/* Back every guest address with host memory, and the page past 4 GiB.
+ * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
-/* Where an access past 0xffffffff lands (quirk 5): the same memory as
- * 4 GiB below it, so that the page walk, not the backing check, answers
- * it. */
+/* Where an access across 0xffffffff lands (quirk 5): one page, backed so
+ * that the page walk, not the backing check, answers it. */
 #define ENGINE_WRAP ((uint64_t)UINT32_MAX + 1)
-int engine_back_wrap(uc_engine *uc, const struct guest_memory *mem);
-/* Note invalid opcodes in r. 0 or -1. */
+int engine_back_wrap(uc_engine *uc);
+/* Note invalid opcodes and fetches past the wrap page in r. 0 or -1. */
 int engine_watch(uc_engine *uc, struct engine_reports *r);
 /* An address no instruction fetch reaches: the run ends only when a hook
  * stops it (quirk 15). */

@@ -283,6 +283,10 @@ static void run_loop(struct machine *m)
             raise_reported_ud(m);
             continue;
         }
+        if (m->reports.wrapped_fetch) {
+            raise_wrapped_fetch(m);
+            continue;
+        }
         eip = reg_read(m, UC_X86_REG_EIP);
         if (m->run_to_why != RUN_TO_NONE) {
             if (code_segment_base(m) + eip == m->run_to) {

@@ -376,6 +376,22 @@ static uint64_t fetch_fault_address(struct machine *m, uint32_t linear)
     return cr2 < linear ? (uint64_t)cr2 + ENGINE_WRAP : cr2;
 }
 
+/* Not present, an instruction fetch (a read), user or supervisor by the
+ * CPL, at the block's start, where the engine's state is whole. */
+void raise_wrapped_fetch(struct machine *m)
+{
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
+    uint32_t linear = code_segment_base(m) + eip;
+    bool user = (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0;
+    m->reports.wrapped_fetch = false;
+    disarm_run_to(m);
+    if (block_find_insn(m->cur_block, linear, &index))
+        truncate_current_block(m, index);
+    reg_write(m, UC_X86_REG_CR2, m->reports.wrap_addr);
+    m->delivery_depth = 0;
+    raise_fault(m, X86_VEC_PF, true, user ? X86_PF_USER : 0, eip);
+}
+
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
 {
     struct machine *m = user;

@@ -28,9 +28,10 @@ bool segment_of(struct machine *m, int reg, uint32_t *base, bool *big);
 int opcode_at(struct machine *m, uint32_t addr, uint8_t op[2], bool *opsize);
 /* The UC_HOOK_INTR callback. */
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user);
-/* The fault the engine reported rather than raised (engine.h quirk 7):
- * #UD at EIP. */
+/* The faults the engine reported rather than raised (engine.h quirks 5
+ * and 7): #UD at EIP; #PF for a fetch that ran past 4 GiB. */
 void raise_reported_ud(struct machine *m);
+void raise_wrapped_fetch(struct machine *m);
 
 /* Run the engine up to the linear address to (from the linear address
  * from, where EIP is) for why; and forget that again. */
