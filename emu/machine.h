@@ -63,6 +63,8 @@ struct run_options {
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
     struct output_capture *capture; /* if set: keep guest stdout there */
+    const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
+    size_t stdin_size;         /* instead of the host's stdin (fuzzing) */
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
     const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
     int ncost_overrides;
@@ -70,6 +72,14 @@ struct run_options {
     uint64_t mem_bytes;        /* --mem (0: DEFAULT_MEM_BYTES) */
     uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
                                   (0: VFS_DEFAULT_LIMIT) */
+};
+
+/* Why the engine runs up to an address and stops there (trap.h). */
+enum run_to_why {
+    RUN_TO_NONE,
+    RUN_TO_UD,       /* after a translator abort: #UD at the culprit */
+    RUN_TO_FETCH,    /* a code fetch fault raised at its block's start */
+    RUN_TO_PAUSE,    /* machine_run_until: return there */
 };
 
 /* An interrupt or exception that went through the IDT. */
@@ -175,6 +185,7 @@ struct machine {
     struct ksyms ksyms;
     struct vfs *vfs;                /* the file tree (vfs.h) */
     struct addrspaces *as;          /* every process's user memory */
+    size_t stdin_pos;               /* read so far of opts->stdin_data */
 
     /* cycle and instruction accounting */
     struct block_cache blocks;
@@ -189,12 +200,19 @@ struct machine {
                                        the cycles are their dot product with
                                        cpu.cost */
     uint32_t cur_limit;            /* insns of cur_block still charged */
+    struct {                       /* the last block Capstone could not */
+        uint32_t addr, size;       /* decode (run.c) */
+        uint8_t bytes[32];
+    } undecodable;
     uint32_t rep_addr;             /* the rep string op last run, and */
     bool rep_live;                 /* whether its next run continues it */
     const struct insn *rep_charged; /* a rep run charged in this block, */
     struct rep_step rep_step;      /* and what it was charged */
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */
     int nspecial;
+    bool hooks_full;               /* the run paused to drop them all (run.c) */
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
@@ -202,6 +220,7 @@ struct machine {
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
     uint32_t pause_eip;            /* before this instruction */
+    uint32_t traced_insn;          /* already told: not again (run.c) */
 
     /* why the run ended */
     enum stop_reason stop;
@@ -212,9 +231,14 @@ struct machine {
     char message[512];
     int delivery_depth;
     struct irq_state irq;          /* the timer and interrupt controller */
+    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */
+    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */
     int engine_aborts;             /* translations the engine aborted */
-    bool abort_ud_pending;         /* after an abort: run up to abort_ud_at, */
-    uint32_t abort_ud_at;          /* then raise #UD there (run.c) */
+    enum run_to_why run_to_why;    /* run up to the linear address run_to, */
+    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */
+    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */
+    uint32_t pause_to, pause_from; /* run_to, to come back after it */
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
 };
 
 /* The CPU model, the engine, guest memory and the decoder; no hooks yet.
