@@ -106,7 +106,8 @@ static int save_space(const struct addrspaces *as, const struct as_space *sp,
     to->pieces = malloc((sp->npieces ? sp->npieces : 1) * sizeof *to->pieces);
     if (!to->pieces)
         return -1;
-    memcpy(to->pieces, sp->pieces, sp->npieces * sizeof *to->pieces);
+    if (sp->npieces)
+        memcpy(to->pieces, sp->pieces, sp->npieces * sizeof *to->pieces);
     return sp == as->cur ? 0 : save_bytes(sp->store, WINDOW_SIZE, &to->bytes);
 }
 

@@ -75,7 +75,8 @@ static int copy_body(struct vfs_node *n, const struct vfs_node *o, struct ptr_ma
         n->u.lnk.target = malloc(o->u.lnk.len ? o->u.lnk.len : 1);
         if (!n->u.lnk.target)
             return -1;
-        memcpy(n->u.lnk.target, o->u.lnk.target, o->u.lnk.len);
+        if (o->u.lnk.len)
+            memcpy(n->u.lnk.target, o->u.lnk.target, o->u.lnk.len);
     } else if (IS_DIR(o)) {
         const struct vfs_dir *od = &o->u.dir;
         struct vfs_dir *d = &n->u.dir;
