@@ -1,6 +1,7 @@
 /* Address spaces: the window, the stores, the shared objects (addrspace.h). */
 #define _GNU_SOURCE
 #include "addrspace.h"
+#include "addrspace_impl.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,44 +10,6 @@
 #include <time.h>
 #include "engine.h"
 #include "../guest/x86.h"
-
-#define WINDOW_SIZE ((size_t)USER_SPACE_TOP)
-#define USER_PDES   (USER_SPACE_TOP >> 22)
-#define KEPT        (X86_PTE_PRESENT | PTE_SW_PROTNONE)
-#define TOMBSTONE   UINT32_MAX /* a code page forgotten, its slot still probed past */
-
-struct as_piece {              /* [start, start + npages pages) shows object obj */
-    uint32_t start, npages;
-    uint32_t obj, pgoff;
-};
-
-struct as_space {
-    bool used;
-    uint32_t pgd;
-    uint8_t *store;            /* reserved; holds the bytes while not current */
-    struct as_piece *pieces;   /* sorted by start */
-    uint32_t npieces, cap;
-};
-
-struct shm_obj {
-    bool used;
-    uint8_t *data;
-    uint32_t npages, held;
-    uint8_t *touched;          /* one bit per page: it has bytes */
-};
-
-struct addrspaces {
-    uint8_t *window;
-    struct as_space *cur;
-    struct as_space spaces[AS_MAX];
-    struct shm_obj objs[AS_SHM_MAX];
-    bool track_code;
-    uint32_t code[AS_CODE_PAGES]; /* page numbers + 1; 0 is empty */
-    uint32_t ncode;
-    bool code_overflow;
-    uint32_t last_code;
-    struct as_stats stats;
-};
 
 static uint64_t host_ns(void)
 {
@@ -57,8 +20,28 @@ static uint64_t host_ns(void)
 
 /* ---- host memory ---- */
 
+void as_watch_window(struct addrspaces *as, const struct as_window_watch *w, void *ctx)
+{
+    as->watch = w;
+    as->watch_ctx = ctx;
+}
+
+static void window_moving(struct addrspaces *as)
+{
+    if (as->watch && as->watch->moving)
+        as->watch->moving(as->watch_ctx);
+}
+
+/* The window's pages in [addr, addr + len) are about to be dropped. */
+static void window_discard(struct addrspaces *as, uint32_t addr, uint32_t len)
+{
+    if (as->watch && as->watch->discarding)
+        as->watch->discarding(as->watch_ctx, as->window + addr, len);
+    madvise(as->window + addr, len, MADV_DONTNEED);
+}
+
 /* A new space's store: no pages yet, room for all of them. */
-static uint8_t *new_store(void)
+uint8_t *as_new_store(void)
 {
     void *p = mmap(NULL, WINDOW_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -97,7 +80,14 @@ struct addrspaces *addrspaces_new(uint8_t *window, char *err, size_t errlen)
     return as;
 }
 
-static void space_drop(struct as_space *s)
+void as_obj_drop(struct shm_obj *o)
+{
+    munmap(o->data, (size_t)o->npages * PAGE_SIZE);
+    free(o->touched);
+    memset(o, 0, sizeof *o);
+}
+
+void as_space_drop(struct as_space *s)
 {
     if (s->store)
         munmap(s->store, WINDOW_SIZE);
@@ -111,12 +101,10 @@ void addrspaces_free(struct addrspaces *as)
         return;
     for (int i = 0; i < AS_MAX; i++)
         if (as->spaces[i].used)
-            space_drop(&as->spaces[i]);
+            as_space_drop(&as->spaces[i]);
     for (int i = 0; i < AS_SHM_MAX; i++)
-        if (as->objs[i].used) {
-            munmap(as->objs[i].data, (size_t)as->objs[i].npages * PAGE_SIZE);
-            free(as->objs[i].touched);
-        }
+        if (as->objs[i].used)
+            as_obj_drop(&as->objs[i]);
     free(as);
 }
 
@@ -147,11 +135,12 @@ static struct as_space *create(struct addrspaces *as, uint32_t pgd)
         struct as_space *s = &as->spaces[i];
         if (s->used)
             continue;
-        s->store = new_store();
+        s->store = as_new_store();
         if (!s->store)
             return NULL;
         s->used = true;
         s->pgd = pgd;
+        as->epoch++;
         return s;
     }
     return NULL;
@@ -389,10 +378,12 @@ static void sync_pieces(struct addrspaces *as, const struct guest_memory *mem,
                 !kept(mem, s->pgd, va))
                 continue;
             uint8_t *obj_bytes = o->data + (size_t)page * PAGE_SIZE;
-            if (to_objects)
+            if (to_objects) {
                 memcpy(obj_bytes, as->window + va, PAGE_SIZE);
-            else
+                as->epoch++;
+            } else {
                 memcpy(as->window + va, obj_bytes, PAGE_SIZE);
+            }
             as->stats.shared_synced++;
         }
     }
@@ -475,6 +466,8 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     each_page(mem, as->cur->pgd, count_refill, &c);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
     /* The window's bytes go to the outgoing store, the incoming ones in. */
+    window_moving(as);
+    as->epoch++;
     if ((err = move_space(as->window, as->cur->store)) != 0 ||
         (err = move_space(next->store, as->window)) != 0)
         return err;
@@ -519,7 +512,7 @@ int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t chi
         return -ENOMEM;
     for (uint32_t i = 0; i < p->npieces; i++)
         if (add_piece(c, p->pieces[i])) {
-            space_drop(c);
+            as_space_drop(c);
             return -ENOMEM;
         }
     ctx = (struct copy_ctx){ as, p, p == as->cur ? as->window : p->store, c->store, 0 };
@@ -539,7 +532,8 @@ int as_destroy(struct addrspaces *as, uint32_t pgd)
 
     if (!s || s == as->cur)
         return -EINVAL;
-    space_drop(s);
+    as_space_drop(s);
+    as->epoch++;
     return 0;
 }
 
@@ -555,9 +549,10 @@ int as_release(struct addrspaces *as, uc_engine *uc, const struct guest_memory *
         return -EINVAL;
     drop_code(as, uc, mem, as->cur->pgd, addr, addr + len, false);
     sync_pieces(as, mem, as->cur, true, addr, addr + len);
+    as->epoch++;
     if (cut_pieces(as->cur, addr, addr + len))
         return -ENOMEM;
-    madvise(as->window + addr, len, MADV_DONTNEED);
+    window_discard(as, addr, len);
     return 0;
 }
 
@@ -588,8 +583,9 @@ int as_move(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem
         struct as_piece *p = &s->pieces[i];
         if (p->start >= from && p->start < from + len)
             p->start = p->start - from + to;
+        as->epoch++;
     }
-    madvise(as->window + from, len, MADV_DONTNEED);
+    window_discard(as, from, len);
     return 0;
 }
 
@@ -614,6 +610,7 @@ int as_shm_create(struct addrspaces *as, uint32_t npages)
         o->npages = npages;
         o->held = 0;
         o->used = true;
+        as->epoch++;
         return i;
     }
     return -ENOMEM;
@@ -627,9 +624,8 @@ int as_shm_free(struct addrspaces *as, uint32_t id, uint32_t *held)
     if (!o)
         return -EINVAL;
     *held = o->held;
-    munmap(o->data, (size_t)o->npages * PAGE_SIZE);
-    free(o->touched);
-    memset(o, 0, sizeof *o);
+    as_obj_drop(o);
+    as->epoch++;
     return 0;
 }
 
@@ -641,6 +637,7 @@ int as_shm_map(struct addrspaces *as, uint32_t addr, uint32_t len, uint32_t id,
     if (!as->cur || !o || !user_range(addr, len) || pgoff > o->npages ||
         len / PAGE_SIZE > o->npages - pgoff)
         return -EINVAL;
+    as->epoch++;
     if (cut_pieces(as->cur, addr, addr + len))
         return -ENOMEM;
     return add_piece(as->cur, (struct as_piece){ addr, len / PAGE_SIZE, id, pgoff });
@@ -664,6 +661,7 @@ int as_shm_fault(struct addrspaces *as, uint32_t addr, bool may_alloc)
     if (!may_alloc)
         return -ENOMEM;
     o->touched[page / 8] |= (uint8_t)(1u << (page % 8));
+    as->epoch++;
     o->held++;
     memset(as->window + va, 0, PAGE_SIZE);
     return 1;

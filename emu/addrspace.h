@@ -94,4 +94,28 @@ int as_shm_fault(struct addrspaces *as, uint32_t addr, bool may_alloc);
 /* How many spaces exist (tests). */
 int as_count(const struct addrspaces *as);
 
+/*
+ * Keeping the spaces at one moment and going back there (emu/snapshot.h):
+ * the stores and their bytes, the shared objects and theirs, the pieces,
+ * which space is current, the code notes and the counters. The window's
+ * bytes are guest memory, which the caller keeps: it is told before they
+ * move out of the window (a switch) or are dropped (munmap, mremap).
+ */
+struct as_window_watch {
+    void (*moving)(void *ctx);
+    void (*discarding)(void *ctx, uint8_t *host, size_t len);
+};
+void as_watch_window(struct addrspaces *as, const struct as_window_watch *w, void *ctx);
+
+struct as_saved;
+/* NULL if the host has no memory for it. */
+struct as_saved *as_save(const struct addrspaces *as);
+/* 0, or -errno if the host failed (then as must be freed). The stores and
+ * objects are rebuilt only if they changed since; the window is not
+ * touched. */
+int as_restore(struct addrspaces *as, const struct as_saved *s);
+void as_saved_free(struct as_saved *s);
+/* Did anything outside the window change since s (tests)? */
+bool as_changed_since(const struct addrspaces *as, const struct as_saved *s);
+
 #endif

@@ -406,8 +406,10 @@ uint32_t first_undecodable(struct block_cache *bc, const struct guest_memory *me
         cs_insn *insn = NULL;
         if (!code || cs_disasm(bc->capstone, code, 16, addr, 1, &insn) != 1)
             return addr;
+        /* into is among Capstone's interrupts, but the engine's block
+         * goes on past it (it traps only with OF set) */
         bool ends = false;
-        for (size_t i = 0; i < sizeof enders; i++)
+        for (size_t i = 0; i < sizeof enders && insn->id != X86_INS_INTO; i++)
             ends = ends || cs_insn_group(bc->capstone, insn, enders[i]);
         addr += insn->size;
         cs_free(insn, 1);

@@ -446,7 +446,9 @@ void engine_flush_tlb(uc_engine *uc)
 #if UC_VERSION_MAJOR > 2 || (UC_VERSION_MAJOR == 2 && UC_VERSION_MINOR >= 1)
     uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TLB_FLUSH, 0));
 #else
-    const uint64_t scratch = (uint64_t)UINT32_MAX + 1;
+    /* the page after ENGINE_WRAP's, which engine_back_wrap keeps mapped:
+     * a map there would fail, and flush nothing */
+    const uint64_t scratch = ENGINE_WRAP + PAGE_SIZE;
     if (uc_mem_map(uc, scratch, PAGE_SIZE, UC_PROT_READ) == UC_ERR_OK)
         uc_mem_unmap(uc, scratch, PAGE_SIZE);
 #endif

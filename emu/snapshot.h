@@ -16,6 +16,22 @@
  * A host system call that writes into a protected page would fail with
  * EFAULT instead of faulting: snapshot_take refuses a machine that could
  * make one (--root, or guest reads of the host's stdin).
+ *
+ * What lives outside guest memory comes back too. The address spaces
+ * (addrspace.h: the stores of the spaces not in the window, the shared
+ * objects, which space is current, the code notes) are saved at the take
+ * and rebuilt only if the run changed them (a fork, an exit, a shared
+ * map). The window is guest memory, watched as above, with two
+ * exceptions the address spaces report: pages a munmap or mremap drops
+ * are restored although nothing wrote them, and a switch, which moves the
+ * window's pages out with mremap, ends the watch (the window is made one
+ * writable mapping again, as mremap needs): the restore then builds the
+ * window anew from the saved pages. The file tree (vfs.h) is copied at the
+ * take and copied again at a restore if the run changed it. The timer and
+ * interrupt controller, the process table, pipes and signals live in
+ * struct machine or in guest memory. The engine forgets the translations
+ * of every page rewritten and, after a switch or a fork, of the user code
+ * the spaces noted.
  */
 #ifndef EMU_SNAPSHOT_H
 #define EMU_SNAPSHOT_H
@@ -28,8 +44,10 @@ struct snapshot;
 /* The machine as it is now, or NULL with the reason in err. */
 struct snapshot *snapshot_take(struct machine *m, char *err, size_t errlen);
 /* Back to the snapshot: 0, or -1 when it cannot be (the run spent engine
- * state that does not come back, or wrote more pages than are logged):
- * then the machine must be built anew. */
+ * state that does not come back, wrote more pages than are logged, or the
+ * host refused memory): then the machine must be built anew. The machine's
+ * address spaces must outlive the snapshot (snapshot_free before
+ * machine_destroy). */
 int snapshot_restore(struct machine *m, struct snapshot *s);
 /* Pages the last run wrote (what the next restore costs). */
 size_t snapshot_dirty_pages(const struct snapshot *s);

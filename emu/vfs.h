@@ -202,6 +202,14 @@ int vfs_exec_ok(struct vfs *v, uint32_t h);  /* 0: a regular file with an x bit 
  * is too small, -ENOENT if it was removed, -ENOTDIR if not a directory. */
 int vfs_path_of(struct vfs *v, uint32_t h, char *buf, size_t cap);
 
+/* A copy of the tree, its handles and its counters, to go back to later
+ * (emu/snapshot.h); NULL if the host has no memory for it, or if v has a
+ * lower tree (whose host descriptors are not the copy's to share). */
+struct vfs *vfs_clone(const struct vfs *v);
+/* Counts the calls that may have changed the in-memory layer or the
+ * handles (lookups that read a lower tree aside): equal counts, no change. */
+uint64_t vfs_changes(const struct vfs *v);
+
 void vfs_usage(const struct vfs *v, uint64_t *used, uint64_t *limit);
 const struct vfs_host_stats *vfs_host_stats(const struct vfs *v);
 

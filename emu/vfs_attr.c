@@ -70,6 +70,7 @@ static int set_mode(struct vfs *v, struct vfs_node *n, uint32_t mode)
 int vfs_chmod(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_t mode,
               int flags)
 {
+    v->changes++;
     struct vfs_node *n;
     int err = vfs_resolve(v, dir, path, len, flags, &n);
     if (err)
@@ -81,6 +82,7 @@ int vfs_chmod(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_
 
 int vfs_fchmod(struct vfs *v, uint32_t h, uint32_t mode)
 {
+    v->changes++;
     struct vfs_node *n = handle_node(v, h);
     return n ? set_mode(v, n, mode) : -EBADF;
 }
@@ -111,6 +113,7 @@ static int set_owner(struct vfs *v, struct vfs_node *n, uint32_t uid, uint32_t g
 int vfs_chown(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_t uid,
               uint32_t gid, int flags)
 {
+    v->changes++;
     struct vfs_node *n;
     int err = vfs_resolve(v, dir, path, len, flags, &n);
     return err ? err : set_owner(v, n, uid, gid);
@@ -118,6 +121,7 @@ int vfs_chown(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_
 
 int vfs_fchown(struct vfs *v, uint32_t h, uint32_t uid, uint32_t gid)
 {
+    v->changes++;
     struct vfs_node *n = handle_node(v, h);
     return n ? set_owner(v, n, uid, gid) : -EBADF;
 }
@@ -161,6 +165,7 @@ static bool times_valid(const struct vfs_time times[2])
 int vfs_utimens(struct vfs *v, uint32_t dir, const char *path, size_t len,
                 const struct vfs_time times[2], int flags)
 {
+    v->changes++;
     struct vfs_node *n;
     if (!times_valid(times))
         return -EINVAL;
@@ -170,6 +175,7 @@ int vfs_utimens(struct vfs *v, uint32_t dir, const char *path, size_t len,
 
 int vfs_futimens(struct vfs *v, uint32_t h, const struct vfs_time times[2])
 {
+    v->changes++;
     struct vfs_node *n = handle_node(v, h);
     if (!times_valid(times))
         return -EINVAL;

@@ -250,6 +250,7 @@ ssize_t vfs_read(struct vfs *v, uint32_t h, void *buf, size_t len, uint64_t pos)
 
 ssize_t vfs_write(struct vfs *v, uint32_t h, const void *buf, size_t len, uint64_t pos)
 {
+    v->changes++;
     struct vfs_node *n;
     int err = regular(v, h, &n);
     if (err)
@@ -270,6 +271,7 @@ int vfs_size(struct vfs *v, uint32_t h, uint64_t *size)
 
 int vfs_ftruncate(struct vfs *v, uint32_t h, uint64_t size)
 {
+    v->changes++;
     struct vfs_node *n;
     int err = regular(v, h, &n);
     if (err)
@@ -279,6 +281,7 @@ int vfs_ftruncate(struct vfs *v, uint32_t h, uint64_t size)
 
 int vfs_truncate(struct vfs *v, uint32_t dir, const char *path, size_t len, uint64_t size)
 {
+    v->changes++;
     struct vfs_node *n;
     int err = vfs_resolve(v, dir, path, len, 0, &n);
     if (err)

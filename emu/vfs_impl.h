@@ -7,6 +7,7 @@
  *   vfs_ops.c    open and the namespace operations
  *   vfs_file.c   file pages, read, write, truncate, copy-up
  *   vfs_lower.c  the read-only host tree
+ *   vfs_clone.c  a copy of the whole tree (snapshots)
  */
 #ifndef EMU_VFS_IMPL_H
 #define EMU_VFS_IMPL_H
@@ -123,6 +124,7 @@ struct vfs {
     uint32_t handle_hint;
     struct vfs_node *tmp, *dev;      /* made here; the root listing adds them */
     struct vfs_host_stats host;
+    uint64_t changes;                /* vfs_changes */
     struct vfs_handle handles[VFS_MAX_HANDLES];
 };
 

@@ -59,6 +59,7 @@ static int open_existing(struct vfs *v, struct vfs_node *n, const struct walk *w
 int vfs_open(struct vfs *v, uint32_t dir, const char *path, size_t len, int flags,
              uint32_t mode)
 {
+    v->changes++;
     const int creat_excl = VFS_O_CREAT | VFS_O_EXCL;
     bool excl = (flags & creat_excl) == creat_excl;
     struct walk w;
@@ -91,6 +92,7 @@ int vfs_open(struct vfs *v, uint32_t dir, const char *path, size_t len, int flag
 
 int vfs_mkdir(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_t mode)
 {
+    v->changes++;
     struct walk w;
     struct vfs_node *n;
     int err = vfs_walk(v, dir, path, len, WALK_PARENT, &w);
@@ -104,6 +106,7 @@ int vfs_mkdir(struct vfs *v, uint32_t dir, const char *path, size_t len, uint32_
 int vfs_symlink(struct vfs *v, const char *target, size_t tlen,
                 uint32_t dir, const char *path, size_t len)
 {
+    v->changes++;
     struct walk w;
     struct vfs_node *n;
     if (tlen == 0)
@@ -149,6 +152,7 @@ int vfs_readlink(struct vfs *v, uint32_t dir, const char *path, size_t len,
 int vfs_link(struct vfs *v, uint32_t odir, const char *opath, size_t olen,
              uint32_t ndir, const char *npath, size_t nlen, int flags)
 {
+    v->changes++;
     struct vfs_node *old;
     struct walk w;
     int err = vfs_resolve(v, odir, opath, olen, (flags & VFS_FOLLOW) ? 0 : VFS_NOFOLLOW, &old);
@@ -170,6 +174,7 @@ int vfs_link(struct vfs *v, uint32_t odir, const char *opath, size_t olen,
 
 int vfs_unlink(struct vfs *v, uint32_t dir, const char *path, size_t len)
 {
+    v->changes++;
     struct walk w;
     int err = vfs_walk(v, dir, path, len, WALK_PARENT, &w);
     if (err)
@@ -191,6 +196,7 @@ int vfs_unlink(struct vfs *v, uint32_t dir, const char *path, size_t len)
 
 int vfs_rmdir(struct vfs *v, uint32_t dir, const char *path, size_t len)
 {
+    v->changes++;
     struct walk w;
     int err = vfs_walk(v, dir, path, len, WALK_PARENT, &w);
     if (err)
@@ -266,6 +272,7 @@ static int rename_checks(struct vfs *v, const struct walk *o, const struct walk 
 int vfs_rename(struct vfs *v, uint32_t odir, const char *opath, size_t olen,
                uint32_t ndir, const char *npath, size_t nlen)
 {
+    v->changes++;
     struct walk o, n;
     int err = vfs_walk(v, odir, opath, olen, WALK_PARENT, &o);
     if (err || (err = vfs_walk(v, ndir, npath, nlen, WALK_PARENT, &n)))

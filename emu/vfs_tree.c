@@ -178,6 +178,7 @@ bool handle_available(const struct vfs *v)
 
 int vfs_ref(struct vfs *v, uint32_t h)
 {
+    v->changes++;
     if (!handle_node(v, h))
         return -EBADF;
     if (v->handles[h].refs == UINT32_MAX)
@@ -188,6 +189,7 @@ int vfs_ref(struct vfs *v, uint32_t h)
 
 int vfs_close(struct vfs *v, uint32_t h)
 {
+    v->changes++;
     struct vfs_node *n = handle_node(v, h);
     if (!n)
         return -EBADF;

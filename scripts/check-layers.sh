@@ -46,10 +46,13 @@ ksyms         1
 symbols       1
 kernel_image  1
 addrspace     1
+addrspace_impl 1
+addrspace_save 1
 mm_costs      1
 vfs           1
 vfs_impl      1
 vfs_tree      1
+vfs_clone     1
 vfs_attr      1
 vfs_dir       1
 vfs_file      1

@@ -441,6 +441,10 @@ static const struct {
     { "lcall *%eax", { 0xff, 0xd8 }, 2, 0 },
     { "ljmp *%eax", { 0xff, 0xe8 }, 2, 0 },
     { "nop; nop; lock cmp", { 0x90, 0x90, 0xf0, 0x39, 0x00 }, 5, 2 },
+    /* into (OF clear: nothing) does not end the engine's block, though
+     * Capstone counts it among the interrupts (cpu fuzz target:
+     * crashes/cpu/machine-into-then-untranslatable) */
+    { "into; lcall *%eax", { 0xce, 0xff, 0xd8 }, 3, 1 },
 };
 
 START_TEST(untranslatable_instruction_is_an_invalid_opcode)

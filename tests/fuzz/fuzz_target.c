@@ -59,6 +59,7 @@ static void print_cpu_seconds(void)
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         fprintf(stderr, "stat::cpu_seconds:              %ld\n",
                 (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec));
+    fprintf(stderr, "stat::machine_builds:           %lu\n", fuzz_builds);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

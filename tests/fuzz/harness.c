@@ -189,6 +189,7 @@ struct kept {
 
 static struct kept *kept[FUZZ_NTARGETS][NCPUS];
 bool fuzz_fresh_boot;
+unsigned long fuzz_builds;
 
 struct input {
     const char *cpu;
@@ -298,6 +299,7 @@ static struct kept *build(const struct input *in, char *err, size_t errlen)
         return NULL;
     }
     k->sys_then = k->sys;
+    fuzz_builds++;
     return k;
 }
 

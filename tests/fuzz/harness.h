@@ -68,6 +68,10 @@ extern void (*fuzz_input_hook)(struct machine *m);
 /* Boot a machine for every input instead of restoring a kept one (to
  * compare the two). */
 extern bool fuzz_fresh_boot;
+/* Machines booted for the kept-machine runs: one per target and CPU model
+ * at first, and one more for each restore that failed (the fuzz targets
+ * print it; tests check that restores succeed). */
+extern unsigned long fuzz_builds;
 
 void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_result *r);
 /* Free the kept machines. */

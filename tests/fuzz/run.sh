@@ -45,6 +45,7 @@ for t in "$@"; do
     runs=${runs:-0}
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     cpu=$(sed -n 's/^stat::cpu_seconds: *//p' "$log" | tail -n 1)
+    builds=$(sed -n 's/^stat::machine_builds: *//p' "$log" | tail -n 1)
     total=$((total + runs))
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$log" | tail -n 1
     if [ "$rc" -ne 0 ]; then
@@ -52,7 +53,7 @@ for t in "$@"; do
         grep -E 'FINDING|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|Test unit written' "$log" | head -n 5
         status=1
     else
-        echo "fuzz $t: $runs runs, no findings (${rate:-?} exec/s, ${cpu:-?} CPU seconds)"
+        echo "fuzz $t: $runs runs, no findings (${rate:-?} exec/s, ${cpu:-?} CPU seconds, ${builds:-?} machines booted)"
     fi
 done
 echo "fuzz: $total runs in all"

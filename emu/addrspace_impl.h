@@ -1,0 +1,62 @@
+/*
+ * The address spaces' private structures, shared by their files:
+ *   addrspace.c       the window, the stores, switching, forking, the
+ *                     shared objects
+ *   addrspace_save.c  keeping all of it at one moment and going back there
+ */
+#ifndef EMU_ADDRSPACE_IMPL_H
+#define EMU_ADDRSPACE_IMPL_H
+
+/* after addrspace.h, which names what these hold (it does not include this
+ * file, nor this it: the units' includes have no cycle) */
+
+#define WINDOW_SIZE ((size_t)USER_SPACE_TOP)
+#define USER_PDES   (USER_SPACE_TOP >> 22)
+#define KEPT        (X86_PTE_PRESENT | PTE_SW_PROTNONE)
+#define TOMBSTONE   UINT32_MAX /* a code page forgotten, its slot still probed past */
+
+struct as_piece {              /* [start, start + npages pages) shows object obj */
+    uint32_t start, npages;
+    uint32_t obj, pgoff;
+};
+
+struct as_space {
+    bool used;
+    uint32_t pgd;
+    uint8_t *store;            /* reserved; holds the bytes while not current */
+    struct as_piece *pieces;   /* sorted by start */
+    uint32_t npieces, cap;
+};
+
+struct shm_obj {
+    bool used;
+    uint8_t *data;
+    uint32_t npages, held;
+    uint8_t *touched;          /* one bit per page: it has bytes */
+};
+
+struct addrspaces {
+    uint8_t *window;
+    struct as_space *cur;
+    struct as_space spaces[AS_MAX];
+    struct shm_obj objs[AS_SHM_MAX];
+    bool track_code;
+    uint32_t code[AS_CODE_PAGES]; /* page numbers + 1; 0 is empty */
+    uint32_t ncode;
+    bool code_overflow;
+    uint32_t last_code;
+    struct as_stats stats;
+    /* Bumped by every change to what lives outside the window (a store, a
+     * shared object, the pieces, which space is current): as_restore
+     * rebuilds those only if it moved. */
+    uint64_t epoch;
+    const struct as_window_watch *watch;
+    void *watch_ctx;
+};
+
+/* addrspace.c */
+uint8_t *as_new_store(void);
+void as_space_drop(struct as_space *s);
+void as_obj_drop(struct shm_obj *o);
+
+#endif
