@@ -24,7 +24,8 @@
  *  4. An access to an address with no host memory behind it stops the
  *     engine with an error instead of raising #PF: the engine checks the
  *     backing before it walks the page tables. engine_back_memory() backs
- *     all 4 GiB; the guest's page tables decide what exists. Tests:
+ *     all 4 GiB; the guest's page tables decide what exists. (2.1 walks
+ *     the page tables first and raises the #PF.) Tests:
  *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
  *     test_trap faults hole-read (a #PF at 0xe0000000).
  *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
@@ -57,6 +58,7 @@
  *     encodings a CPU rejects with #UD (lock cmp, lock cmps, a far call or
  *     jump through a register). engine_run() runs with SIGABRT caught and
  *     says so; the machine then runs up to the culprit and raises #UD.
+ *     (2.1 reports them as invalid, 7, but runs lock cmpsb as cmpsb.)
  *     Tests: test_engine a_translator_abort_is_survived, test_robustness
  *     untranslatable_instruction_is_an_invalid_opcode.
  * 11. CPUID answers as the engine's default CPU (leaf 1 EDX 0x07088100: no

@@ -413,19 +413,22 @@ END_TEST
  * ("tcg fatal error", SIGABRT). A CPU raises #UD for each; so does the
  * machine now (machine.c, run_engine). The engine still prints its own
  * line first, so only the last line is the emulator's report.
+ * Unicorn 2.1 raises #UD for all but lock cmpsb, which it runs as cmpsb
+ * (docs/unicorn.md, quirk 10): with ESI 0 that reads page 0, a #PF.
  */
 static const struct {
     const char *name;
     uint8_t code[8];
     uint32_t len, ud_offset;
+    bool runs_on_21;
 } untranslatable[] = {
-    { "lock cmp %al,(%eax)", { 0xf0, 0x38, 0x00 }, 3, 0 },
-    { "lock cmp %eax,(%eax)", { 0xf0, 0x39, 0x00 }, 3, 0 },
-    { "lock cmpsb", { 0xf0, 0xa6 }, 2, 0 },
-    { "lock cmpl $1,(%eax)", { 0xf0, 0x83, 0x38, 0x01 }, 4, 0 },
-    { "lcall *%eax", { 0xff, 0xd8 }, 2, 0 },
-    { "ljmp *%eax", { 0xff, 0xe8 }, 2, 0 },
-    { "nop; nop; lock cmp", { 0x90, 0x90, 0xf0, 0x39, 0x00 }, 5, 2 },
+    { "lock cmp %al,(%eax)", { 0xf0, 0x38, 0x00 }, 3, 0, false },
+    { "lock cmp %eax,(%eax)", { 0xf0, 0x39, 0x00 }, 3, 0, false },
+    { "lock cmpsb", { 0xf0, 0xa6 }, 2, 0, true },
+    { "lock cmpl $1,(%eax)", { 0xf0, 0x83, 0x38, 0x01 }, 4, 0, false },
+    { "lcall *%eax", { 0xff, 0xd8 }, 2, 0, false },
+    { "ljmp *%eax", { 0xff, 0xe8 }, 2, 0, false },
+    { "nop; nop; lock cmp", { 0x90, 0x90, 0xf0, 0x39, 0x00 }, 5, 2, false },
 };
 
 START_TEST(untranslatable_instruction_is_an_invalid_opcode)
@@ -436,6 +439,12 @@ START_TEST(untranslatable_instruction_is_an_invalid_opcode)
     tiny_elf_init(&e, 0, 0);
     tiny_elf_set_code(&e, untranslatable[_i].code, untranslatable[_i].len);
     emu(&r, "run", write_file("ud.elf", e.bytes, e.size), NULL);
+    if (untranslatable[_i].runs_on_21 && unicorn_at_least(2, 1)) {
+        assert_page_fault(&r, TINY_BASE + TINY_CODE + untranslatable[_i].ud_offset, 0,
+                          X86_PF_USER, untranslatable[_i].name);
+        emu_result_free(&r);
+        return;
+    }
     ck_assert_msg(r.status == 132, "%s: exit %d; stderr: %s", untranslatable[_i].name, r.status,
                   r.err);
     snprintf(want, sizeof want, ": killed by SIGILL: #UD invalid opcode at eip %08x, error 0\n",
