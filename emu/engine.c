@@ -89,6 +89,66 @@ static int run_until_fault(uc_engine *uc, uint32_t addr, struct probe_state *ps)
     return ps->faults == before + 1 ? 0 : -1;
 }
 
+/* ---- quirk 14: where the saved context keeps the CPL ---- */
+
+#define HF_CPL_BITS 3u
+#define HF_CS32_SS32 0x30u   /* two more hidden flags a 32-bit CPU has set */
+#define PROBE_KDS 0x08       /* GDT entry 1: ring-0 data */
+#define PROBE_UDS 0x13       /* GDT entry 2: ring-3 data, RPL 3 */
+
+/* 2.1 and later: an API write of CR0 goes through the CPU's own update. */
+static bool cr0_write_flushes(void)
+{
+    unsigned major, minor;
+    uc_version(&major, &minor);
+    return major > 2 || (major == 2 && minor >= 1);
+}
+
+static bool ss_loads(uc_engine *uc, uint32_t sel)
+{
+    return uc_reg_write(uc, UC_X86_REG_SS, &sel) == UC_ERR_OK;
+}
+
+/*
+ * The word of the context whose low bits are the CPL: with them set to 3
+ * and the context restored, SS takes the ring-3 selector and refuses the
+ * ring-0 one; set back to 0, it takes the ring-0 one again.
+ */
+static bool find_cpl(uc_engine *uc, uc_context *ctx, size_t n, size_t *found)
+{
+    const uint64_t kds = 0x00cf92000000ffffull, uds = 0x00cff2000000ffffull;
+    uc_context *base = NULL;
+    bool ok = false;
+
+    uc_mem_write(uc, PROBE_GDT + PROBE_KDS, &kds, sizeof kds);
+    uc_mem_write(uc, PROBE_GDT + (PROBE_UDS & ~3), &uds, sizeof uds);
+    if (!ss_loads(uc, PROBE_KDS) || uc_context_alloc(uc, &base) != UC_ERR_OK)
+        return false;
+    uc_context_save(uc, base);
+    for (size_t off = 0; off + 4 <= n && !ok; off += 4) {
+        uint32_t w;
+        memcpy(&w, (uint8_t *)base + off, sizeof w);
+        if ((w & HF_CPL_BITS) || (w & HF_CS32_SS32) != HF_CS32_SS32)
+            continue;
+        memcpy(ctx, base, n);
+        w |= HF_CPL_BITS;
+        memcpy((uint8_t *)ctx + off, &w, sizeof w);
+        uc_context_restore(uc, ctx);
+        if (!ss_loads(uc, PROBE_KDS) && ss_loads(uc, PROBE_UDS)) {
+            uc_context_save(uc, ctx);
+            w &= ~HF_CPL_BITS;
+            memcpy((uint8_t *)ctx + off, &w, sizeof w);
+            uc_context_restore(uc, ctx);
+            ok = ss_loads(uc, PROBE_KDS);
+        }
+        uc_context_restore(uc, base);
+        if (ok)
+            *found = off;
+    }
+    uc_context_free(base);
+    return ok;
+}
+
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
 {
     const uint16_t sel1 = 0x1238, sel2 = 0x2ab0;
@@ -136,6 +196,8 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
                 layout->context_size = n;
                 layout->old_exception_offset = oe;
                 layout->error_code_offset = ec;
+                layout->raise_by_context = cr0_write_flushes() &&
+                    find_cpl(uc, ps.ctx, n, &layout->cpl_offset);
                 rc = 0;
                 goto out;
             }
@@ -172,14 +234,33 @@ uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
 /*
  * A real-mode load of SS (PE briefly clear; the API's CR0 write has no
  * side effects on 2.0.1) makes the CPL 0; with PE back on, CS and SS then
- * load from the GDT with full checks.
+ * load from the GDT with full checks. On 2.1, where that CR0 write flushes
+ * the TLB, the CPL is set to 0 in the saved context instead.
  */
-bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp)
+static uc_err cpl0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l)
+{
+    uint32_t w;
+    uc_err e = uc_context_save(uc, ctx);
+    memcpy(&w, (uint8_t *)ctx + l->cpl_offset, sizeof w);
+    w &= ~HF_CPL_BITS;
+    memcpy((uint8_t *)ctx + l->cpl_offset, &w, sizeof w);
+    return e == UC_ERR_OK ? uc_context_restore(uc, ctx) : e;
+}
+
+static uc_err cpl0_by_real_mode(uc_engine *uc)
 {
     uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0), zero = 0;
     engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PE);
-    uc_err e1 = uc_reg_write(uc, UC_X86_REG_SS, &zero);
+    uc_err e = uc_reg_write(uc, UC_X86_REG_SS, &zero);
     engine_reg_write(uc, UC_X86_REG_CR0, cr0);
+    return e;
+}
+
+bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                        uint16_t cs, uint16_t ss, uint32_t esp)
+{
+    uc_err e1 = layout->raise_by_context ? cpl0_by_context(uc, ctx, layout)
+                                         : cpl0_by_real_mode(uc);
     uint32_t cs32 = cs, ss32 = ss;
     uc_err e2 = uc_reg_write(uc, UC_X86_REG_CS, &cs32);
     uc_err e3 = uc_reg_write(uc, UC_X86_REG_SS, &ss32);

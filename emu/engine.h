@@ -75,8 +75,12 @@
  *     does not (3). Test: as 3.
  * 14. A write of CR0 through the API has no side effects on 2.0.1 (no TLB
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
- *     the TLB and the jump cache: still correct, but every ring raise then
- *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
+ *     the TLB and the jump cache, so a ring raise would cost a flush (40%
+ *     of a getpid loop's host time). There engine_enter_ring0() instead
+ *     sets the CPL in the saved CPU context (where: found by
+ *     engine_probe_layout()) and restores it, then loads CS and SS.
+ *     Tests: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS); test_engine
+ *     probe_finds_the_cpl_where_a_cr0_write_would_flush.
  * 15. Translations are cached by address (the guest-physical page, here the
  *     virtual one), and the engine only notices a change of a page's bytes
  *     made through its own stores. When the emulator replaces the bytes of
@@ -103,6 +107,8 @@ struct engine_layout {
     size_t context_size;
     size_t error_code_offset;
     size_t old_exception_offset;
+    size_t cpl_offset;        /* the word whose low two bits are the CPL (14) */
+    bool raise_by_context;    /* engine_enter_ring0 sets the CPL there (2.1) */
 };
 
 /* What the engine reported instead of raising an exception (quirks 5, 7);
@@ -120,8 +126,10 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
 /* The pending exception's error code; marks no exception in flight. */
 uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
                                const struct engine_layout *layout);
-/* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
-bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
+/* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp; ctx is
+ * scratch. */
+bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                        uint16_t cs, uint16_t ss, uint32_t esp);
 /* Back every guest address with host memory. 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
 /* Note invalid opcodes and accesses past 4 GiB in r. 0 or -1. */
