@@ -25,6 +25,7 @@ void block_free(struct block *b)
         return;
     free(b->bytes);
     free(b->insns);
+    free(b->text);
     free(b);
 }
 
@@ -278,6 +279,32 @@ const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_
         }
     }
     return NULL;
+}
+
+/* The text is a memo of the block's own bytes: it changes nothing the block
+ * means, so a const block may keep it. */
+const char *block_insn_text(struct block_cache *bc, const struct block *cb, uint32_t index)
+{
+    struct block *b = (struct block *)cb;
+    if (index >= b->ninsns)
+        return "?";
+    if (!b->text) {
+        cs_insn *insn = NULL;
+        b->text = calloc(b->ninsns, sizeof *b->text);
+        if (!b->text)
+            return "?";
+        size_t n = cs_disasm(bc->capstone, b->bytes, b->size, b->addr, 0, &insn);
+        for (uint32_t i = 0; i < b->ninsns; i++) {
+            if (i < n && insn[i].address == b->insns[i].addr)
+                snprintf(b->text[i], sizeof b->text[i], "%s%s%s", insn[i].mnemonic,
+                         insn[i].op_str[0] ? " " : "", insn[i].op_str);
+            else
+                snprintf(b->text[i], sizeof b->text[i], "?");
+        }
+        if (insn)
+            cs_free(insn, n);
+    }
+    return b->text[index];
 }
 
 uint64_t block_prefix_cost(const struct block *b, uint32_t index)

@@ -32,6 +32,8 @@ struct insn {
     uint32_t cost;       /* centicycles charged at block entry */
 };
 
+#define INSN_TEXT_MAX 200   /* a Capstone mnemonic, a space and the operands */
+
 struct block {
     uint32_t addr, size;
     uint32_t ninsns;
@@ -39,6 +41,8 @@ struct block {
     uint8_t specials;    /* OR of the insns' SPECIAL_* flags */
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
     struct insn *insns;
+    char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
+                                      asked for (traces); goes with the block */
 };
 
 struct block_cache {
@@ -61,6 +65,9 @@ int classify_insn(const cs_insn *insn, uint8_t *flags);
 const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_t *index);
 /* Centicycles of insns [0, index) of b. */
 uint64_t block_prefix_cost(const struct block *b, uint32_t index);
+/* "mnemonic operands" of the block's index-th instruction, disassembled
+ * once per block ("?" if it cannot be). */
+const char *block_insn_text(struct block_cache *bc, const struct block *b, uint32_t index);
 
 /* Can Capstone decode the instruction at addr? */
 bool decodable(struct block_cache *bc, const struct guest_memory *mem, uint32_t addr);

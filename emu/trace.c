@@ -313,14 +313,8 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
     if (!trace_in_window(t, end - in->cost, end))
         return;
     struct trace_insn *p = &t->pending;
-    const uint8_t *code = guest_ptr(&m->mem, addr, size);
-    cs_insn *ci = NULL;
-    snprintf(p->text, sizeof p->text, "?");
-    if (code && cs_disasm(m->blocks.capstone, code, size, addr, 1, &ci) == 1) {
-        snprintf(p->text, sizeof p->text, "%s%s%s", ci->mnemonic, ci->op_str[0] ? " " : "",
-                 ci->op_str);
-        cs_free(ci, 1);
-    }
+    (void)size;
+    snprintf(p->text, sizeof p->text, "%s", block_insn_text(&m->blocks, m->cur_block, index));
     p->addr = addr;
     p->kernel = kernel;
     p->start = end - in->cost;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "machine.h"
+#include "decode.h"
 #include "symbols.h"
 #include "syscalls.h"
 #include "trace_json.h"
@@ -36,7 +37,7 @@ struct trace_insn {
     uint32_t addr;
     bool kernel;
     uint64_t start, end;        /* centicycles */
-    char text[200];
+    char text[INSN_TEXT_MAX];   /* a copy: the block may go before this is written */
 };
 
 struct trace {
