@@ -266,7 +266,7 @@ plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 # documents; nothing else is read at run time.
 PREFIX ?= /usr/local
 DESTDIR ?=
-DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md
+DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md docs/performance.md
 install: $(EMU)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/doc/sysemu/docs
