@@ -245,7 +245,7 @@ static void retranslate_present(void *ctx, uint32_t va, uint32_t *pte)
 {
     struct retranslate_ctx *c = ctx;
     if ((*pte & X86_PTE_PRESENT) && va >= c->lo && va < c->hi) {
-        engine_retranslate(c->uc, va, PAGE_SIZE);
+        engine_retranslate_page(c->uc, va);
         c->pages++;
     }
 }
@@ -281,7 +281,7 @@ static void drop_code(struct addrspaces *as, uc_engine *uc, const struct guest_m
             continue;
         const uint32_t *pte = pte_of(mem, pgd, va);
         if (pte && (*pte & X86_PTE_PRESENT))
-            engine_retranslate(uc, va, PAGE_SIZE);
+            engine_retranslate_page(uc, va);
         as->stats.code_pages_dropped++;
         if (!all)
             as->code[i] = TOMBSTONE;   /* its slot is still probed past */
@@ -327,7 +327,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
             continue;
         }
         if (present)
-            engine_retranslate(uc, va, PAGE_SIZE);
+            engine_retranslate_page(uc, va);
         as->stats.code_pages_dropped++;
     }
     memset(as->code, 0, sizeof as->code);

@@ -2,66 +2,55 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "metrics.h"
+#include "../guest/x86.h"
+#include "engine.h"
 #include "names.h"
 #include "run.h"
-#include "syscall_nr.h"
 
-#define MAX_RUNS 8
-
-struct run_result {
-    char spec[64];
-    struct cpu_config cpu;
-    int status;
-    char message[512];
-    uint64_t cycles, insns, sysenter, int80, sysexits, irets, vsyscall_calls;
-    uint32_t nr;               /* the program's most frequent system call */
-    struct syscall_stat stat;  /* of nr, on the path it took */
-    double per_call;           /* cycles per call of nr, as the caller sees it */
-    const char *path;
-    struct metric metrics[METRICS_MAX];   /* what the program reported */
-    int nmetrics;
-};
-
-static uint32_t most_frequent(const struct syscall_tracker *t, int *path)
+static uint32_t most_frequent(const struct syscall_tracker *t)
 {
     uint64_t best = 0;
     uint32_t nr = 0;
-    *path = PATH_INT80;
-    for (int p = 0; p < PATH_TRAP; p++)
-        for (uint32_t i = 0; i < SYSCALL_STATS_MAX; i++)
-            if (t->stats[p][i].calls > best) {
-                best = t->stats[p][i].calls;
-                nr = i;
-                *path = p;
-            }
+    for (uint32_t i = 0; i < SYSCALL_STATS_MAX; i++) {
+        uint64_t calls = t->stats[PATH_INT80][i].calls + t->stats[PATH_SYSENTER][i].calls;
+        if (calls > best) {
+            best = calls;
+            nr = i;
+        }
+    }
     return nr;
 }
 
-static void collect(struct run_result *r, const struct machine *m,
-                    const struct syscall_tracker *t)
+static void collect(struct compare_run *r, const struct machine *m,
+                    const struct syscall_tracker *t, const struct tsc_spans *s, int want)
 {
-    int path;
+    static const int ways[][2] = { { PATH_SYSENTER, VIA_PAGE }, { PATH_INT80, VIA_PAGE },
+                                   { PATH_INT80, VIA_INLINE }, { PATH_SYSENTER, VIA_INLINE } };
     r->cycles = m->cycles;
-    r->insns = m->insns;
-    r->sysenter = t->by_path[PATH_SYSENTER];
-    r->int80 = t->by_path[PATH_INT80];
-    r->sysexits = t->returns_sysexit;
-    r->irets = t->returns_iret;
-    r->vsyscall_calls = t->vsyscall_calls;
-    r->nr = most_frequent(t, &path);
-    r->path = path == PATH_SYSENTER ? "sysenter" : "int80";
-    r->stat = t->stats[path][r->nr];
-    /* Through the vsyscall page, a call costs from the call instruction to
-     * the return; otherwise from the trapping instruction to user mode. */
-    if (t->vsyscall_by_nr[r->nr].calls)
-        r->per_call = (double)t->vsyscall_by_nr[r->nr].cycles / 100.0 /
-                      (double)t->vsyscall_by_nr[r->nr].calls;
-    else if (r->stat.calls)
-        r->per_call = (double)r->stat.total / 100.0 / (double)r->stat.calls;
+    r->nr = want >= 0 ? (uint32_t)want : most_frequent(t);
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        const struct call_row *cr = call_row_of(t, r->nr, ways[w][0], ways[w][1]);
+        if (!cr || !cr->calls)
+            continue;
+        struct compare_row *row = &r->rows[r->nrows++];
+        row->path = cr->path;
+        row->via = cr->via;
+        row->calls = cr->calls;
+        row->per_call = (double)cr->cycles / 100.0 / (double)cr->calls;
+        row->stat = t->stats[cr->path][r->nr];
+        row->measure.table = r->cpu.model->table;
+        for (int c = 0; c < NCLASSES; c++)
+            row->measure.counts[c] = (double)cr->classes[c] / (double)cr->calls;
+    }
+    for (int k = 1; k <= spans_count(s) && r->nspans < COMPARE_MAX_SPANS; k++)
+        span_get(s, k, &r->spans[r->nspans++]);
+    model_point_of(&r->cpu, &r->point);
+    /* The kernel writes SYSENTER_CS only where it decided to use SEP. */
+    r->sep_used = (engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff) != 0;
 }
 
-static void run_one(const struct run_options *base, const char *spec, struct run_result *r)
+static void run_one(const struct run_options *base, const char *spec, int want,
+                    struct compare_run *r)
 {
     struct run_options opts = *base;
     struct output_capture out = { calloc(1, 1 << 16), 0, 1 << 16 };
@@ -70,186 +59,267 @@ static void run_one(const struct run_options *base, const char *spec, struct run
     opts.capture = out.text ? &out : NULL;
     struct machine *m = calloc(1, sizeof *m);
     struct syscall_tracker *t = calloc(1, sizeof *t);
+    struct tsc_spans *s = calloc(1, sizeof *s);
     snprintf(r->spec, sizeof r->spec, "%s", spec);
-    if (!m || !t) {
+    if (!m || !t || !s) {
         r->status = 125;
         snprintf(r->message, sizeof r->message, "out of memory");
-        free(m);
-        free(t);
-        return;
+        goto out;
     }
     r->status = machine_init(m, &opts);
-    if (r->status == 0 && syscalls_attach(t, m))
+    if (r->status == 0 && (syscalls_attach(t, m) || spans_attach(s, m, t)))
         r->status = machine_fail(m, 125, "cannot track system calls");
     if (r->status == 0) {
         r->status = machine_run(m);
         r->cpu = m->cpu;
-        collect(r, m, t);
+        collect(r, m, t, s, want);
     }
     if (r->status != 0)
         snprintf(r->message, sizeof r->message, "%s", m->message);
     if (out.text)
         r->nmetrics = metrics_parse(out.text, r->metrics, METRICS_MAX);
-    free(out.text);
     machine_destroy(m);
+out:
+    free(out.text);
     free(m);
     free(t);
+    free(s);
 }
 
-static double mean(uint64_t sum, uint64_t n)
+/* "MODEL:CLASS=N" applies to MODEL's runs, "CLASS=N" to every run. */
+static bool cost_applies(const char *cost, const char *model)
 {
-    return n ? (double)sum / 100.0 / (double)n : 0.0;
+    const char *colon = strchr(cost, ':'), *eq = strchr(cost, '=');
+    if (!colon || (eq && eq < colon))
+        return true;
+    size_t len = (size_t)(colon - cost);
+    return strlen(model) == len && !strncmp(cost, model, len);
 }
 
-static void print_table(const struct run_result *rs, int n, FILE *f)
+static bool model_modified(const struct run_options *base, const char *model)
 {
-    fprintf(f, "%-16s %-4s %-9s %8s %12s %9s %9s %9s %14s\n", "cpu", "SEP", "path",
-            "calls", "cycles/call", "entry", "body", "exit", "total cycles");
+    for (int c = 0; c < base->ncost_overrides; c++)
+        if (cost_applies(base->cost_overrides[c], model))
+            return true;
+    return false;
+}
+
+void print_interval(FILE *f, const struct interval *iv, int decimals)
+{
+    fprintf(f, "%.*f [%.*f, %.*f]", decimals, iv->value, decimals, iv->low, decimals, iv->high);
+}
+
+void print_movers(FILE *f, const struct mover movers[NMOVERS], int decimals)
+{
+    struct cost_input in[NINPUTS];
+    cost_inputs(in);
+    fprintf(f, "    moved most by:");
+    for (int k = 0; k < NMOVERS && movers[k].input >= 0; k++)
+        fprintf(f, "%s %s %.*f..%.*f", k ? ";" : "", in[movers[k].input].name, decimals,
+                movers[k].at_low, decimals, movers[k].at_high);
+    fprintf(f, "%s\n", movers[0].input < 0 ? " nothing (every input is fixed)" : "");
+}
+
+/* on: the kernel uses sysenter; off: CPUID does not report SEP; unused:
+ * CPUID reports it and the kernel did not enable it. */
+static const char *sep_label(const struct compare_run *r)
+{
+    return !r->cpu.sep_reported ? "off" : r->sep_used ? "on" : "unused";
+}
+
+static void print_table(const struct compare_run *rs, int n, FILE *f)
+{
+    fprintf(f, "%-16s %-6s %-9s %-7s %8s %12s %-20s %9s %9s %9s %14s\n", "cpu", "SEP", "path",
+            "via", "calls", "cycles/call", " [interval]", "entry", "body", "exit",
+            "total cycles");
     for (int i = 0; i < n; i++) {
-        const struct run_result *r = &rs[i];
-        const struct syscall_stat *s = &r->stat;
-        fprintf(f, "%-16s %-4s %-9s %8" PRIu64 " %12.1f %9.1f %9.1f %9.1f %14" PRIu64 "\n",
-                r->spec, r->cpu.sep_works ? "on" : "off", r->path, s->calls, r->per_call,
-                mean(s->entry, s->calls), mean(s->body, s->calls), mean(s->exit, s->calls),
-                r->cycles / 100);
+        const struct compare_run *r = &rs[i];
+        char none[64];
+        if (r->nrows == 0) {
+            snprintf(none, sizeof none, "(no %s call returned)", syscall_name(r->nr));
+            fprintf(f, "%-16s %-6s %-76s %14" PRIu64 "\n", r->spec, sep_label(r), none,
+                    r->cycles / 100);
+        }
+        for (int k = 0; k < r->nrows; k++) {
+            const struct compare_row *row = &r->rows[k];
+            const struct syscall_stat *s = &row->stat;
+            struct interval iv;
+            struct mover mv[NMOVERS];
+            char bracket[32];
+            interval_of(&row->measure, NULL, &r->point, &iv, mv);
+            snprintf(bracket, sizeof bracket, "[%.1f, %.1f]", iv.low, iv.high);
+            fprintf(f, "%-16s %-6s %-9s %-7s %8" PRIu64 " %12.1f %-20s %9.1f %9.1f %9.1f",
+                    r->spec, sep_label(r), sys_path_name(row->path), sys_via_name(row->via),
+                    row->calls, row->per_call, bracket, compare_mean(s->entry, s->calls),
+                    compare_mean(s->body, s->calls), compare_mean(s->exit, s->calls));
+            if (k == 0)
+                fprintf(f, " %14" PRIu64, r->cycles / 100);
+            fprintf(f, "\n");
+        }
     }
 }
 
-/* The published figures for the same experiment, to print beside ours. */
-static const char *article_note(const char *model, uint32_t nr)
+static void print_notes(const struct compare_run *rs, int n, FILE *f)
 {
-    bool p4 = !strcmp(model, "pentium4"), p3 = !strcmp(model, "pentium3");
-    /* today's libcs implement gettimeofday() with clock_gettime(64) */
-    bool time_of_day = nr == SYS_gettimeofday || nr == SYS_clock_gettime ||
-                       nr == SYS_clock_gettime64;
-    bool getppid = nr == SYS_getppid || nr == SYS_getpid;
-    if (p4 && time_of_day)
-        return "published: article \"just over half the time\"; "
-               "Linus's P4: 1280.4 / 2415.7 cycles = 0.53 (not used by the model)";
-    if (p4 && getppid)
-        return "published: Linus's P4 getppid 641 / 1761 cycles = 0.36 "
-               "(the model's calibration point)";
-    if (p3 && time_of_day)
-        return "published: article \"a factor of 1.2\"; "
-               "Linus's PIII: 561.7 / 686.2 cycles = 0.82 (not used by the model)";
-    if (p3 && getppid)
-        return "published: no P6 sysenter getppid figure; int $0x80 null call "
-               "~320 cycles (lmbench, the model's calibration point)";
+    fprintf(f, "\ncycles/call: from the call into the vsyscall page to its return (via page), or\n"
+               "from the trapping instruction to the return to user mode (via inline), as the\n"
+               "caller sees it; [interval]: over the ranges of the cost rows and the calibration\n"
+               "figures (docs/cost-model.md); entry: from the trapping instruction to the\n"
+               "dispatch call; body: the handler; exit: from the handler's return to user mode.\n"
+               "Means over the calls of the compared system call that went that way.\n");
+    for (int i = 0; i < n; i++)
+        if (!strcmp(sep_label(&rs[i]), "unused")) {
+            fprintf(f, "SEP unused: CPUID reports SEP, but the kernel did not enable it "
+                       "(Linux 2.5.53\nignores SEP on family 6, model < 3, stepping < 3: "
+                       "the Pentium Pro).\n");
+            break;
+        }
+    fprintf(f, "\n");
+}
+
+static const struct compare_row *row_of(const struct compare_run *r, int path, int via)
+{
+    for (int k = 0; k < r->nrows; k++)
+        if (r->rows[k].path == path && r->rows[k].via == via)
+            return &r->rows[k];
     return NULL;
 }
 
-static void print_ratios(const struct run_result *rs, int n, bool article, FILE *f)
+struct ratios {
+    char text[COMPARE_MAX_RATIOS][160];
+    int n;
+};
+
+static void print_ratio(const struct compare_run *fr, const struct compare_row *fast,
+                        const struct compare_run *sr, const struct compare_row *slow,
+                        struct ratios *out, FILE *f)
+{
+    struct interval iv;
+    struct mover mv[NMOVERS];
+    char line[160];
+    interval_of(&fast->measure, &slow->measure, &fr->point, &iv, mv);
+    snprintf(line, sizeof line, "%s %s: sysenter %.1f / int80 %.1f cycles = %.3f of the time "
+             "[%.3f, %.3f] (%.2fx faster)", fr->cpu.model->name, syscall_name(fr->nr),
+             fast->per_call, slow->per_call, iv.value, iv.low, iv.high,
+             iv.value > 0 ? 1.0 / iv.value : 0);
+    fprintf(f, "%s\n", line);
+    if (out->n < COMPARE_MAX_RATIOS)
+        snprintf(out->text[out->n++], sizeof out->text[0], "%s", line);
+    fprintf(f, "    sysenter: %" PRIu64 " %s calls on %s; int80: %" PRIu64 " %s calls on %s\n",
+            fast->calls, sys_via_name(fast->via), fr->spec, slow->calls,
+            sys_via_name(slow->via), sr->spec);
+    print_movers(f, mv, 3);
+}
+
+/*
+ * A ratio only between calls that went different ways: within a run, its
+ * sysenter calls through the page against its inline int $0x80 calls (the
+ * shape of Linus's test); across a model's run with SEP and one without, the
+ * sysenter calls of one against the int80 calls of the other made the same
+ * way (both through the page, or both inline).
+ */
+static void print_ratios(const struct compare_run *rs, int n, struct ratios *out, FILE *f)
 {
     for (int i = 0; i < n; i++) {
-        const struct run_result *fast = &rs[i];
-        if (!fast->cpu.sep_works || !fast->per_call)
-            continue;
+        const struct compare_run *fr = &rs[i];
+        const struct compare_row *fast = row_of(fr, PATH_SYSENTER, VIA_PAGE);
+        const struct compare_row *slow = row_of(fr, PATH_INT80, VIA_INLINE);
+        if (fast && slow)
+            print_ratio(fr, fast, fr, slow, out, f);
         for (int j = 0; j < n; j++) {
-            const struct run_result *slow = &rs[j];
-            if (slow->cpu.model != fast->cpu.model || slow->cpu.sep_works || !slow->per_call)
+            const struct compare_run *sr = &rs[j];
+            if (sr->cpu.model != fr->cpu.model || sr->nr != fr->nr || j == i)
                 continue;
-            double ratio = fast->per_call / slow->per_call;
-            fprintf(f, "%s %s: sysenter %.1f / int80 %.1f cycles = %.2f of the time "
-                    "(%.2fx faster)\n", fast->cpu.model->name, syscall_name(fast->nr),
-                    fast->per_call, slow->per_call, ratio, 1.0 / ratio);
-            const char *note = article ? article_note(fast->cpu.model->name, fast->nr) : NULL;
-            if (note)
-                fprintf(f, "    %s\n", note);
+            for (int via = 0; via < NVIAS; via++) {
+                fast = row_of(fr, PATH_SYSENTER, via);
+                slow = row_of(sr, PATH_INT80, via);
+                /* the same calls in both runs: one went by sysenter, one did not */
+                if (fast && slow && !row_of(sr, PATH_SYSENTER, via) &&
+                    !row_of(fr, PATH_INT80, via))
+                    print_ratio(fr, fast, sr, slow, out, f);
+            }
         }
     }
+    if (out->n == 0 && n > 0)
+        fprintf(f, "no ratio: on each model the %s calls went one way only; a ratio needs a\n"
+                   "model's sysenter calls beside int80 calls of the same model (add it without\n"
+                   "SEP: --cpus '%s;%s,-sep')\n", syscall_name(rs[0].nr),
+                rs[0].cpu.model->name, rs[0].cpu.model->name);
 }
 
-static int write_svg(const char *path, const struct run_result *rs, int n)
+static void print_banner(const struct run_options *base, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    double max = 1;
-    for (int i = 0; i < n; i++)
-        if (rs[i].per_call > max)
-            max = rs[i].per_call;
-    int w = 720, bar = 36, gap = 18, left = 150, top = 50;
-    int h = top + n * (bar + gap) + 60;
-    double scale = (w - left - 120) / max;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "font-family=\"sans-serif\" font-size=\"13\">\n", w, h);
-    fprintf(f, "<text x=\"10\" y=\"24\" font-size=\"16\">cycles per %s call "
-            "(entry / body / exit / user)</text>\n", n ? syscall_name(rs[0].nr) : "");
-    static const char *colors[4] = { "#d95f02", "#1b9e77", "#7570b3", "#bbbbbb" };
-    for (int i = 0; i < n; i++) {
-        const struct run_result *r = &rs[i];
-        const struct syscall_stat *s = &r->stat;
-        double parts[4] = { mean(s->entry, s->calls), mean(s->body, s->calls),
-                            mean(s->exit, s->calls), 0 };
-        parts[3] = r->per_call - parts[0] - parts[1] - parts[2];
-        if (parts[3] < 0)
-            parts[3] = 0;
-        int y = top + i * (bar + gap);
-        fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y + bar / 2 + 5, r->spec);
-        double x = left;
-        for (int p = 0; p < 4; p++) {
-            fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-                    x, y, parts[p] * scale, bar, colors[p]);
-            x += parts[p] * scale;
-        }
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n", x + 6, y + bar / 2 + 5,
-                r->per_call);
-    }
-    static const char *labels[4] = { "entry", "body", "exit", "user (stub)" };
-    for (int p = 0; p < 4; p++) {
-        int x = left + p * 120, y = h - 30;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>"
-                "<text x=\"%d\" y=\"%d\">%s</text>\n", x, y, colors[p], x + 20, y + 12,
-                labels[p]);
-    }
-    fputs("</svg>\n", f);
-    return fclose(f) ? -1 : 0;
+    if (base->ncost_overrides == 0)
+        return;
+    fprintf(f, "costs overridden:");
+    for (int c = 0; c < base->ncost_overrides; c++)
+        fprintf(f, " %s", base->cost_overrides[c]);
+    fprintf(f, "\nthis is a modified model, not the sourced one (docs/cost-model.md); its "
+               "figures are\nnot compared with published ones.\n\n");
 }
 
-int compare_main(const struct run_options *base, const char *cpus, bool article,
-                 const char *svg_path)
+static int run_all(const struct run_options *base, const struct compare_options *co,
+                   struct compare_run *rs, int *n)
 {
-    struct run_result rs[MAX_RUNS];
     char list[512];
-    int n = 0;
-    snprintf(list, sizeof list, "%s", cpus ? cpus : DEFAULT_COMPARE_CPUS);
-    memset(rs, 0, sizeof rs);
+    snprintf(list, sizeof list, "%s", co->cpus ? co->cpus : DEFAULT_COMPARE_CPUS);
     for (char *save = NULL, *spec = strtok_r(list, ";", &save); spec;
          spec = strtok_r(NULL, ";", &save)) {
-        if (n == MAX_RUNS) {
-            fprintf(stderr, "emu: compare: at most %d models\n", MAX_RUNS);
+        if (*n == COMPARE_MAX_RUNS) {
+            fprintf(stderr, "emu: compare: at most %d models\n", COMPARE_MAX_RUNS);
             return 2;
         }
-        run_one(base, spec, &rs[n]);
-        if (rs[n].status != 0) {
-            fprintf(stderr, "emu: %s on %s: %s\n", base->program, spec, rs[n].message);
-            return rs[n].status;
+        struct compare_run *r = &rs[*n];
+        /* linus_loop's third argument is its loop shape */
+        r->loop_shape = base->argc > 3 && !strcmp(base->argv[3], "mem") ? 1 : 0;
+        run_one(base, spec, co->syscall, r);
+        if (r->status != 0) {
+            fprintf(stderr, "emu: %s on %s: %s\n", base->program, spec, r->message);
+            return r->status;
         }
-        n++;
+        r->modified = model_modified(base, r->cpu.model->name);
+        (*n)++;
     }
+    return 0;
+}
+
+int compare_main(const struct run_options *base, const struct compare_options *co)
+{
+    struct compare_run *rs = calloc(COMPARE_MAX_RUNS, sizeof *rs);
+    struct ratios *ratios = calloc(1, sizeof *ratios);
+    int n = 0, rc = 0;
+    if (!rs || !ratios) {
+        rc = 125;
+        goto out;
+    }
+    rc = run_all(base, co, rs, &n);
+    if (rc)
+        goto out;
     printf("emu compare:");
     for (int i = 0; i < base->argc; i++)
         printf(" %s", base->argv[i]);
     printf("\n\n");
+    print_banner(base, stdout);
     print_table(rs, n, stdout);
-    printf("\ncycles/call: from the call into the vsyscall page to its return, as the caller\n"
-           "sees it (without the page: from the trap to the return to user mode); entry: from\n"
-           "the trapping instruction to the dispatch call; body: the handler; exit: from the\n"
-           "handler's return to user mode. Means over all calls of the program's most\n"
-           "frequent system call.\n\n");
-    print_ratios(rs, n, article, stdout);
-    const char *models[MAX_RUNS];
-    const struct metric *metrics[MAX_RUNS];
-    int counts[MAX_RUNS];
+    print_notes(rs, n, stdout);
+    print_ratios(rs, n, ratios, stdout);
+    const char *models[COMPARE_MAX_RUNS];
+    const struct metric *metrics[COMPARE_MAX_RUNS];
+    int counts[COMPARE_MAX_RUNS];
     for (int i = 0; i < n; i++) {
         models[i] = rs[i].spec;
         metrics[i] = rs[i].metrics;
         counts[i] = rs[i].nmetrics;
     }
     metrics_print(stdout, models, metrics, counts, n);
-    if (svg_path && write_svg(svg_path, rs, n)) {
-        fprintf(stderr, "emu: cannot write %s\n", svg_path);
-        return 2;
+    if (co->article)
+        compare_article(rs, n, base, stdout);
+    if (co->svg && compare_svg(co->svg, rs, n, base, ratios->text, ratios->n)) {
+        fprintf(stderr, "emu: cannot write %s\n", co->svg);
+        rc = 2;
     }
-    return 0;
+out:
+    free(rs);
+    free(ratios);
+    return rc;
 }

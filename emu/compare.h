@@ -1,14 +1,87 @@
-/* emu compare: one program on several CPU models, side by side. */
+/*
+ * emu compare: one program on several CPU models, side by side. A row per
+ * way the program's most frequent system call went (path: sysenter or
+ * int80; via: the vsyscall page or an inline trap), each with its cycles
+ * per call and their interval; a ratio only between rows whose calls went
+ * different ways (within a run, a sysenter row against an inline int80 row,
+ * as Linus's test did; across a model's SEP and no-SEP runs, rows of the
+ * same via). --article adds the published figures the program replays
+ * (compare_article.c).
+ */
 #ifndef EMU_COMPARE_H
 #define EMU_COMPARE_H
 
 #include <stdbool.h>
+#include <stdio.h>
+#include "interval.h"
+#include "published.h"
 #include "machine.h"
+#include "metrics.h"
+#include "spans.h"
 #include "syscalls.h"
 
 #define DEFAULT_COMPARE_CPUS "pentium4;pentium4,-sep;pentium3;pentium3,-sep"
+#define COMPARE_MAX_RUNS 8
+#define COMPARE_MAX_ROWS 4
+#define COMPARE_MAX_SPANS 8
+#define COMPARE_MAX_RATIOS 16
 
-int compare_main(const struct run_options *base, const char *cpus, bool article,
-                 const char *svg_path);
+struct compare_options {
+    const char *cpus;             /* ';'-separated models; NULL: the default */
+    bool article;                 /* the published figures beside the model's */
+    const char *svg;              /* also draw the table here; NULL: no chart */
+    int syscall;                  /* the call compared; -1: the most frequent */
+};
+
+struct compare_row {
+    int path, via;
+    uint64_t calls;
+    double per_call;              /* cycles, as the caller sees a call */
+    struct syscall_stat stat;     /* the kernel's phases, all calls of the path */
+    struct measure measure;       /* the counts behind per_call */
+};
+
+struct compare_run {
+    char spec[64];
+    struct cpu_config cpu;
+    struct model_point point;
+    int status;
+    char message[512];
+    bool sep_used;                /* the kernel enabled SEP (SYSENTER_CS set) */
+    bool modified;                /* a --cost override applies to this model */
+    uint64_t cycles;
+    uint32_t nr;                  /* the program's most frequent system call */
+    int nrows;
+    struct compare_row rows[COMPARE_MAX_ROWS];
+    int nspans;
+    struct span spans[COMPARE_MAX_SPANS];
+    double loop_shape;            /* linus_loop: 0 reg, 1 mem */
+    struct metric metrics[METRICS_MAX];   /* what the program reported */
+    int nmetrics;
+};
+
+int compare_main(const struct run_options *base, const struct compare_options *co);
+
+/* compare_svg.c: the table as a bar chart, with the ratios printed */
+int compare_svg(const char *path, const struct compare_run *rs, int n,
+                const struct run_options *base, char ratios[][160], int nratios);
+
+/* Mean cycles of a sum of centicycles over n calls. */
+static inline double compare_mean(uint64_t sum, uint64_t n)
+{
+    return n ? (double)sum / 100.0 / (double)n : 0.0;
+}
+
+/* compare_article.c: the published figures beside the model's */
+void compare_article(const struct compare_run *rs, int n, const struct run_options *base,
+                     FILE *f);
+/* The published figure that row of r replays (same model, program, path
+ * and via), unless r's model is modified; NULL if none. */
+const struct published *compare_published_for(const struct compare_run *r,
+                                              const struct compare_row *row,
+                                              const struct run_options *base);
+/* "0.486 [0.470, 0.520]" style, with the given precision */
+void print_interval(FILE *f, const struct interval *iv, int decimals);
+void print_movers(FILE *f, const struct mover movers[NMOVERS], int decimals);
 
 #endif

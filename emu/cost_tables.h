@@ -1,96 +1,145 @@
 /*
- * Cycle cost per instruction class for each CPU model, in centicycles.
- * The tag after each number names its row in docs/cost-model.md, which
- * gives the source (a published measurement for that CPU), or says that
- * nothing was published and how the number was estimated or calibrated.
- * Included by cpu_models.c only.
+ * The cost rows of each CPU table: the cycles charged per instruction of a
+ * class, with the interval its source allows. docs/cost-model.md states the
+ * rules first (which column of an instruction table is charged, how a
+ * printed range becomes an interval, how a figure is derived from µops,
+ * how estimates are made) and then gives every row's source cell; the row
+ * names there are "P4 <class>" and "P6 <class>". Included by cost_model.c.
+ *
+ * Rule R (the best case): a row's cost is the low end of its interval
+ * (the machine is a best case throughout: every access hits, every branch
+ * is predicted), except where a published measurement or an estimate's
+ * rule gives a central value of its own.
  */
 
-/* Calibrated by scripts/calibrate.sh (docs/cost-model.md, "Calibration"):
- * the published getppid round trips of each CPU minus the modeled cost of
- * everything else on the same path. Never fitted to gettimeofday. */
-#define P4_IRET_CALIBRATED      CENTI(960.00)
-#define P4_SYSENTER_CALIBRATED  CENTI(177.75)
-#define P4_SYSEXIT_CALIBRATED   CENTI(177.75)
-#define P6_INT_CALIBRATED       CENTI(96.21)
-#define P6_IRET_CALIBRATED      CENTI(143.43)
-#define P6_SYSENTER_CALIBRATED  CENTI(48.81)
-#define P6_SYSEXIT_CALIBRATED   CENTI(48.81)
+struct cost_row {
+    double cost, low, high;  /* cycles */
+    uint8_t kind;
+    uint8_t tie;             /* ROW_TIED: the class whose value this takes */
+};
 
-static const uint32_t cost_pentium4[NCLASSES] = {
-    [CLASS_ALU]       = CENTI(0.5),   /* P4-1 */
-    [CLASS_LOAD]      = CENTI(2),     /* P4-2 */
-    [CLASS_STORE]     = CENTI(1),     /* P4-3 */
-    [CLASS_RMW]       = CENTI(3.5),   /* P4-4 */
-    [CLASS_PUSH]      = CENTI(1),     /* P4-5 */
-    [CLASS_POP]       = CENTI(1),     /* P4-5 */
-    [CLASS_BRANCH]    = CENTI(2),     /* P4-6 */
-    [CLASS_CALL]      = CENTI(2),     /* P4-7 */
-    [CLASS_RET]       = CENTI(2),     /* P4-7 */
-    [CLASS_INDIRECT]  = CENTI(8),     /* P4-8 */
-    [CLASS_MUL]       = CENTI(14),    /* P4-9 */
-    [CLASS_DIV]       = CENTI(50),    /* P4-9 */
-    [CLASS_STRING]    = CENTI(1.1),   /* P4-10 */
-    [CLASS_REP_START] = CENTI(163),   /* P4-10 */
-    [CLASS_SEGLOAD]   = CENTI(24),    /* P4-11 */
-    [CLASS_SEGPOP]    = CENTI(13),    /* P4-11 */
-    [CLASS_PUSHF]     = CENTI(10),    /* P4-12 */
-    [CLASS_POPF]      = CENTI(52),    /* P4-12 */
-    [CLASS_CLI]       = CENTI(35),    /* P4-13 */
-    [CLASS_STI]       = CENTI(43),    /* P4-13 */
-    [CLASS_LOCKED]    = CENTI(104),   /* P4-14 */
-    [CLASS_INT]       = CENTI(644),   /* P4-15 */
-    [CLASS_INT_SAME]  = CENTI(644),   /* P4-15 */
-    [CLASS_EXCEPTION] = CENTI(644),   /* P4-16 */
-    [CLASS_IRET]      = P4_IRET_CALIBRATED,     /* P4-17 */
-    [CLASS_SYSENTER]  = P4_SYSENTER_CALIBRATED, /* P4-17 */
-    [CLASS_SYSEXIT]   = P4_SYSEXIT_CALIBRATED,  /* P4-17 */
-    [CLASS_RDTSC]     = CENTI(80),    /* P4-18 */
-    [CLASS_CPUID]     = CENTI(350),   /* P4-19 */
-    [CLASS_RDMSR]     = CENTI(350),   /* P4-20 */
-    [CLASS_WRMSR]     = CENTI(350),   /* P4-20 */
-    [CLASS_IO]        = CENTI(1000),  /* P4-21 */
-    [CLASS_SYSTEM]    = CENTI(118),   /* P4-22 */
-    [CLASS_FPU]       = CENTI(5),     /* P4-23 */
-    [CLASS_OTHER]     = CENTI(1),     /* P4-23 */
+#define TABLE(c)             { (c), (c), (c), ROW_TABLE, 0 }
+#define TABLE_RANGE(lo, hi)  { (lo), (lo), (hi), ROW_TABLE, 0 }
+#define MEASURED(c)          { (c), (c), (c), ROW_MEASURED, 0 }
+#define UOPS(lo, hi)         { (lo), (lo), (hi), ROW_UOPS, 0 }
+#define ESTIMATE(c, lo, hi)  { (c), (lo), (hi), ROW_ESTIMATE, 0 }
+#define CALIBRATED           { 0, 0, 0, ROW_CALIBRATED, 0 }
+#define TIED(cls)            { 0, 0, 0, ROW_TIED, (cls) }
+
+/* Pentium 4 (Northwood): Agner Fog's "Intel Pentium 4" sheet. */
+static const struct cost_row rows_pentium4[NCLASSES] = {
+    [CLASS_ALU]       = TABLE(0.5),
+    [CLASS_ALU16IMM]  = TABLE(0.5),
+    [CLASS_SHIFT]     = TABLE(4),
+    [CLASS_ADC]       = TABLE(6),
+    [CLASS_LOAD]      = TABLE(2),
+    [CLASS_ALULOAD]   = TABLE_RANGE(1, 2),
+    [CLASS_ADCLOAD]   = TABLE(8),
+    [CLASS_STORE]     = TABLE(1),
+    [CLASS_STOREIMM]  = TABLE(2),
+    [CLASS_RMW]       = TABLE_RANGE(8, 16),
+    [CLASS_PUSH]      = TABLE(1),
+    [CLASS_PUSHMEM]   = TABLE(2),
+    [CLASS_POP]       = TABLE(1),
+    [CLASS_PUSHSEG]   = TABLE(7),
+    [CLASS_SEGPOP]    = TABLE(13),
+    [CLASS_SEGLOAD]   = TABLE(24),
+    [CLASS_FAR]       = TABLE(118),
+    [CLASS_BRANCH]    = TABLE_RANGE(2, 4),
+    [CLASS_JMP]       = TABLE(1),
+    [CLASS_CALL]      = TABLE(2),
+    [CLASS_RET]       = TABLE(2),
+    [CLASS_CALLMEM]   = TABLE(9),
+    [CLASS_CALLREG]   = TABLE(8),
+    [CLASS_JMPIND]    = TABLE(4),
+    [CLASS_MUL]       = TABLE(16),
+    [CLASS_IMUL]      = TABLE(14),
+    [CLASS_DIV]       = TABLE(50),
+    [CLASS_STRING]    = TABLE(6),
+    [CLASS_REP_MOVS]  = UOPS(1.1 / 3, 1.1),
+    [CLASS_REP_MOVS_START] = UOPS(167.0 / 3, 167),
+    [CLASS_REP_STOS]  = TABLE(3),
+    [CLASS_REP_STOS_START] = TABLE(10),
+    [CLASS_REP_OTHER] = TABLE(4),
+    [CLASS_REP_OTHER_START] = TABLE(36),
+    [CLASS_PUSHF]     = TABLE(10),
+    [CLASS_POPF]      = TABLE(52),
+    [CLASS_CLI]       = TABLE(35),
+    [CLASS_STI]       = TABLE(43),
+    [CLASS_CLD]       = TABLE(52),
+    [CLASS_LOCKED]    = TABLE_RANGE(100, 200),
+    [CLASS_INT]       = TABLE(644),
+    [CLASS_INT_SAME]  = TABLE(644),
+    [CLASS_EXCEPTION] = TIED(CLASS_INT),
+    [CLASS_IRET]      = CALIBRATED,
+    [CLASS_SYSENTER]  = CALIBRATED,
+    [CLASS_SYSEXIT]   = CALIBRATED,
+    [CLASS_RDTSC]     = TABLE(80),
+    [CLASS_CPUID]     = TABLE_RANGE(200, 500),
+    [CLASS_RDMSR]     = ESTIMATE(200, 100, 400),
+    [CLASS_WRMSR]     = ESTIMATE(200, 100, 400),
+    [CLASS_IO]        = TABLE_RANGE(1000, 2000),
+    [CLASS_SYSTEM]    = ESTIMATE(118, 59, 236),
+    [CLASS_FPU]       = TABLE(5),
+    [CLASS_OTHER]     = ESTIMATE(1, 0.5, 2),
 };
 
 /* The P6 core: Pentium Pro, Pentium II and Pentium III share one table
- * (Agner Fog measures them as one family). */
-static const uint32_t cost_p6[NCLASSES] = {
-    [CLASS_ALU]       = CENTI(1),     /* P6-1 */
-    [CLASS_LOAD]      = CENTI(3),     /* P6-2 */
-    [CLASS_STORE]     = CENTI(1),     /* P6-3 */
-    [CLASS_RMW]       = CENTI(5),     /* P6-4 */
-    [CLASS_PUSH]      = CENTI(1),     /* P6-5 */
-    [CLASS_POP]       = CENTI(0.67),  /* P6-5 */
-    [CLASS_BRANCH]    = CENTI(2),     /* P6-6 */
-    [CLASS_CALL]      = CENTI(2),     /* P6-6 */
-    [CLASS_RET]       = CENTI(2),     /* P6-6 */
-    [CLASS_INDIRECT]  = CENTI(2),     /* P6-6 */
-    [CLASS_MUL]       = CENTI(4),     /* P6-7 */
-    [CLASS_DIV]       = CENTI(39),    /* P6-7 */
-    [CLASS_STRING]    = CENTI(2),     /* P6-8 */
-    [CLASS_REP_START] = CENTI(3.33),  /* P6-8 */
-    [CLASS_SEGLOAD]   = CENTI(5),     /* P6-9 */
-    [CLASS_SEGPOP]    = CENTI(3),     /* P6-9 */
-    [CLASS_PUSHF]     = CENTI(5.33),  /* P6-10 */
-    [CLASS_POPF]      = CENTI(5.67),  /* P6-10 */
-    [CLASS_CLI]       = CENTI(3),     /* P6-10 */
-    [CLASS_STI]       = CENTI(5.67),  /* P6-10 */
-    [CLASS_LOCKED]    = CENTI(18),    /* P6-11 */
-    [CLASS_INT]       = P6_INT_CALIBRATED,      /* P6-12 */
-    [CLASS_INT_SAME]  = P6_INT_CALIBRATED,      /* P6-12 */
-    [CLASS_EXCEPTION] = P6_INT_CALIBRATED,      /* P6-13 */
-    [CLASS_IRET]      = P6_IRET_CALIBRATED,     /* P6-12 */
-    [CLASS_SYSENTER]  = P6_SYSENTER_CALIBRATED, /* P6-14 */
-    [CLASS_SYSEXIT]   = P6_SYSEXIT_CALIBRATED,  /* P6-14 */
-    [CLASS_RDTSC]     = CENTI(32),    /* P6-15 */
-    [CLASS_CPUID]     = CENTI(138),   /* P6-15 */
-    [CLASS_RDMSR]     = CENTI(138),   /* P6-16 */
-    [CLASS_WRMSR]     = CENTI(138),   /* P6-16 */
-    [CLASS_IO]        = CENTI(300),   /* P6-17 */
-    [CLASS_SYSTEM]    = CENTI(7),     /* P6-18 */
-    [CLASS_FPU]       = CENTI(3),     /* P6-19 */
-    [CLASS_OTHER]     = CENTI(1),     /* P6-19 */
+ * (Agner Fog's "Intel Pentium II and Pentium III" sheet, Intel's P6
+ * optimization manual for the execution units' latencies). */
+static const struct cost_row rows_p6[NCLASSES] = {
+    [CLASS_ALU]       = TABLE(1),
+    [CLASS_ALU16IMM]  = ESTIMATE(3, 3, 5),
+    [CLASS_SHIFT]     = TABLE(1),
+    [CLASS_ADC]       = UOPS(1, 2),
+    [CLASS_LOAD]      = TABLE(3),
+    [CLASS_ALULOAD]   = UOPS(1, 2),
+    [CLASS_ADCLOAD]   = UOPS(1, 3),
+    [CLASS_STORE]     = UOPS(1, 2),
+    [CLASS_STOREIMM]  = UOPS(1, 2),
+    [CLASS_RMW]       = UOPS(1, 4),
+    [CLASS_PUSH]      = UOPS(1, 3),
+    [CLASS_PUSHMEM]   = UOPS(1, 4),
+    [CLASS_POP]       = UOPS(1, 2),
+    [CLASS_PUSHSEG]   = UOPS(1, 4),
+    [CLASS_SEGPOP]    = UOPS(4, 9),
+    [CLASS_SEGLOAD]   = TABLE(5),
+    [CLASS_FAR]       = UOPS(21, 22),
+    [CLASS_BRANCH]    = TABLE(2),
+    [CLASS_JMP]       = TABLE(2),
+    [CLASS_CALL]      = TABLE(2),
+    [CLASS_RET]       = TABLE(2),
+    [CLASS_CALLMEM]   = TABLE(2),
+    [CLASS_CALLREG]   = TABLE(2),
+    [CLASS_JMPIND]    = TABLE(2),
+    [CLASS_MUL]       = ESTIMATE(4, 4, 5),
+    [CLASS_IMUL]      = TABLE(4),
+    [CLASS_DIV]       = TABLE(39),
+    [CLASS_STRING]    = UOPS(3, 6),
+    [CLASS_REP_MOVS]  = UOPS(2, 6),
+    [CLASS_REP_MOVS_START] = ESTIMATE(0, 0, 12),
+    [CLASS_REP_STOS]  = UOPS(5.0 / 3, 5),
+    [CLASS_REP_STOS_START] = ESTIMATE(0, 0, 12),
+    [CLASS_REP_OTHER] = UOPS(2, 6),
+    [CLASS_REP_OTHER_START] = UOPS(10.0 / 3, 10),
+    [CLASS_PUSHF]     = UOPS(7, 16),
+    [CLASS_POPF]      = UOPS(10, 17),
+    [CLASS_CLI]       = UOPS(9, 9),
+    [CLASS_STI]       = UOPS(17, 17),
+    [CLASS_CLD]       = UOPS(2, 4),
+    [CLASS_LOCKED]    = MEASURED(18),
+    [CLASS_INT]       = CALIBRATED,
+    [CLASS_INT_SAME]  = TIED(CLASS_INT),
+    [CLASS_EXCEPTION] = TIED(CLASS_INT),
+    [CLASS_IRET]      = CALIBRATED,
+    [CLASS_SYSENTER]  = CALIBRATED,
+    [CLASS_SYSEXIT]   = CALIBRATED,
+    [CLASS_RDTSC]     = MEASURED(32),
+    [CLASS_CPUID]     = MEASURED(138),
+    [CLASS_RDMSR]     = ESTIMATE(138, 69, 276),
+    [CLASS_WRMSR]     = ESTIMATE(138, 69, 276),
+    [CLASS_IO]        = TABLE_RANGE(300, 600),
+    [CLASS_SYSTEM]    = ESTIMATE(21, 10.5, 42),
+    [CLASS_FPU]       = TABLE(3),
+    [CLASS_OTHER]     = ESTIMATE(1, 0.5, 2),
 };

@@ -3,10 +3,12 @@
  * modeled part (engine.h, quirk 11), the TSC counts modeled cycles, the
  * SYSENTER MSRs exist only where SEP does, and in/out obey IOPL (quirk 6).
  * rdtsc, rdmsr, wrmsr, in and out run through per-address code hooks
- * (quirk 8) that the execution loop puts on each one it decodes.
+ * (quirk 8) that the execution loop puts on each one it decodes; so do rep
+ * string ops, which are charged as they run (machine.h).
  */
 #include "cpu_insns.h"
 #include <string.h>
+#include "sysenter.h"
 #include "trap.h"
 
 /* A 12-character vendor string as CPUID leaf 0 returns it: EBX, EDX, ECX. */
@@ -29,7 +31,7 @@ int on_cpuid(uc_engine *uc, void *user)
         a = 2;
         vendor_regs(&b, &c, &d, "GenuineIntel");
     } else if (leaf == 1) {
-        a = cpu_signature(model);
+        a = cpu_signature(&m->cpu);
         d = cpu_features(&m->cpu);
     } else if (leaf == 0x80000000u && model->brand) {
         a = 0x80000004u;
@@ -82,8 +84,10 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
         return;
     }
     bool sep_msr = msr >= MSR_IA32_SYSENTER_CS && msr <= MSR_IA32_SYSENTER_EIP;
-    if (sep_msr && m->cpu.sep_works)
-        return; /* the engine keeps these three itself; sysexit reads them */
+    /* the engine keeps these three itself; sysexit reads them. The Pentium
+     * Pro has them too (Linux wrote them there when its check let SEP on). */
+    if (sep_msr && (m->cpu.sep_works || m->cpu.sep_unsupported))
+        return;
     truncate_current_block(m, index);
     raise_fault(m, X86_VEC_GP, true, 0, in->addr);
 }
@@ -108,13 +112,19 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     uint32_t index;
     (void)uc;
     (void)size;
-    if (m->stop != STOP_NONE)
+    if (m->stop != STOP_NONE || machine_hold_insn(m, (uint32_t)address))
         return;
     const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
     if (!in || index >= m->cur_limit)
         return;
-    if (in->flags & SPECIAL_RDTSC)
+    if (in->flags & SPECIAL_REP)
+        charge_rep(m, in);
+    else if (in->flags & SPECIAL_SYSEXIT)
+        before_sysexit(m, in);
+    else if (in->flags & SPECIAL_RDTSC) {
+        machine_notify_tsc(m, in->addr);
         complete_with(m, index, in->addr, tsc_at(m, in->addr));
+    }
     else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
         msr_access(m, in, index);
     else if (in->flags & SPECIAL_IO)

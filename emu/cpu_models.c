@@ -1,7 +1,8 @@
 /*
  * The CPU models. Identity (CPUID) and SEP behaviour are facts about the
- * parts; the cost tables are the cycle model, one number per instruction
- * class, each with its source in docs/cost-model.md.
+ * parts; each model's cycle costs are its table's (cost_model.h: a cost per
+ * instruction class, solved for the calibrated crossings), with --cost
+ * overrides; docs/cost-model.md gives every number's source and interval.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,45 +19,51 @@
 #define P4_FEATURES (P3_FEATURES | (1u << 19) | (1u << 21) | (1u << 22) | (1u << 26) | \
                      (1u << 27) | (1u << 28) | (1u << 29) | (1u << 31))
 
-#include "cost_tables.h"
-
 const struct cpu_model cpu_models[] = {
     {
         .name = "pentium4",
         .description = "Pentium 4 (Northwood), 2.4 GHz",
         .family = 15, .model = 2, .stepping = 7,
         .features_edx = P4_FEATURES,
-        .sysenter_works = true,
+        .sep = SEP_WORKS,
         .clock_mhz = 2400,
         .brand = "Intel(R) Pentium(R) 4 CPU 2.40GHz",
-        .cost = cost_pentium4,
+        .table = TABLE_P4,
     },
     {
         .name = "pentium3",
         .description = "Pentium III (Coppermine), 850 MHz",
         .family = 6, .model = 8, .stepping = 6,
         .features_edx = P3_FEATURES,
-        .sysenter_works = true,
+        .sep = SEP_WORKS,
         .clock_mhz = 850,
         .brand = NULL,
-        .cost = cost_p6,
+        .table = TABLE_P6,
     },
     {
         .name = "pentiumpro",
-        .description = "Pentium Pro, 200 MHz: reports SEP, sysenter is #UD",
+        .description = "Pentium Pro, 200 MHz: reports SEP but does not support it",
         .family = 6, .model = 1, .stepping = 1,
         .features_edx = P6_FEATURES,
-        .sysenter_works = false,
+        .sep = SEP_UNSUPPORTED,
         .clock_mhz = 200,
         .brand = NULL,
-        .cost = cost_p6,
+        .table = TABLE_P6,
     },
 };
 const int cpu_model_count = sizeof cpu_models / sizeof cpu_models[0];
 
-uint32_t cpu_signature(const struct cpu_model *m)
+static void cpu_config_costs(struct cpu_config *cfg)
 {
-    return (m->family << 8) | (m->model << 4) | m->stepping;
+    double v[NCLASSES];
+    cost_eval(cfg->inputs, cfg->model->table, cfg->pinned, v);
+    for (int c = 0; c < NCLASSES; c++)
+        cfg->cost[c] = v[c] > 0 ? CENTI(v[c]) : 0;
+}
+
+uint32_t cpu_signature(const struct cpu_config *c)
+{
+    return (c->model->family << 8) | (c->model->model << 4) | c->stepping;
 }
 
 uint32_t cpu_features(const struct cpu_config *c)
@@ -76,14 +83,20 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
     memcpy(name, spec, len);
     name[len] = 0;
 
+    int stepping = -1;
     for (const char *flag = comma; flag; flag = strchr(flag + 1, ',')) {
         const char *end = strchr(flag + 1, ',');
         size_t flen = end ? (size_t)(end - flag - 1) : strlen(flag + 1);
+        char *stop;
         if (flen == 4 && !strncmp(flag + 1, "-sep", 4)) {
             no_sep = true;
+        } else if (flen > 9 && !strncmp(flag + 1, "stepping=", 9) &&
+                   (stepping = (int)strtol(flag + 10, &stop, 10), stop == flag + 1 + flen) &&
+                   stepping >= 0 && stepping <= 15) {
+            continue;
         } else {
-            snprintf(err, (size_t)errlen, "unknown CPU feature flag '%.*s' in '%s' "
-                     "(only -sep is known)", (int)flen, flag + 1, spec);
+            snprintf(err, (size_t)errlen, "unknown CPU flag '%.*s' in '%s' (known: -sep, "
+                     "stepping=0..15)", (int)flen, flag + 1, spec);
             return -1;
         }
     }
@@ -91,9 +104,13 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
         if (strcmp(cpu_models[i].name, name))
             continue;
         out->model = &cpu_models[i];
+        out->stepping = stepping >= 0 ? (uint32_t)stepping : cpu_models[i].stepping;
         out->sep_reported = (cpu_models[i].features_edx & CPUID_FEATURE_SEP) && !no_sep;
-        out->sep_works = out->sep_reported && cpu_models[i].sysenter_works;
-        memcpy(out->cost, cpu_models[i].cost, sizeof out->cost);
+        out->sep_works = out->sep_reported && cpu_models[i].sep == SEP_WORKS;
+        out->sep_unsupported = out->sep_reported && cpu_models[i].sep == SEP_UNSUPPORTED;
+        cost_central(out->inputs);
+        memset(out->pinned, 0, sizeof out->pinned);
+        cpu_config_costs(out);
         return 0;
     }
     snprintf(err, (size_t)errlen, "unknown CPU model '%s' (emu --list-cpus lists them)", name);
@@ -106,13 +123,19 @@ void cpu_models_list(FILE *out)
             "model", "sysenter", "description");
     for (int i = 0; i < cpu_model_count; i++) {
         const struct cpu_model *m = &cpu_models[i];
+        struct cpu_config c = { .model = m, .stepping = m->stepping };
         const char *sep = !(m->features_edx & CPUID_FEATURE_SEP) ? "no"
-                        : m->sysenter_works ? "yes" : "#UD";
-        fprintf(out, "%-11s 0x%05x    %-6u %-5u %-9s %s\n", m->name, cpu_signature(m),
+                        : m->sep == SEP_WORKS ? "yes" : "unsupp.";
+        fprintf(out, "%-11s 0x%05x    %-6u %-5u %-9s %s\n", m->name, cpu_signature(&c),
                 m->family, m->model, sep, m->description);
         fprintf(out, "%-11s features EDX 0x%08x (SEP %s); add ',-sep' to switch it off\n",
                 "", m->features_edx,
                 (m->features_edx & CPUID_FEATURE_SEP) ? "reported" : "absent");
+        if (m->sep == SEP_UNSUPPORTED)
+            fprintf(out, "%-11s stepping %u: Linux 2.5.53 ignores its SEP (model < 3, stepping "
+                    "< 3) and sysenter is #GP(0);\n%-11s ',stepping=9' is Jim Houston's part "
+                    "(2003): the check passes, and the first\n%-11s sysexit double-faults "
+                    "(undocumented; docs/cost-model.md)\n", "", m->stepping, "", "");
     }
 }
 
@@ -133,19 +156,28 @@ static const char *const class_what[NCLASSES] = {
 #undef X
 };
 
+int class_by_name(const char *name)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        if (!strcmp(class_names[c], name))
+            return c;
+    return -1;
+}
+
 int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen)
 {
     const char *eq = strchr(assignment, '=');
-    char *end;
-    if (eq) {
+    char name[32], *end;
+    if (eq && (size_t)(eq - assignment) < sizeof name) {
+        memcpy(name, assignment, (size_t)(eq - assignment));
+        name[eq - assignment] = 0;
+        int c = class_by_name(name);
         double cycles = strtod(eq + 1, &end);
-        for (int c = 0; c < NCLASSES; c++) {
-            if (strlen(class_names[c]) != (size_t)(eq - assignment) ||
-                strncmp(class_names[c], assignment, (size_t)(eq - assignment)))
-                continue;
-            if (end == eq + 1 || *end || cycles < 0 || cycles > 1e6)
-                break;
-            cfg->cost[c] = CENTI(cycles);
+        if (c >= 0 && end != eq + 1 && !*end && cycles >= 0 && cycles <= 1e6) {
+            int kind = cost_row_kind(cfg->model->table, c);
+            cfg->inputs[INPUT_ROW(cfg->model->table, c)] = cycles;
+            cfg->pinned[c] = kind == ROW_CALIBRATED || kind == ROW_TIED;
+            cpu_config_costs(cfg);
             return 0;
         }
     }
@@ -154,17 +186,30 @@ int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err,
     return -1;
 }
 
+static void print_row(FILE *out, int table, int cls, double cost)
+{
+    int kind = cost_row_kind(table, cls);
+    if (kind == ROW_CALIBRATED || kind == ROW_TIED)
+        fprintf(out, " %8.2f %-19s", cost, kind == ROW_TIED ? "(tied)" : "(calibrated)");
+    else
+        fprintf(out, " %8.2f [%7.2f, %7.2f] ", cost, cost_row_low(table, cls),
+                cost_row_high(table, cls));
+}
+
 void cpu_costs_list(FILE *out)
 {
-    fprintf(out, "%-10s", "class");
-    for (int i = 0; i < cpu_model_count; i++)
-        fprintf(out, " %10s", cpu_models[i].name);
-    fprintf(out, "  what\n");
+    double x[NINPUTS], v[NTABLES][NCLASSES];
+    cost_central(x);
+    for (int t = 0; t < NTABLES; t++)
+        cost_eval(x, t, NULL, v[t]);
+    fprintf(out, "%-15s %-28s %-28s %s\n", "class", "P4 (pentium4): cost [interval]",
+            "P6 (pentium3, pentiumpro)", "covers");
     for (int c = 0; c < NCLASSES; c++) {
-        fprintf(out, "%-10s", class_names[c]);
-        for (int i = 0; i < cpu_model_count; i++)
-            fprintf(out, " %10.2f", cpu_models[i].cost[c] / 100.0);
+        fprintf(out, "%-15s", class_names[c]);
+        for (int t = 0; t < NTABLES; t++)
+            print_row(out, t, c, v[t][c]);
         fprintf(out, "  %s\n", class_what[c]);
     }
-    fprintf(out, "cycles per instruction (string ops: per element); sources in docs/cost-model.md\n");
+    fprintf(out, "cycles per instruction (rep: per element, and per start) [interval]; "
+            "sources and rules in docs/cost-model.md\n");
 }

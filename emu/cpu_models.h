@@ -6,38 +6,58 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cost_classes.h"
+#include "cost_model.h"
+
+/* What a part does with sysenter and sysexit when CPUID reports SEP. */
+enum sep_kind {
+    SEP_WORKS,        /* as the SDM describes (Pentium II model 3 stepping 3 on) */
+    SEP_UNSUPPORTED,  /* the Pentium Pro: Intel: "does not support" them. The
+                         instructions and MSRs are there: with SYSENTER_CS = 0
+                         sysenter is #GP(0), as on any part; with the MSRs set,
+                         undocumented (docs/cost-model.md, "Pentium Pro") */
+};
 
 struct cpu_model {
     const char *name;
     const char *description;
     uint32_t family, model, stepping;
     uint32_t features_edx;      /* CPUID.1:EDX as the part reports it */
-    bool sysenter_works;        /* false: reports SEP yet sysenter is #UD */
+    enum sep_kind sep;          /* what sysenter does where SEP is reported */
     uint32_t clock_mhz;         /* for the TSC calibration the kernel gets */
     const char *brand;
-    const uint32_t *cost;       /* centicycles per insn_class */
+    int table;                  /* enum cost_table: its cycle costs */
 };
 
 /* A model as configured for one run. */
 struct cpu_config {
     const struct cpu_model *model;
     bool sep_reported;          /* CPUID.1:EDX.SEP */
-    bool sep_works;             /* sysenter and the SYSENTER MSRs exist */
-    uint32_t cost[NCLASSES];    /* the model's table, with --cost overrides */
+    bool sep_works;             /* sysenter and the SYSENTER MSRs work */
+    bool sep_unsupported;       /* SEP reported on a part that does not support it */
+    uint32_t stepping;          /* the model's, or ",stepping=N" */
+    uint32_t cost[NCLASSES];    /* centicycles: the model's table at inputs */
+    double inputs[NINPUTS];     /* the cost model's inputs (cost_model.h), with */
+    bool pinned[NCLASSES];      /* --cost overrides; pinned: an overridden
+                                   calibrated or tied class */
 };
 
 extern const struct cpu_model cpu_models[];
 extern const int cpu_model_count;
 
-/* Parse "NAME[,-sep]"; returns 0, or -1 with a message in err. */
+/* Parse "NAME[,-sep][,stepping=N]"; returns 0, or -1 with a message in err. */
 int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
                      char *err, int errlen);
-/* Apply "CLASS=CYCLES" to cfg->cost; 0, or -1 with a message in err. */
+/* Apply "CLASS=CYCLES" to cfg's inputs and recompute cfg->cost (the
+ * calibrated classes are solved again unless the override names one of
+ * them); 0, or -1 with a message in err. */
 int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen);
 void cpu_costs_list(FILE *out);
+/* The class named name, or -1. */
+int class_by_name(const char *name);
 /* "alu", "sysenter" ...: the name of an enum insn_class. */
 const char *class_name(int cls);
-uint32_t cpu_signature(const struct cpu_model *m);
+/* CPUID.1:EAX: family, model and the configured stepping. */
+uint32_t cpu_signature(const struct cpu_config *c);
 uint32_t cpu_features(const struct cpu_config *c);
 void cpu_models_list(FILE *out);
 

@@ -23,6 +23,7 @@ void block_free(struct block *b)
 {
     if (!b)
         return;
+    free(b->tally);
     free(b->bytes);
     free(b->insns);
     free(b->text);
@@ -62,7 +63,7 @@ static bool in_group(const cs_insn *insn, int group)
 }
 
 /* Memory traffic of an ordinary instruction, from Capstone's operand access. */
-static int memory_class(const cs_x86 *x)
+static bool reads_memory(const cs_x86 *x, bool *writes)
 {
     bool rd = false, wr = false;
     for (int i = 0; i < x->op_count; i++) {
@@ -71,19 +72,70 @@ static int memory_class(const cs_x86 *x)
         rd |= (x->operands[i].access & CS_AC_READ) != 0;
         wr |= (x->operands[i].access & CS_AC_WRITE) != 0;
     }
-    if (rd && wr)
-        return CLASS_RMW;
-    if (wr)
-        return CLASS_STORE;
-    if (rd)
-        return CLASS_LOAD;
-    return CLASS_ALU;
+    *writes = wr;
+    return rd;
+}
+
+/* alu, load, store or rmw: the class of a form without a row of its own. */
+static int memory_class(const cs_x86 *x)
+{
+    bool wr;
+    bool rd = reads_memory(x, &wr);
+    return rd && wr ? CLASS_RMW : wr ? CLASS_STORE : rd ? CLASS_LOAD : CLASS_ALU;
+}
+
+static int op_type(const cs_x86 *x, int i)
+{
+    return i < x->op_count ? x->operands[i].type : X86_OP_INVALID;
 }
 
 static bool writes_segment(const cs_x86 *x)
 {
-    return x->op_count > 0 && x->operands[0].type == X86_OP_REG &&
-           is_segment_reg(x->operands[0].reg);
+    return op_type(x, 0) == X86_OP_REG && is_segment_reg(x->operands[0].reg);
+}
+
+static bool is_control_reg(x86_reg r)
+{
+    return (r >= X86_REG_CR0 && r <= X86_REG_CR15) || (r >= X86_REG_DR0 && r <= X86_REG_DR15);
+}
+
+/* add, sub, logic, cmp, test, inc, dec, neg, not: by where the operands are. */
+static int arith_class(const cs_x86 *x)
+{
+    bool wr;
+    bool rd = reads_memory(x, &wr);
+    if (wr)
+        return CLASS_RMW;
+    if (rd)
+        return CLASS_ALULOAD;
+    /* 66h with a 16-bit immediate: the prefix changes the instruction's
+     * length, which stalls the P6 decoders (docs/cost-model.md). */
+    if (has_prefix(x, X86_PREFIX_OPSIZE) && x->encoding.imm_size == 2)
+        return CLASS_ALU16IMM;
+    return CLASS_ALU;
+}
+
+static int string_class(const cs_insn *insn, uint8_t *flags)
+{
+    const cs_x86 *x = &insn->detail->x86;
+    /* movsd/cmpsd with operands are the SSE2 forms */
+    if (op_type(x, 0) == X86_OP_REG && x->operands[0].reg >= X86_REG_XMM0 &&
+        x->operands[0].reg <= X86_REG_XMM31)
+        return CLASS_FPU;
+    if (!has_prefix(x, X86_PREFIX_REP) && !has_prefix(x, X86_PREFIX_REPNE))
+        return CLASS_STRING;
+    /* charged as it runs: start-up once, then each element (machine.h) */
+    *flags |= SPECIAL_REP;
+    if (has_prefix(x, X86_PREFIX_ADDRSIZE))
+        *flags |= INSN_ADDR16;
+    switch (insn->id) {
+    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
+        return CLASS_REP_MOVS;
+    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+        return CLASS_REP_STOS;
+    default:
+        return CLASS_REP_OTHER;
+    }
 }
 
 int classify_insn(const cs_insn *insn, uint8_t *flags)
@@ -92,7 +144,7 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     *flags = 0;
     switch (insn->id) {
     case X86_INS_SYSENTER: return CLASS_SYSENTER;
-    case X86_INS_SYSEXIT:  return CLASS_SYSEXIT;
+    case X86_INS_SYSEXIT:  *flags |= SPECIAL_SYSEXIT; return CLASS_SYSEXIT;
     case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO: case X86_INS_INT1:
         *flags |= INSN_SOFTINT;
         return CLASS_INT;
@@ -109,9 +161,10 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     case X86_INS_POPF: case X86_INS_POPFD: return CLASS_POPF;
     case X86_INS_CLI: return CLASS_CLI;
     case X86_INS_STI: return CLASS_STI;
+    case X86_INS_CLD: case X86_INS_STD: return CLASS_CLD;
     case X86_INS_LDS: case X86_INS_LES: case X86_INS_LFS: case X86_INS_LGS:
     case X86_INS_LSS: case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF:
-        return CLASS_SEGLOAD;
+        return CLASS_FAR;
     case X86_INS_HLT: case X86_INS_LGDT: case X86_INS_LIDT: case X86_INS_LTR:
     case X86_INS_LLDT: case X86_INS_INVLPG: case X86_INS_CLTS: case X86_INS_LMSW:
     case X86_INS_WBINVD: case X86_INS_INVD:
@@ -121,47 +174,61 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD:
     case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD:
     case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD:
-        /* movsd/cmpsd with operands are the SSE2 forms */
-        if (x->op_count > 0 && x->operands[0].type == X86_OP_REG &&
-            x->operands[0].reg >= X86_REG_XMM0 && x->operands[0].reg <= X86_REG_XMM31)
-            return CLASS_FPU;
-        /* A rep string op runs as a block of its own once per iteration
-         * (the engine loops on it), so per-element charging is automatic. */
-        if (has_prefix(x, X86_PREFIX_REP) || has_prefix(x, X86_PREFIX_REPNE))
-            *flags |= INSN_REP;
-        return CLASS_STRING;
-    case X86_INS_MUL: case X86_INS_IMUL: return CLASS_MUL;
+        return string_class(insn, flags);
+    case X86_INS_MUL: return CLASS_MUL;
+    case X86_INS_IMUL: return x->op_count == 1 ? CLASS_MUL : CLASS_IMUL;
     case X86_INS_DIV: case X86_INS_IDIV: return CLASS_DIV;
     case X86_INS_CALL:
-        return x->op_count == 1 && x->operands[0].type == X86_OP_IMM ? CLASS_CALL : CLASS_INDIRECT;
+        return op_type(x, 0) == X86_OP_IMM ? CLASS_CALL
+             : op_type(x, 0) == X86_OP_MEM ? CLASS_CALLMEM : CLASS_CALLREG;
     case X86_INS_JMP:
-        return x->op_count == 1 && x->operands[0].type == X86_OP_IMM ? CLASS_BRANCH : CLASS_INDIRECT;
+        return op_type(x, 0) == X86_OP_IMM ? CLASS_JMP : CLASS_JMPIND;
     case X86_INS_RET: return CLASS_RET;
-    case X86_INS_PUSH: case X86_INS_PUSHAL: case X86_INS_PUSHAW: return CLASS_PUSH;
+    case X86_INS_PUSH:
+        if (op_type(x, 0) == X86_OP_REG && is_segment_reg(x->operands[0].reg))
+            return CLASS_PUSHSEG;
+        return op_type(x, 0) == X86_OP_MEM ? CLASS_PUSHMEM : CLASS_PUSH;
+    case X86_INS_PUSHAL: case X86_INS_PUSHAW: return CLASS_PUSH;
     case X86_INS_POP:
         return writes_segment(x) ? CLASS_SEGPOP : CLASS_POP;
     case X86_INS_POPAL: case X86_INS_POPAW: case X86_INS_LEAVE: return CLASS_POP;
-    case X86_INS_LEA: case X86_INS_NOP: return CLASS_ALU;
     case X86_INS_UD2: return CLASS_OTHER;
+    case X86_INS_LEA: case X86_INS_NOP: return CLASS_ALU;   /* no memory access */
     case X86_INS_MOV:
         if (writes_segment(x))
             return CLASS_SEGLOAD;
-        if (x->op_count > 0 && x->operands[0].type == X86_OP_REG &&
-            ((x->operands[0].reg >= X86_REG_CR0 && x->operands[0].reg <= X86_REG_CR15) ||
-             (x->operands[0].reg >= X86_REG_DR0 && x->operands[0].reg <= X86_REG_DR15)))
+        if ((op_type(x, 0) == X86_OP_REG && is_control_reg(x->operands[0].reg)) ||
+            (op_type(x, 1) == X86_OP_REG && is_control_reg(x->operands[1].reg)))
             return CLASS_SYSTEM;
-        break;
+        if (op_type(x, 0) == X86_OP_MEM)
+            return op_type(x, 1) == X86_OP_IMM ? CLASS_STOREIMM : CLASS_STORE;
+        return memory_class(x);
     case X86_INS_XCHG:
-        if (memory_class(x) != CLASS_ALU)
-            return CLASS_LOCKED; /* xchg with memory locks the bus */
-        return CLASS_ALU;
+        /* xchg with memory locks the bus */
+        return memory_class(x) != CLASS_ALU ? CLASS_LOCKED : CLASS_ALU;
+    default:
+        break;
+    }
+    if (has_prefix(x, X86_PREFIX_LOCK))
+        return CLASS_LOCKED;
+    switch (insn->id) {
+    case X86_INS_ADD: case X86_INS_SUB: case X86_INS_AND: case X86_INS_OR:
+    case X86_INS_XOR: case X86_INS_CMP: case X86_INS_TEST: case X86_INS_INC:
+    case X86_INS_DEC: case X86_INS_NEG: case X86_INS_NOT:
+        return arith_class(x);
+    case X86_INS_ADC: case X86_INS_SBB: {
+        int c = arith_class(x);
+        return c == CLASS_ALULOAD ? CLASS_ADCLOAD : c == CLASS_RMW ? CLASS_RMW : CLASS_ADC;
+    }
+    case X86_INS_SHL: case X86_INS_SHR: case X86_INS_SAR: case X86_INS_SAL:
+    case X86_INS_ROL: case X86_INS_ROR: case X86_INS_RCL: case X86_INS_RCR:
+    case X86_INS_SHLD: case X86_INS_SHRD:
+        return memory_class(x) == CLASS_ALU ? CLASS_SHIFT : CLASS_RMW;
     default:
         break;
     }
     if (in_group(insn, X86_GRP_JUMP))
         return CLASS_BRANCH;
-    if (has_prefix(x, X86_PREFIX_LOCK))
-        return CLASS_LOCKED;
     if (in_group(insn, X86_GRP_PRIVILEGE))
         return CLASS_SYSTEM;
     for (int g = 0; g < insn->detail->groups_count; g++) {
@@ -172,6 +239,31 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
             return CLASS_FPU;
     }
     return memory_class(x);
+}
+
+int rep_start_class(int element_cls)
+{
+    return element_cls == CLASS_REP_MOVS ? CLASS_REP_MOVS_START
+         : element_cls == CLASS_REP_STOS ? CLASS_REP_STOS_START : CLASS_REP_OTHER_START;
+}
+
+/* The classes a block charges at its entry, each with its count. */
+static int tally_block(struct block *b)
+{
+    b->tally = calloc(b->ninsns, sizeof *b->tally);
+    if (!b->tally)
+        return -1;
+    for (uint32_t i = 0; i < b->ninsns; i++) {
+        if (insn_charged_later(&b->insns[i]))
+            continue;
+        uint32_t t = 0;
+        while (t < b->ntally && b->tally[t].cls != b->insns[i].cls)
+            t++;
+        if (t == b->ntally)
+            b->tally[b->ntally++].cls = b->insns[i].cls;
+        b->tally[t].n++;
+    }
+    return 0;
 }
 
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
@@ -209,13 +301,18 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            : insn[i].id == X86_INS_INT1 ? X86_VEC_DB
                            : (uint8_t)x->operands[0].imm;
         }
-        /* int n is charged when it is delivered: its cost depends on the gate. */
-        if (!(in->flags & INSN_SOFTINT))
+        /* int n is charged when it is delivered (its cost depends on the
+         * gate), a rep string op as it runs. */
+        if (!insn_charged_later(in))
             in->cost = bc->cost_table[in->cls];
         b->cost += in->cost;
         b->specials |= in->flags & SPECIALS;
     }
     cs_free(insn, n);
+    if (tally_block(b)) {
+        block_free(b);
+        return NULL;
+    }
     return b;
 }
 

@@ -19,9 +19,12 @@
 #define SPECIAL_RDMSR  0x02
 #define SPECIAL_WRMSR  0x04
 #define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
-#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO)
+#define SPECIAL_REP    0x10  /* rep string op: charged as it runs (machine.h) */
+#define SPECIAL_SYSEXIT 0x80 /* sysexit: the Pentium Pro's fails (sysenter.h) */
+#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO | SPECIAL_REP | \
+                  SPECIAL_SYSEXIT)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
-#define INSN_REP       0x10  /* rep-prefixed string op */
+#define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
 
 struct insn {
     uint32_t addr;
@@ -34,11 +37,19 @@ struct insn {
 
 #define INSN_TEXT_MAX 200   /* a Capstone mnemonic, a space and the operands */
 
+/* How many instructions of one class a block charges at its entry. */
+struct class_tally {
+    uint8_t cls;
+    uint32_t n;
+};
+
 struct block {
     uint32_t addr, size;
     uint32_t ninsns;
     uint64_t cost;       /* centicycles, sum of insn costs */
     uint8_t specials;    /* OR of the insns' SPECIAL_* flags */
+    uint32_t ntally;     /* the classes of the insns charged at entry */
+    struct class_tally *tally;
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
@@ -62,6 +73,13 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
 void block_free(struct block *b);
 int classify_insn(const cs_insn *insn, uint8_t *flags);
+/* The class of a rep string op's start-up, from its per-element class. */
+int rep_start_class(int element_cls);
+/* Is an instruction's cost charged when it runs, not at block entry? */
+static inline bool insn_charged_later(const struct insn *in)
+{
+    return (in->flags & (INSN_SOFTINT | SPECIAL_REP)) != 0;
+}
 const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_t *index);
 /* Centicycles of insns [0, index) of b. */
 uint64_t block_prefix_cost(const struct block *b, uint32_t index);

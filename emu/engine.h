@@ -46,7 +46,9 @@
  *     on the instruction's own address can stand in for them:
  *     engine_hook_code_at() adds one, engine_retranslate() drops the
  *     block's translation so that the hook is seen, and the run restarts
- *     at the block. Tests: test_cpu_insns rdtsc_counts_modeled_cycles,
+ *     at the block. The same hooks charge rep string ops run by run, and
+ *     stop a Pentium Pro's sysexit (machine.h, sysenter.h). Tests:
+ *     test_cpu_insns rdtsc_counts_modeled_cycles,
  *     sysenter_msrs_exist_only_with_sep.
  *  9. sysenter only calls the UC_X86_INS_SYSENTER hook, then adds the
  *     instruction's length (2) to EIP; EIP read inside the hook is not the
@@ -81,13 +83,39 @@
  *     engine_probe_layout()) and restores it, then loads CS and SS.
  *     Tests: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS); test_engine
  *     probe_finds_the_cpl_where_a_cr0_write_would_flush.
- * 15. Translations are cached by address (the guest-physical page, here the
+ * 15. A hook only applies to code translated after it is added (memory
+ *     hooks too: translated code skips them), so the debugger's new hooks
+ *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
+ *     the whole 1 GiB translation buffer on 2.0.1 (until 2.1.3): seconds,
+ *     and a gigabyte of memory touched. uc_ctl_remove_cache drops a range
+ *     but finds it through the MMU at the current privilege: asked from
+ *     ring 3 about kernel code it drops nothing and sets CR2 as a page
+ *     fault would. engine_retranslate_ranges() asks as ring 0 (the SS load
+ *     of 3) and then puts the saved CPU state back. Tests: test_debug
+ *     retranslating_kernel_code_from_ring3_misses_it,
+ *     breakpoints_in_kernel_code_set_from_ring3_hit.
+ * 16. Hooks at one instruction run in the order they were added, and a
+ *     hook that stops the engine (uc_emu_stop) or writes EIP ends the list:
+ *     the later ones never see that instruction; so every code hook the
+ *     machine adds asks the debugger first (machine_hold_insn), and a rep
+ *     op's run, which its hook charges (8), is charged only if it runs.
+ *     Stopping from a block hook keeps the block from running, from a code
+ *     hook the instruction. A code hook sees EIP at its instruction; a
+ *     block hook entered by a direct jump from the block before sees that
+ *     block's stale EIP, and a write of EIP from a hook restarts the engine
+ *     instead of letting it stop: machine_pause() notes where, and
+ *     machine_run sets EIP once the engine has returned. Tests: test_debug
+ *     breakpoint_on_rdtsc_stops_before_it,
+ *     stepping_through_system_calls_counts_as_without,
+ *     stepping_through_a_rep_op_charges_its_start_up_once.
+ * 17. Translations are cached by address (the guest-physical page, here the
  *     virtual one), and the engine only notices a change of a page's bytes
  *     made through its own stores. When the emulator replaces the bytes of
  *     a user page from outside (another process's address space moved into
  *     the window, emu/addrspace.c), the old translations would run.
- *     engine_retranslate() drops one page's, found through the page tables
- *     loaded at the time: so before the page stops being mapped. (The
+ *     engine_retranslate_page() drops one page's, found through the MMU
+ *     with the page tables and privilege of the moment: so at CPL 0 (the
+ *     kernel's hypercall) and before the page stops being mapped. (The
  *     engine's flush of every translation cannot be used from a hook: the
  *     engine chains the running block to blocks the flush frees, and the
  *     emulator crashes.) Test: test_addrspace
@@ -141,9 +169,29 @@ int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void 
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
- * bytes run. The page tables loaded now must map it. */
+ * bytes run. Only for code the CPU can fetch at the current privilege
+ * through the page tables loaded now (quirk 15). */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
-
+/* Forget the translations of each [start, start+len), whatever the
+ * privilege level (quirk 15); ctx: a context of uc to save the CPU in. */
+struct engine_range {
+    uint32_t start, len;
+};
+void engine_retranslate_ranges(uc_engine *uc, uc_context *ctx, const struct engine_range *r,
+                               size_t n);
+/* A code hook on [begin, end] (every instruction if begin > end), and
+ * memory hooks on guest reads and/or writes starting in [begin, end]; *h
+ * is for engine_unhook. 0 or -1. */
+int engine_hook_code_range(uc_engine *uc, uint32_t begin, uint32_t end, uc_cb_hookcode_t cb,
+                           void *user, uc_hook *h);
+int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint32_t end,
+                    uc_cb_hookmem_t cb, void *user, uc_hook *h);
+void engine_unhook(uc_engine *uc, uc_hook h);
+/* Quirk 17: forget the translations of the user page at addr, whose bytes
+ * the emulator is about to replace. Only at CPL 0 and while the loaded
+ * page tables map the page present: the engine finds the translations
+ * through its MMU, at the privilege of the moment. */
+void engine_retranslate_page(uc_engine *uc, uint32_t addr);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

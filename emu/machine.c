@@ -27,6 +27,13 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
     engine_stop(m->uc);
 }
 
+void machine_pause(struct machine *m, uint32_t eip)
+{
+    m->paused = true;
+    m->pause_eip = eip;
+    engine_stop(m->uc);
+}
+
 int machine_create(struct machine *m, const struct run_options *opts)
 {
     char err[256];
@@ -83,6 +90,66 @@ void charge(struct machine *m, int cls, uint64_t count)
     if (m->opts->no_cycle_model)
         return;
     m->cycles += (uint64_t)m->cpu.cost[cls] * count;
+    m->class_count[cls] += count;
+}
+
+void charge_block(struct machine *m, const struct block *b)
+{
+    m->rep_charged = NULL;
+    m->cycles += b->cost;
+    for (uint32_t t = 0; t < b->ntally; t++)
+        m->class_count[b->tally[t].cls] += b->tally[t].n;
+}
+
+void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES])
+{
+    uint32_t index;
+    memcpy(out, m->class_count, sizeof m->class_count);
+    if (!block_find_insn(m->cur_block, addr, &index))
+        return;
+    for (uint32_t i = index; i < m->cur_limit; i++)
+        if (!insn_charged_later(&m->cur_block->insns[i]))
+            out[m->cur_block->insns[i].cls]--;
+}
+
+struct rep_step rep_step_of(struct machine *m, const struct insn *in)
+{
+    uint32_t count = reg_read(m, UC_X86_REG_ECX);
+    if (in->flags & INSN_ADDR16)
+        count &= 0xffff;
+    bool continues = m->rep_live && m->rep_addr == in->addr;
+    return (struct rep_step){ .start = !continues, .element = count != 0 };
+}
+
+uint64_t rep_step_cost(const struct machine *m, const struct insn *in, struct rep_step s)
+{
+    return (s.start ? m->cpu.cost[rep_start_class(in->cls)] : 0) +
+           (s.element ? m->cpu.cost[in->cls] : 0);
+}
+
+static void charge_rep_step(struct machine *m, const struct insn *in, struct rep_step s,
+                            int sign)
+{
+    int start_cls = rep_start_class(in->cls);
+    if (s.start) {
+        m->cycles += sign * (int64_t)m->cpu.cost[start_cls];
+        m->class_count[start_cls] += (uint64_t)(int64_t)sign;
+    }
+    if (s.element) {
+        m->cycles += sign * (int64_t)m->cpu.cost[in->cls];
+        m->class_count[in->cls] += (uint64_t)(int64_t)sign;
+    }
+}
+
+void charge_rep(struct machine *m, const struct insn *in)
+{
+    struct rep_step s = rep_step_of(m, in);
+    charge_rep_step(m, in, s, 1);
+    m->rep_charged = in;
+    m->rep_step = s;
+    /* The engine runs it again only while elements remain. */
+    m->rep_addr = in->addr;
+    m->rep_live = s.element;
 }
 
 uint64_t cycles_before(struct machine *m, uint32_t addr)
@@ -93,12 +160,14 @@ uint64_t cycles_before(struct machine *m, uint32_t addr)
     return m->block_start_cycles + block_prefix_cost(m->cur_block, index);
 }
 
-void refund_current_insn(struct machine *m, uint64_t centicycles)
+void refund_current_insn(struct machine *m, int cls)
 {
-    if (centicycles > m->cycles - m->block_start_cycles)
-        centicycles = m->cycles - m->block_start_cycles;
-    m->cycles -= centicycles;
-    m->block_start_cycles -= centicycles;
+    uint64_t cost = m->cpu.cost[cls];
+    if (!m->class_count[cls] || cost > m->cycles - m->block_start_cycles)
+        return;
+    m->cycles -= cost;
+    m->class_count[cls]--;
+    m->block_start_cycles -= cost;
 }
 
 void truncate_current_block(struct machine *m, uint32_t index)
@@ -106,8 +175,15 @@ void truncate_current_block(struct machine *m, uint32_t index)
     const struct block *b = m->cur_block;
     if (!b || index >= m->cur_limit)
         return;
-    for (uint32_t i = index; i < m->cur_limit; i++)
+    for (uint32_t i = index; i < m->cur_limit; i++) {
         m->cycles -= b->insns[i].cost;
+        if (!insn_charged_later(&b->insns[i]))
+            m->class_count[b->insns[i].cls]--;
+        if (m->rep_charged == &b->insns[i]) {
+            charge_rep_step(m, m->rep_charged, m->rep_step, -1);
+            m->rep_charged = NULL;
+        }
+    }
     m->insns -= m->cur_limit - index;
     m->cur_limit = index;
 }
@@ -118,6 +194,8 @@ static void on_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
     (void)uc;
+    if (machine_hold_insn(m, (uint32_t)address))
+        return;
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].insn)
             m->observers[i].insn(m->observers[i].ctx, m, (uint32_t)address, size);
@@ -139,6 +217,8 @@ int machine_observe(struct machine *m, const struct machine_observer *o)
 
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 {
+    if (m->hold.delivered)
+        m->hold.delivered(m->hold.ctx, m, e);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].delivery)
             m->observers[i].delivery(m->observers[i].ctx, m, e);
@@ -163,4 +243,11 @@ void machine_notify_exit(struct machine *m)
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].exit)
             m->observers[i].exit(m->observers[i].ctx, m);
+}
+
+void machine_notify_tsc(struct machine *m, uint32_t insn_addr)
+{
+    for (int i = 0; i < m->nobservers; i++)
+        if (m->observers[i].tsc)
+            m->observers[i].tsc(m->observers[i].ctx, m, insn_addr);
 }

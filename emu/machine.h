@@ -104,6 +104,30 @@ struct machine_observer {
     void (*exit)(void *ctx, struct machine *m);
     /* an instruction about to run (costs a code hook on every instruction) */
     void (*insn)(void *ctx, struct machine *m, uint32_t addr, uint32_t size);
+    /* the rdtsc at insn_addr is about to read the TSC (cycles_before it) */
+    void (*tsc)(void *ctx, struct machine *m, uint32_t insn_addr);
+};
+
+/* What one run of a rep string op is charged (charge_rep, below). */
+struct rep_step {
+    bool start;      /* the start-up */
+    bool element;    /* one element */
+};
+
+/*
+ * A debugger's hold on the machine (emu/debug.c). The execution loop asks
+ * block() before it charges a block, and every code hook the machine puts
+ * in asks insn() first (hooks at one instruction run in the order added,
+ * and one that stops the engine or moves EIP ends the list: docs/unicorn.md,
+ * quirk 16). True: the debugger has paused the machine there, before the
+ * block or instruction ran (machine_pause).
+ */
+struct machine_hold {
+    void *ctx;
+    bool (*block)(void *ctx, struct machine *m, const struct block *b, uint32_t addr);
+    bool (*insn)(void *ctx, struct machine *m, uint32_t addr);
+    /* an interrupt or exception went through the IDT (before observers) */
+    void (*delivered)(void *ctx, struct machine *m, const struct delivery_event *e);
 };
 
 #define MACHINE_MAX_OBSERVERS 8
@@ -128,14 +152,25 @@ struct machine {
     uint64_t cycles;               /* centicycles charged so far */
     uint64_t insns;
     uint64_t exceptions;
+    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and
+                                       the work done for the kernel as the
+                                       instructions it stands for (mm_costs.c):
+                                       the cycles are their dot product with
+                                       cpu.cost */
     uint32_t cur_limit;            /* insns of cur_block still charged */
-    uint32_t prev_block_addr;
+    uint32_t rep_addr;             /* the rep string op last run, and */
+    bool rep_live;                 /* whether its next run continues it */
+    const struct insn *rep_charged; /* a rep run charged in this block, */
+    struct rep_step rep_step;      /* and what it was charged */
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
     int nspecial;
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
     bool insn_hooked;              /* the every-instruction hook is in */
+    struct machine_hold hold;      /* a debugger's, or all NULL */
+    bool paused;                   /* the debugger stopped the engine */
+    uint32_t pause_eip;            /* before this instruction */
 
     /* why the run ended */
     enum stop_reason stop;
@@ -171,12 +206,51 @@ static inline void reg_write(struct machine *m, int reg, uint32_t value)
     engine_reg_write(m->uc, reg, value);
 }
 
+/* The debugger's say (struct machine_hold); false without a debugger. */
+static inline bool machine_hold_block(struct machine *m, const struct block *b, uint32_t addr)
+{
+    return m->hold.block && m->hold.block(m->hold.ctx, m, b, addr);
+}
+
+static inline bool machine_hold_insn(struct machine *m, uint32_t addr)
+{
+    return m->hold.insn && m->hold.insn(m->hold.ctx, m, addr);
+}
+
+/* Stop the engine for the debugger before the instruction at eip:
+ * machine_run returns MACHINE_PAUSED (run.h) with EIP there, and the next
+ * machine_run goes on. */
+void machine_pause(struct machine *m, uint32_t eip);
+
 /* Charge count instructions of class cls. */
 void charge(struct machine *m, int cls, uint64_t count);
-/* The instruction running costs centicycles less than its class (a
- * hypercall's `out` that stands for the kernel's own work): the rest of
- * the block starts that much earlier. */
-void refund_current_insn(struct machine *m, uint64_t centicycles);
+/* The instruction running, of class cls, is not charged after all (a
+ * hypercall's `out` that stands for the kernel's own work): its cost and
+ * its count come off, and the rest of the block starts that much earlier. */
+void refund_current_insn(struct machine *m, int cls);
+/* Charge block b at its entry: every instruction not charged later. */
+void charge_block(struct machine *m, const struct block *b);
+/* Instruction counts by class at the start of the instruction at addr in
+ * the current block (m->class_count if addr is not in it). Valid before
+ * anything is charged later in the block (a rep, an int's delivery). */
+void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES]);
+
+/*
+ * A rep string op is charged as it runs, in a code hook just before each
+ * run: the engine runs it once per element and once more with the count
+ * at zero. Its start-up is charged on the first run (even with a zero
+ * count: the CPU still starts the instruction); one element on each run
+ * that finds a non-zero count. A run continues the previous one only if
+ * nothing else ran in between: after an interrupt or a fault the
+ * instruction starts again, and so does its start-up. A run that faults is
+ * refunded, like any instruction that faults (truncate_current_block).
+ */
+/* What the next run of rep op `in` will be charged (no side effects). */
+struct rep_step rep_step_of(struct machine *m, const struct insn *in);
+/* Centicycles of that step. */
+uint64_t rep_step_cost(const struct machine *m, const struct insn *in, struct rep_step s);
+/* Charge the next run of rep op `in`. */
+void charge_rep(struct machine *m, const struct insn *in);
 /* Stop charging the current block at insns[index]: refund it and the rest. */
 void truncate_current_block(struct machine *m, uint32_t index);
 /* Centicycles at the start of the instruction at addr in the current block. */
@@ -188,5 +262,6 @@ void machine_notify_delivery(struct machine *m, const struct delivery_event *e);
 void machine_notify_sysenter(struct machine *m, uint32_t insn_addr);
 void machine_notify_block(struct machine *m, const struct block *b);
 void machine_notify_exit(struct machine *m);
+void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
 
 #endif

@@ -5,7 +5,10 @@
 #include <string.h>
 #include <unicorn/unicorn.h>
 #include "boot.h"
+#include "calibrate.h"
 #include "compare.h"
+#include "gdb_machine.h"
+#include "names.h"
 #include "outputs.h"
 #include "run.h"
 #include "syscalls.h"
@@ -23,6 +26,8 @@
 static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
     "       emu compare [options] PROGRAM [ARGS...]\n"
+    "       emu calibrate [PROGRAMS_DIR]   replay the calibration experiments\n"
+    "                                      (scripts/calibrate.sh)\n"
     "       emu --list-cpus | --list-costs | --version | --help\n"
     "       emu run --help | emu compare --help\n"
     "\n"
@@ -31,11 +36,14 @@ static const char usage_text[] =
     "int $0x80 and through sysenter. man emu has the details.\n";
 
 static const char common_options[] =
-    "  --cpu NAME[,-sep]    CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP\n"
+    "  --cpu NAME[,-sep][,stepping=N]\n"
+    "                       CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP;\n"
+    "                       ',stepping=N' sets CPUID's stepping\n"
     "  --no-sep             same as ',-sep' on the chosen model\n"
     "  --cost [MODEL:]CLASS=CYCLES\n"
     "                       override one cost class, for every model or one\n"
-    "                       (repeatable; emu --list-costs)\n"
+    "                       (repeatable; emu --list-costs); the calibrated ring\n"
+    "                       crossings are solved again unless it names one\n"
     "  --max-insns N        instruction budget (default 10000000000)\n"
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
     "  --argv0 NAME         the program's argv[0] (default: PROGRAM as given)\n"
@@ -75,6 +83,11 @@ static const char run_text[] =
     "                       terminal, and --strace and --report write elsewhere)\n"
     "  --no-cycle-model     no cycle accounting (for make bench): no cycles,\n"
     "                       traces, budget or modeled TSC\n"
+    "  --gdb [HOST:]PORT    serve GDB's remote protocol (HOST 127.0.0.1 unless\n"
+    "                       given; PORT 0 picks a free one; emu prints it)\n"
+    "  -s                   the same as --gdb " GDB_SHORTHAND_SPEC "\n"
+    "  -S, --gdb-wait       with --gdb or -s: stop before the kernel's first\n"
+    "                       instruction until a debugger attaches\n"
     "\n"
     "exit status: the program's own; 128+N if a fault killed it with signal N;\n"
     "2 usage error; 124 instruction budget exhausted; 125 machine failure;\n"
@@ -84,15 +97,24 @@ static const char compare_text[] =
     "usage: emu compare [options] PROGRAM [ARGS...]\n"
     "\n"
     "Runs PROGRAM once on each of several CPU models and prints its most frequent\n"
-    "system call's cycles per call side by side.\n"
+    "system call's (or --syscall's) cycles per call side by side, a row per way the calls went\n"
+    "(path, and via the vsyscall page or inline), each with its interval.\n"
     "\n"
     "options:\n"
     "%s"
     "  --cpus LIST          models to compare, ';'-separated (default:\n"
     "                       pentium4;pentium4,-sep;pentium3;pentium3,-sep);\n"
     "                       compare takes its models from here, not --cpu/--no-sep\n"
-    "  --article            show the figures the 2002 article and Linus reported\n"
-    "  --svg FILE           also draw the comparison as an SVG bar chart\n";
+    "  --article            for the replays (linus_loop, lmbench_null): each\n"
+    "                       published figure beside the replay's own, with its\n"
+    "                       interval, inside or outside\n"
+    "  --syscall NAME       compare this system call, not the most frequent one\n"
+    "  --svg FILE           also draw the comparison as an SVG bar chart: bars\n"
+    "                       with intervals, published figures, an axis, ratios\n"
+    "\n"
+    "With --cost, a banner says the model is modified and no published figure\n"
+    "is compared for the models it changes. SEP 'unused': CPUID reports it and\n"
+    "the kernel did not enable it.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -273,7 +295,14 @@ static int start(struct machine *m, const struct run_options *opts,
     return status;
 }
 
-static int run(const struct run_options *opts, struct outputs *out)
+/* --gdb: where the stub listens, and whether the machine waits for it. */
+struct gdb_options {
+    const char *listen;
+    bool wait;
+};
+
+static int run(const struct run_options *opts, struct outputs *out,
+               const struct gdb_options *gdb)
 {
     struct machine *m = calloc(1, sizeof *m);
     struct syscall_tracker *sys = calloc(1, sizeof *sys);
@@ -285,7 +314,7 @@ static int run(const struct run_options *opts, struct outputs *out)
     }
     int status = start(m, opts, sys, out);
     if (status == 0) {
-        status = machine_run(m);
+        status = gdb->listen ? gdb_machine_run(m, sys, gdb->listen, gdb->wait) : machine_run(m);
         if (outputs_finish(out, m, sys) && !status)
             status = 2;
         if (m->stop != STOP_EXIT)
@@ -309,9 +338,10 @@ int main(int argc, char **argv)
     };
     char *env[MAX_ENV + 1] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };
     int envc = 2;
-    bool article = false, compare = false, cpu_given = false;
-    const char *cpus = NULL, *svg = NULL;
+    bool compare = false, cpu_given = false;
+    struct compare_options co = { .syscall = -1 };
     struct outputs out = { 0 };
+    struct gdb_options gdb = { 0 };
     char err[256];
 
     if (argc < 2)
@@ -332,6 +362,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--list-costs") || !strcmp(argv[1], "list-costs")) {
         cpu_costs_list(stdout);
         return 0;
+    }
+    if (!strcmp(argv[1], "calibrate")) {
+        if (argc > 3)
+            return usage_error("%s", "calibrate takes at most a directory");
+        return calibrate_main(argc > 2 ? argv[2] : "build/guest/programs", stdout);
     }
     if (!strcmp(argv[1], "compare"))
         compare = true;
@@ -382,10 +417,16 @@ int main(int argc, char **argv)
                 return usage_error("%s", "too many --env options");
             env[envc++] = (char *)val;
             env[envc] = NULL;
+        } else if (!compare && !strcmp(a, "--gdb") && val) {
+            gdb.listen = val;
         } else if (compare && !strcmp(a, "--cpus") && val) {
-            cpus = val;
+            co.cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
-            svg = val;
+            co.svg = val;
+        } else if (compare && !strcmp(a, "--syscall") && val) {
+            co.syscall = syscall_by_name(val);
+            if (co.syscall < 0)
+                return usage_error("--syscall '%s' names no system call", val);
         } else if (!compare && (took = output_option(&out, a, val, err, sizeof err)) >= 0) {
             if (took == 2)
                 return usage_error("%s", err);
@@ -398,8 +439,12 @@ int main(int argc, char **argv)
                 opts.verbose = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))
                 opts.no_cycle_model = true;
+            else if (!compare && !strcmp(a, "-s"))
+                gdb.listen = GDB_SHORTHAND_SPEC;
+            else if (!compare && (!strcmp(a, "-S") || !strcmp(a, "--gdb-wait")))
+                gdb.wait = true;
             else if (compare && !strcmp(a, "--article"))
-                article = true;
+                co.article = true;
             else if (compare && output_option(&(struct outputs){ 0 }, a, val, err,
                                               sizeof err) >= 0)
                 return usage_error("'%s' is an emu run option; compare does not take it", a);
@@ -426,7 +471,11 @@ int main(int argc, char **argv)
     opts.envp = env;
 
     if (compare)
-        return compare_main(&opts, cpus, article, svg);
+        return compare_main(&opts, &co);
+    if (gdb.wait && !gdb.listen)
+        return usage_error("%s", "--gdb-wait (-S) needs --gdb PORT or -s");
+    if (gdb.listen && opts.no_cycle_model)
+        return usage_error("%s", "--gdb needs the cycle model (not --no-cycle-model)");
     int rc = check_outputs(&out, &opts);
-    return rc ? rc : run(&opts, &out);
+    return rc ? rc : run(&opts, &out, &gdb);
 }

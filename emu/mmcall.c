@@ -90,7 +90,7 @@ void mm_hypercall(struct machine *m, struct hc_mm *r)
     /* The "out" that carries the request stands for work the kernel does
      * itself; what that work costs is charged below instead. */
     if (!m->opts->no_cycle_model)
-        refund_current_insn(m, m->cpu.cost[CLASS_IO]);
+        refund_current_insn(m, CLASS_IO);
     switch (r->op) {
     case MM_SWITCH: r->result = op_switch(m, r); break;
     case MM_CLONE: r->result = op_clone(m, r); break;

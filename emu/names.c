@@ -1,5 +1,6 @@
 #include "names.h"
 #include <stdio.h>
+#include <string.h>
 #include "../guest/x86.h"
 
 /* syscalls.def names the kinds bare; in this file they are the ARG_ ones. */
@@ -27,6 +28,14 @@ const struct syscall_info *syscall_info(uint32_t nr)
     if (nr >= sizeof syscalls / sizeof syscalls[0] || !syscalls[nr].name)
         return NULL;
     return &syscalls[nr];
+}
+
+int syscall_by_name(const char *name)
+{
+    for (uint32_t nr = 0; nr < sizeof syscalls / sizeof syscalls[0]; nr++)
+        if (syscalls[nr].name && !strcmp(syscalls[nr].name, name))
+            return (int)nr;
+    return -1;
 }
 
 const char *syscall_name(uint32_t nr)

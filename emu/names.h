@@ -65,6 +65,8 @@ struct syscall_info {
 
 /* The row of syscalls.def for nr, or NULL if it has none. */
 const struct syscall_info *syscall_info(uint32_t nr);
+/* The number of the call named name ("getppid"), or -1. */
+int syscall_by_name(const char *name);
 /* Its name, or "syscall_NR" for a number the table does not have. */
 const char *syscall_name(uint32_t nr);
 /* "SIGSEGV"; "signal" for a number without a name. */

@@ -130,31 +130,16 @@ static uint64_t fn_key_at(const struct profile *p, uint32_t addr, bool *named)
     return s ? s->addr : FN_UNNAMED | addr;
 }
 
-static bool is_prefix(uint8_t b)
-{
-    static const uint8_t prefixes[] = { 0x66, 0x67, 0xf2, 0xf3, 0x26, 0x2e, 0x36, 0x3e, 0x64,
-                                        0x65, 0xf0 };
-    return memchr(prefixes, b, sizeof prefixes) != NULL;
-}
-
 /* What the block's last instruction does to the stack. */
 static void classify_end(struct profile *p, const struct block *b)
 {
     const struct insn *last = &b->insns[b->ninsns - 1];
-    const uint8_t *code = b->bytes + (last->addr - b->addr);
     p->next = NEXT_NONE;
-    if (last->cls == CLASS_CALL) {
+    /* near calls, direct or through a register or memory (not far ones) */
+    if (last->cls == CLASS_CALL || last->cls == CLASS_CALLMEM || last->cls == CLASS_CALLREG)
         p->next = NEXT_CALL;
-    } else if (last->cls == CLASS_RET || last->cls == CLASS_IRET) {
+    else if (last->cls == CLASS_RET || last->cls == CLASS_IRET)
         p->next = NEXT_RET;
-    } else if (last->cls == CLASS_INDIRECT) {
-        /* ff /2 is a call through a register or memory; ff /4 a jump */
-        uint32_t i = 0;
-        while (i + 1 < last->len && is_prefix(code[i]))
-            i++;
-        if (i + 1 < last->len && code[i] == 0xff && ((code[i + 1] >> 3) & 7) == 2)
-            p->next = NEXT_CALL;
-    }
     p->next_ret = last->addr + last->len;
     p->call_addr = last->addr;
 }

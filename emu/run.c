@@ -49,13 +49,15 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->stop != STOP_NONE) {
+    if (m->stop != STOP_NONE || m->paused) {
         engine_stop(uc);
         return;
     }
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
     if (!b) {
+        if (machine_hold_block(m, NULL, addr))
+            return;
         /* Code Capstone cannot decode still runs in the engine (which
          * ignores a stray lock prefix, for one): count it as one
          * instruction, or a loop of it ("lock jmp .") would never meet
@@ -79,6 +81,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         reg_write(m, UC_X86_REG_EIP, addr);
         return;
     }
+    /* A debugger stops before the block is charged: it runs, and is
+     * charged, when the machine goes on. */
+    if (machine_hold_block(m, b, addr))
+        return;
     if (m->insns + b->ninsns > m->opts->max_insns) {
         over_budget(m);
         return;
@@ -88,13 +94,14 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;
-    m->cycles += b->cost;
+    charge_block(m, b);
     m->insns += b->ninsns;
-    /* A rep op ends its block; its later iterations re-run a block that
-     * starts at it. Any other execution of it is a new rep: pay start-up. */
-    if ((b->insns[b->ninsns - 1].flags & INSN_REP) && m->prev_block_addr != addr)
-        charge(m, CLASS_REP_START, 1);
-    m->prev_block_addr = addr;
+    /* A rep op ends its block; each further run of it is a block that
+     * starts at it. Anything else in between ends that rep. (The rest of
+     * a block a debugger stopped inside is a block too, which changes
+     * nothing here: it starts at the stop, before the rep ran again.) */
+    if (addr != m->rep_addr)
+        m->rep_live = false;
     machine_notify_block(m, b);
 }
 
@@ -171,6 +178,14 @@ static void raise_ud_after_abort(struct machine *m)
 int machine_run(struct machine *m)
 {
     while (m->stop == STOP_NONE) {
+        if (m->paused) {
+            /* A block hook that stops the engine leaves EIP behind when
+             * the block was entered by a direct jump (docs/unicorn.md,
+             * quirk 16); and EIP cannot be set from a hook that stops. */
+            reg_write(m, UC_X86_REG_EIP, m->pause_eip);
+            m->paused = false;
+            return MACHINE_PAUSED;
+        }
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
         uc_err e = UC_ERR_OK;
 
@@ -192,7 +207,8 @@ int machine_run(struct machine *m)
             raise_ud_after_abort(m);
             continue;
         }
-
+        if (m->paused)
+            continue;
         eip = reg_read(m, UC_X86_REG_EIP);
         if (e != UC_ERR_OK)
             machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));

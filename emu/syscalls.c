@@ -15,6 +15,44 @@ const char *sys_return_name(int ret)
     return ret >= 0 && ret <= RET_EXITED ? names[ret] : "?";
 }
 
+const char *sys_via_name(int via)
+{
+    return via == VIA_PAGE ? "page" : via == VIA_INLINE ? "inline" : "?";
+}
+
+const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr, int path,
+                                   int via)
+{
+    for (int i = 0; i < t->ncall_rows; i++) {
+        const struct call_row *r = &t->call_rows[i];
+        if (r->nr == nr && r->path == path && r->via == via)
+            return r;
+    }
+    return NULL;
+}
+
+/* One call as its caller saw it: cycles and the class counts since start. */
+static void add_call(struct syscall_tracker *t, const struct syscall_record *r,
+                     uint64_t cycles, const uint64_t start[NCLASSES],
+                     const uint64_t end[NCLASSES])
+{
+    struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
+    if (!row) {
+        if (t->ncall_rows == MAX_CALL_ROWS) {
+            t->calls_dropped++;
+            return;
+        }
+        row = &t->call_rows[t->ncall_rows++];
+        row->nr = r->nr;
+        row->path = r->path;
+        row->via = r->via;
+    }
+    row->calls++;
+    row->cycles += cycles;
+    for (int c = 0; c < NCLASSES; c++)
+        row->classes[c] += end[c] - start[c];
+}
+
 /* The kernel stack's top of the task running now: the TSS's esp0. */
 static uint32_t running_key(struct machine *m)
 {
@@ -46,7 +84,7 @@ static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
 }
 
 static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
-                   enum sys_return how);
+                   const uint64_t end_counts[NCLASSES], enum sys_return how);
 static uint32_t ti_word(struct machine *m, uint32_t key, uint32_t offset);
 static void tell_exit(struct syscall_tracker *t, const struct exit_record *x);
 
@@ -75,7 +113,7 @@ static void switch_task(struct syscall_tracker *t, struct machine *m)
     struct task_track *old = t->task;
     if (old && old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)) {
         if (old->active)
-            finish(t, m, m->block_start_cycles, RET_EXITED);
+            finish(t, m, m->block_start_cycles, m->class_count, RET_EXITED);
         /* its wait status: the exit code in bits 8-15, or the signal */
         uint32_t code = ti_word(m, old->key, TI_EXIT_CODE);
         struct exit_record x = { .pid = old->pid, .killed = (code & 0x7f) != 0,
@@ -91,7 +129,8 @@ static void switch_task(struct syscall_tracker *t, struct machine *m)
 }
 
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
-                  uint32_t nr, uint64_t start, uint32_t user_eip)
+                  uint32_t nr, uint64_t start, const uint64_t start_counts[NCLASSES],
+                  uint32_t user_eip)
 {
     static const int arg_regs[6] = { UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
                                      UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP };
@@ -107,7 +146,7 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     /* The last call returned to user mode, whose first instruction trapped
      * (an execve's entry point not yet paged in): it was over. */
     if (task->active)
-        finish(t, m, start, r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+        finish(t, m, start, start_counts, r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
     memset(r, 0, sizeof *r);
     r->seq = ++t->seq;
     if (!task->pid)
@@ -122,12 +161,15 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     r->start = start;
     r->insns_start = m->insns;
     r->user_eip = user_eip;
+    r->via = task->in_vsyscall ? VIA_PAGE : VIA_INLINE;
+    memcpy(task->rec_start_counts, start_counts, sizeof task->rec_start_counts);
     for (int i = 0; i < 6; i++)
         r->args[i] = reg_read(m, arg_regs[i]);
     task->active = true;
     task->unknown = false;
     task->phase = PHASE_ENTRY;
     t->by_path[path]++;
+    t->begun[path][r->via]++;
 }
 
 /* The record's arguments are complete: tell whoever looks at them then
@@ -149,11 +191,13 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
         return;
     }
     if (e->kind == EVENT_SOFTWARE && e->vector == SYSCALL_VECTOR) {
-        begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, e->return_eip);
+        /* the int itself is charged after this, at its delivery */
+        begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, m->class_count,
+              e->return_eip);
         announce(t);
         return;
     }
-    begin(t, m, PATH_TRAP, (uint32_t)e->vector, m->cycles, e->return_eip);
+    begin(t, m, PATH_TRAP, (uint32_t)e->vector, m->cycles, m->class_count, e->return_eip);
     t->task->rec.error_code = e->error_code;
     announce(t);
 }
@@ -161,8 +205,10 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
 static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
 {
     struct syscall_tracker *t = ctx;
+    uint64_t counts[NCLASSES];
+    counts_before(m, insn_addr, counts);
     begin(t, m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
-          insn_addr ? cycles_before(m, insn_addr) : m->cycles, insn_addr);
+          insn_addr ? cycles_before(m, insn_addr) : m->cycles, counts, insn_addr);
     /* The sixth argument is on the user stack, where EBP points. */
     uint32_t *arg6 = &t->task->rec.args[5];
     const uint8_t *p = guest_ptr(&m->mem, *arg6, 4);
@@ -192,9 +238,11 @@ static void account(struct syscall_tracker *t)
 }
 
 static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
-                   enum sys_return how)
+                   const uint64_t end_counts[NCLASSES], enum sys_return how)
 {
     struct syscall_record *r = &t->task->rec;
+    if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
+        add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts);
     r->end = end;
     r->insns_end = m->insns;
     if (how != RET_EXITED) {
@@ -237,12 +285,16 @@ static bool in_vsyscall_page(uint32_t addr)
  * process that blocks inside is timed with the others' work in between,
  * as its own clock would show it). */
 static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
-                           const struct block *b)
+                           const struct block *b, const uint64_t at_block[NCLASSES])
 {
     struct task_track *task = t->task;
     if (b->addr == VSYSCALL_BASE && !task->in_vsyscall) {
         task->in_vsyscall = true;
+        /* from the call, the last instruction of the block before */
         task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
+        memcpy(task->page_start_counts, at_block, sizeof task->page_start_counts);
+        if (t->prev_last_cls >= 0)
+            task->page_start_counts[t->prev_last_cls]--;
     } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
         uint64_t span = m->block_start_cycles - task->vsyscall_start;
         const struct syscall_record *r = &task->rec;
@@ -250,10 +302,8 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
         t->vsyscall_calls++;
         t->vsyscall_cycles += span;
         /* the call made inside the span is the last one recorded */
-        if (r->path != PATH_TRAP && r->nr < SYSCALL_STATS_MAX) {
-            t->vsyscall_by_nr[r->nr].calls++;
-            t->vsyscall_by_nr[r->nr].cycles += span;
-        }
+        if (r->path != PATH_TRAP && r->via == VIA_PAGE && r->ret != RET_EXITED)
+            add_call(t, r, span, task->page_start_counts, at_block);
     }
 }
 
@@ -261,11 +311,13 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
 {
     struct syscall_tracker *t = ctx;
     bool kernel = in_kernel_ram(b->addr);
+    uint64_t at_block[NCLASSES];
 
     if (kernel && b->addr == t->switch_to)
         switch_task(t, m);
     struct task_track *task = t->task;
     if (!kernel) {
+        counts_before(m, b->addr, at_block);
         if (!t->user_started) {
             t->user_started = true;
             t->boot_end = t->user_since = m->block_start_cycles;
@@ -273,14 +325,13 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
                 if (t->listeners[i].boot)
                     t->listeners[i].boot(t->listeners[i].ctx, t->boot_end, b->addr);
         }
-        track_vsyscall(t, m, b);
     }
     if (task->active) {
         struct syscall_record *r = &task->rec;
         if (kernel && b->addr == t->ni_syscall)
             task->unknown = true;
         if (!kernel) {
-            finish(t, m, m->block_start_cycles,
+            finish(t, m, m->block_start_cycles, at_block,
                    r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
@@ -294,7 +345,11 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
         if (kernel && block_contains(b, t->sysenter_exit))
             r->ret = RET_SYSEXIT;
     }
-    t->prev_last_cost = b->insns[b->ninsns - 1].cost;
+    if (!kernel)
+        track_vsyscall(t, m, b, at_block);
+    const struct insn *last = &b->insns[b->ninsns - 1];
+    t->prev_last_cost = last->cost;
+    t->prev_last_cls = insn_charged_later(last) ? -1 : last->cls;
 }
 
 /* The machine stops: pid 1 exited or was killed (which ends the machine),
@@ -307,7 +362,7 @@ static void tracker_on_exit(void *ctx, struct machine *m)
         t->task->pid = ti_word(m, t->task->key, TI_PID);
     uint32_t pid = t->task->pid;
     if (t->task->active)
-        finish(t, m, m->cycles, RET_EXITED);
+        finish(t, m, m->cycles, m->class_count, RET_EXITED);
     if (e->killed) {
         struct signal_record s = { .pid = pid, .signo = e->signal, .vector = e->vector,
                                    .when = m->cycles };
@@ -326,6 +381,7 @@ static void tracker_on_exit(void *ctx, struct machine *m)
 int syscalls_attach(struct syscall_tracker *t, struct machine *m)
 {
     memset(t, 0, sizeof *t);
+    t->prev_last_cls = -1;
     t->syscall_call = m->ksyms.addr[KSYM_syscall_call];
     t->syscall_return = m->ksyms.addr[KSYM_syscall_return];
     t->sysenter_call = m->ksyms.addr[KSYM_sysenter_call];

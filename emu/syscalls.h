@@ -17,6 +17,9 @@
 enum sys_path { PATH_INT80, PATH_SYSENTER, PATH_TRAP, NPATHS };
 enum sys_phase { PHASE_NONE, PHASE_ENTRY, PHASE_BODY, PHASE_EXIT };
 enum sys_return { RET_NONE, RET_IRET, RET_SYSEXIT, RET_EXITED };
+/* How the program made the call: through the vsyscall page, or with its
+ * own trapping instruction (an inline int $0x80). */
+enum sys_via { VIA_INLINE, VIA_PAGE, NVIAS };
 
 struct syscall_record {
     uint64_t seq;
@@ -24,7 +27,7 @@ struct syscall_record {
     uint32_t nr;          /* syscall number, or vector for a trap */
     uint32_t args[6];
     int32_t result;
-    uint8_t path, ret;
+    uint8_t path, ret, via;
     uint32_t error_code;  /* traps */
     uint32_t user_eip;    /* where user space entered the kernel */
     uint64_t start, body_start, exit_start, end; /* centicycles */
@@ -63,6 +66,21 @@ struct exit_record {
     uint64_t when;
 };
 
+/*
+ * The calls of one number that went one way (path and via), as the caller
+ * sees them: through the page, from the call into it to the return from
+ * it; inline, from the trapping instruction to the return to user mode.
+ * With the instructions executed in those spans, by cost class, so their
+ * cycles can be recomputed for any cost vector. Only calls that returned.
+ */
+struct call_row {
+    uint32_t nr;
+    uint8_t path, via;
+    uint64_t calls, cycles;            /* centicycles */
+    uint64_t classes[NCLASSES];
+};
+#define MAX_CALL_ROWS 32
+
 /* Who is told about each system call or trap once it is over. */
 struct syscall_listener {
     void *ctx;
@@ -91,6 +109,8 @@ struct task_track {
     bool unknown;            /* the call in flight reached sys_ni_syscall */
     bool in_vsyscall;        /* it called into the vsyscall page ... */
     uint64_t vsyscall_start; /* ... at this many centicycles */
+    uint64_t page_start_counts[NCLASSES];   /* class counts at the page call */
+    uint64_t rec_start_counts[NCLASSES];    /* and at the record's start */
     uint64_t last_used;
     uint64_t born;           /* which task this is: a slot reused has a new one */
 };
@@ -112,11 +132,17 @@ struct syscall_tracker {
     uint64_t trap_cycles;    /* in traps (faults), centicycles */
     /* calls through the vsyscall page: call .. return, centicycles */
     uint64_t vsyscall_calls, vsyscall_cycles;
-    struct { uint64_t calls, cycles; } vsyscall_by_nr[SYSCALL_STATS_MAX];
+    /* the caller's view, by number, path and via (the first MAX_CALL_ROWS
+     * seen; calls_dropped counts calls of any further one) */
+    struct call_row call_rows[MAX_CALL_ROWS];
+    int ncall_rows;
+    uint64_t calls_dropped;
+    uint64_t begun[NPATHS][NVIAS];          /* records begun, every number */
     uint64_t user_since;     /* start of the current user-mode span */
     bool user_started;       /* the program has run its first instruction */
     uint64_t boot_end;       /* when it did, centicycles */
-    uint32_t prev_last_cost; /* cost of the last insn of the previous block */
+    uint32_t prev_last_cost; /* cost of the last insn of the previous block, */
+    int prev_last_cls;       /* its class, or -1 if it is charged later */
     /* kernel code addresses that split the phases */
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;
     uint32_t ni_syscall;     /* the kernel's handler of unknown numbers */
@@ -125,9 +151,14 @@ struct syscall_tracker {
     int nlisteners;
 };
 
-/* "int80", "sysenter", "trap"; "-", "iret", "sysexit", "exited". */
+/* "int80", "sysenter", "trap"; "-", "iret", "sysexit", "exited";
+ * "inline", "page". */
 const char *sys_path_name(int path);
 const char *sys_return_name(int ret);
+const char *sys_via_name(int via);
+/* The caller's-view row of nr, path and via, or NULL. */
+const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr, int path,
+                                   int via);
 
 /* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
 int syscalls_attach(struct syscall_tracker *t, struct machine *m);

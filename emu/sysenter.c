@@ -2,7 +2,14 @@
  * sysenter: the engine only calls a hook (engine.h, quirk 9); the CPU's
  * part is here. Where SEP works, the CPU loads flat ring-0 CS and SS from
  * SYSENTER_CS, ESP and EIP from their MSRs, and clears IF, RF and VM; it
- * saves nothing. Where it does not, sysenter is #UD.
+ * saves nothing. Where the part has no SEP, sysenter is #UD.
+ *
+ * The Pentium Pro reports SEP but "does not support" the instructions
+ * (Intel). They exist: with SYSENTER_CS = 0 its sysenter is #GP(0) like any
+ * part's (SIGSEGV on steppings 1, 7 and 9, linux-kernel, Aug 2003). What
+ * they do once a kernel sets the MSRs is undocumented; the one report
+ * (Jim Houston, stepping 9, 21 Aug 2003) is a system call that completed
+ * and a double fault on its sysexit. The model does that, no more.
  */
 #include "sysenter.h"
 #include "trap.h"
@@ -40,7 +47,7 @@ void on_sysenter(uc_engine *uc, void *user)
         machine_stop(m, STOP_MACHINE, "sysenter outside a decoded block");
         return;
     }
-    if (!m->cpu.sep_works) {
+    if (!m->cpu.sep_works && !m->cpu.sep_unsupported) {
         sysenter_fault(m, index, X86_VEC_UD, false, in->addr);
         return;
     }
@@ -74,3 +81,14 @@ void on_sysenter(uc_engine *uc, void *user)
     engine_sysenter_resume(m->uc, (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP));
 }
 
+
+void before_sysexit(struct machine *m, const struct insn *in)
+{
+    if (!m->cpu.sep_unsupported || (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0)
+        return;
+    machine_stop(m, STOP_MACHINE, "double fault at the sysexit at eip %08x: this Pentium "
+                 "Pro (signature %#x) does not support sysenter/sysexit, and what they do "
+                 "once a kernel sets the SYSENTER MSRs is undocumented; Jim Houston's "
+                 "stepping-9 part double-faulted here (linux-kernel, 21 Aug 2003)",
+                 in->addr, cpu_signature(&m->cpu));
+}

@@ -6,5 +6,8 @@
 
 /* The UC_HOOK_INSN callback for UC_X86_INS_SYSENTER. */
 void on_sysenter(uc_engine *uc, void *user);
+/* Just before a sysexit runs (a code hook): a Pentium Pro's stops the
+ * machine, as the one reported did. */
+void before_sysexit(struct machine *m, const struct insn *in);
 
 #endif

@@ -310,14 +310,21 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
     if (!wanted(t, kernel))
         return;
     uint64_t end = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
-    if (!trace_in_window(t, end - in->cost, end))
+    uint64_t cost = in->cost;
+    /* A rep op, the last of its block, is charged after this hook, run by
+     * run (machine.h): this run's start-up and element. */
+    if (in->flags & SPECIAL_REP) {
+        cost = rep_step_cost(m, in, rep_step_of(m, in));
+        end = m->cycles + cost;
+    }
+    if (!trace_in_window(t, end - cost, end))
         return;
     struct trace_insn *p = &t->pending;
     (void)size;
     snprintf(p->text, sizeof p->text, "%s", block_insn_text(&m->blocks, m->cur_block, index));
     p->addr = addr;
     p->kernel = kernel;
-    p->start = end - in->cost;
+    p->start = end - cost;
     p->end = end;
     p->valid = true;
 }

@@ -10,18 +10,19 @@
 # line saying all is well.
 #
 #   0 engine      the engine, its quirks, guest memory
-#   1 core        the machine, the CPU models and their costs, decoding,
+#   1 core        the machine, the CPU models and their costs (the cost
+#                 model, its calibration data, the published figures), decoding,
 #                 the kernel's symbols, the file tree (vfs_*), the
 #                 address spaces and what memory management costs, the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
 #                 ports, hypercalls (mmcall: the address-space ones;
-#                 vfscall: the file tree's),
-#                 booting, the execution loop
+#                 vfscall: the file tree's), booting, the execution loop,
+#                 and stopping it for a debugger (debug, debug_mem)
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare and the
 #                 metrics programs report to it, the GDB remote stub
-#                 (gdb_*, gdbstub)
+#                 (gdb_*, gdbstub) and the machine behind it (gdb_machine)
 #   5 main        the command line
 set -eu
 
@@ -35,6 +36,10 @@ machine       1
 cpu_models    1
 cost_classes  1
 cost_tables   1
+cost_model    1
+calibration_data 1
+published     1
+interval      1
 decode        1
 ksyms         1
 symbols       1
@@ -61,7 +66,10 @@ mmcall        2
 vfscall       2
 boot          2
 run           2
+debug         2
+debug_mem     2
 syscalls      3
+spans         3
 trace         4
 trace_json    4
 progress      4
@@ -74,6 +82,9 @@ strace_values 4
 report        4
 compare       4
 metrics       4
+compare_article 4
+compare_svg   4
+calibrate     4
 gdb_packet    4
 gdb_i386      4
 gdb_target    4
@@ -81,6 +92,7 @@ gdb_session   4
 gdb_commands  4
 gdb_query     4
 gdbstub       4
+gdb_machine   4
 main          5
 outputs       5
 '

@@ -201,6 +201,21 @@ START_TEST(compare_refuses_what_it_would_not_honour)
 }
 END_TEST
 
+START_TEST(calibrate_without_its_replays_fails_in_one_line)
+{
+    struct emu_result r;
+    emu(&r, "calibrate", "/nonexistent-sysemu-dir", NULL);
+    ck_assert_int_ne(r.status, 0);
+    ck_assert_int_eq(count_char(r.err, '\n'), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "emu: calibrate: linus_loop"));
+    ck_assert_str_eq(r.out, "");                /* no half-written header */
+    emu_result_free(&r);
+    emu(&r, "calibrate", "a", "b", NULL);
+    assert_one_line_error(&r, 2);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* The round trip of the gettimeofday call in a run's --strace line. */
 static long round_trip(const char *cpu, const char *cost, const char *line_start)
 {
@@ -325,6 +340,19 @@ START_TEST(installed_emu_runs_from_another_directory)
 }
 END_TEST
 
+START_TEST(bad_cost_and_stepping_flags_are_2)
+{
+    struct emu_result r;
+    emu(&r, "run", "--cost", "sysenter=abc", program("hello"), NULL);
+    assert_one_line_error(&r, 2);
+    emu_result_free(&r);
+    emu(&r, "run", "--cpu", "pentiumpro,stepping=99", program("hello"), NULL);
+    assert_one_line_error(&r, 2);
+    ck_assert_msg(strstr(r.err, "stepping=99"), "%s", r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -344,6 +372,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, a_cost_for_one_model_applies_to_that_model);
     tcase_add_test(tc, progress_shows_only_when_asked_in_a_pipe);
     tcase_add_test(tc, installed_emu_runs_from_another_directory);
+    tcase_add_test(tc, calibrate_without_its_replays_fails_in_one_line);
+    tcase_add_test(tc, bad_cost_and_stepping_flags_are_2);
     suite_add_tcase(s, tc);
     return s;
 }

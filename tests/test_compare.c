@@ -1,6 +1,7 @@
 /*
- * emu compare (emu/compare.c): the same program on several models, one
- * row each, and the ratio of sysenter to int $0x80 per model.
+ * emu compare (emu/compare.c): the same program on several models, a row
+ * per way its calls went, and a ratio of sysenter to int $0x80 only
+ * between calls that went different ways.
  */
 #include <check.h>
 #include <stdio.h>
@@ -29,8 +30,8 @@ START_TEST(compare_prints_the_table_and_sysenter_is_faster)
     free(header);
     for (int m = 0; m < NMODELS; m++) {
         char want[64];
-        snprintf(want, sizeof want, "%-16s %-4s %-9s    10000", models[m],
-                 has_sep(m) ? "on" : "off", has_sep(m) ? "sysenter" : "int80");
+        snprintf(want, sizeof want, "%-16s %-6s %-9s %-7s    10000", models[m],
+                 has_sep(m) ? "on" : "off", has_sep(m) ? "sysenter" : "int80", "page");
         ck_assert_msg(strstr(r.out, want), "compare %s: no row \"%s\" in:\n%s", name, want,
                       r.out);
     }
@@ -40,9 +41,12 @@ START_TEST(compare_prints_the_table_and_sysenter_is_faster)
         snprintf(prefix, sizeof prefix, "%s clock_gettime64: sysenter ", models[m]);
         char *line = line_with(r.out, prefix);
         ck_assert_msg(line, "compare %s: no ratio line for %s:\n%s", name, models[m], r.out);
-        ck_assert_int_eq(sscanf(line + strlen(prefix), "%lf / int80 %lf cycles = %lf of the time",
-                                &fast, &slow, &ratio), 3);
+        double low, high;
+        ck_assert_int_eq(sscanf(line + strlen(prefix),
+                                "%lf / int80 %lf cycles = %lf of the time [%lf, %lf]",
+                                &fast, &slow, &ratio, &low, &high), 5);
         ck_assert_msg(fast < slow && ratio < 1.0, "%s", line);
+        ck_assert_msg(low <= ratio && ratio <= high, "%s", line);
         free(line);
     }
     emu_result_free(&r);
@@ -55,8 +59,8 @@ START_TEST(two_models_give_two_rows_and_one_ratio)
     emu(&r, "compare", "--cpus", "pentium4;pentium4,-sep", program("syscall_loop"), "getppid",
         "200", NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_int_eq(count_lines_containing(r.out, "pentium4         on   sysenter       200"), 1);
-    ck_assert_int_eq(count_lines_containing(r.out, "pentium4,-sep    off  int80          200"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4         on     sysenter  page         200"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4,-sep    off    int80     page         200"), 1);
     ck_assert_int_eq(count_lines_containing(r.out, "pentium4 getppid: sysenter "), 1);
     ck_assert_ptr_null(strstr(r.out, "published:"));    /* only with --article */
     ck_assert_str_eq(r.err, "");
@@ -67,22 +71,71 @@ END_TEST
 START_TEST(the_article_note_names_what_the_model_used)
 {
     struct emu_result r;
-    emu(&r, "compare", "--article", "--cpus", "pentium4;pentium4,-sep", program("syscall_loop"),
-        "getppid", "200", NULL);
+    emu(&r, "compare", "--article", "--cpus", "pentium4", program("linus_loop"), "getppid",
+        "200", NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "published: Linus's P4 getppid 641 / 1761 cycles"));
-    ck_assert_ptr_nonnull(strstr(r.out, "(the model's calibration point)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "LT-P4 getppid sysenter: 641 cycles"));
+    ck_assert_ptr_nonnull(strstr(r.out, "(calibration point): inside"));
+    ck_assert_ptr_nonnull(strstr(r.out, "Pine.LNX.4.44.0212162140500.1644-100000"));
     emu_result_free(&r);
-    emu(&r, "compare", "--article", "--cpus", "pentium3;pentium3,-sep", program("syscall_loop"),
+    emu(&r, "compare", "--article", "--cpus", "pentium3", program("linus_loop"),
         "gettimeofday", "200", NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "published: article \"a factor of 1.2\""));
-    ck_assert_ptr_nonnull(strstr(r.out, "(not used by the model)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "article: \"a factor of 1.2\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "(predicted, not used by the model)"));
+    emu_result_free(&r);
+    /* a program that replays nothing published says so */
+    emu(&r, "compare", "--article", "--cpus", "pentium4", program("syscall_loop"), "getpid",
+        "20", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "no published figure for this program"));
     emu_result_free(&r);
 }
 END_TEST
 
-START_TEST(the_svg_has_a_bar_per_model)
+/* "cycles/call C [L, H]" of the row that starts with prefix */
+static void row_cycles(const char *out, const char *prefix, double *c, double *lo, double *hi)
+{
+    char *line = line_with(out, prefix);
+    ck_assert_msg(line != NULL, "no row \"%s\" in:\n%s", prefix, out);
+    ck_assert_int_eq(sscanf(line + strlen(prefix), " %lf [%lf, %lf]", c, lo, hi), 3);
+    ck_assert_msg(*lo <= *c && *c <= *hi, "%s", line);
+    free(line);
+}
+
+START_TEST(a_program_that_takes_both_paths_gets_a_row_for_each)
+{
+    /* 100000 inline int $0x80 calls, then one through AT_SYSINFO */
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", "pentium4;pentium4,-sep", program("syscall_loop"), "getppid",
+        "100000", "mixed", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    double sysenter, int80_inline, int80_page, other, lo, hi;
+    row_cycles(r.out, "pentium4         on     sysenter  page           1", &sysenter, &lo, &hi);
+    row_cycles(r.out, "pentium4         on     int80     inline    100000", &int80_inline, &lo,
+               &hi);
+    row_cycles(r.out, "pentium4,-sep    off    int80     page           1", &int80_page, &lo, &hi);
+    row_cycles(r.out, "pentium4,-sep    off    int80     inline    100000", &other, &lo, &hi);
+    /* each row its own calls: the inline calls cost the same in both runs,
+     * the one call through the page differs */
+    ck_assert_double_eq_tol(int80_inline, other, 0.05);
+    ck_assert_msg(sysenter < int80_page / 2, "%.1f vs %.1f", sysenter, int80_page);
+    /* two ratios: Linus's shape within the SEP run, and the page call of
+     * each run; the inline calls went the same way in both: no ratio */
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4 getppid: sysenter "), 2);
+    ck_assert_int_eq(count_lines_containing(r.out, "sysenter: 1 page calls on pentium4; "
+                                                   "int80: 100000 inline calls on pentium4"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "sysenter: 1 page calls on pentium4; "
+                                                   "int80: 1 page calls on pentium4,-sep"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "on pentium4,-sep; int80"), 0);
+    char want[96];
+    snprintf(want, sizeof want, "sysenter %.1f / int80 %.1f cycles", sysenter, int80_page);
+    ck_assert_msg(strstr(r.out, want), "no \"%s\" in:\n%s", want, r.out);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(the_svg_has_a_bar_per_row_an_axis_and_the_ratio)
 {
     const char *path = scratch("compare.svg");
     struct emu_result r;
@@ -94,11 +147,115 @@ START_TEST(the_svg_has_a_bar_per_model)
     ck_assert_ptr_nonnull(svg);
     ck_assert(!strncmp(svg, "<svg ", 5));
     ck_assert_ptr_nonnull(strstr(svg, "</svg>\n"));
-    ck_assert_int_eq(count_lines_containing(svg, ">pentium3,-sep</text>"), 1);
-    ck_assert_int_eq(count_lines_containing(svg, ">pentiumpro</text>"), 1);
-    /* four parts (entry, body, exit, user) per model, and the legend's four */
+    /* a label per row: model, path and via */
+    ck_assert_int_eq(count_lines_containing(svg, ">pentium3 sysenter/page</text>"), 1);
+    ck_assert_int_eq(count_lines_containing(svg, ">pentium3,-sep int80/page</text>"), 1);
+    ck_assert_int_eq(count_lines_containing(svg, ">pentiumpro int80/page</text>"), 1);
+    /* four parts (entry, body, exit, user) per row, and the legend's four */
     ck_assert_int_eq(count_lines_containing(svg, "<rect "), 3 * 4 + 4);
+    ck_assert_int_eq(count_lines_containing(svg, "class=\"interval\""), 3);
+    ck_assert_int_eq(count_lines_containing(svg, "class=\"axis\""), 1);
+    ck_assert_int_ge(count_lines_containing(svg, "class=\"tick\""), 3);
+    /* the ratio the text printed, in the chart */
+    char *ratio = line_with(r.out, "pentium3 getpid: sysenter ");
+    ck_assert_ptr_nonnull(ratio);
+    ratio[strcspn(ratio, "\n")] = 0;
+    char want[256];
+    snprintf(want, sizeof want, "class=\"ratio\" x=\"10\"");
+    ck_assert_int_eq(count_lines_containing(svg, want), 1);
+    ck_assert_msg(strstr(svg, ratio), "the chart lacks \"%s\"", ratio);
+    ck_assert_ptr_null(strstr(svg, "class=\"published\""));   /* syscall_loop replays nothing */
+    free(ratio);
     free(svg);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(the_svg_marks_the_published_figure_a_row_replays)
+{
+    const char *path = scratch("linus.svg");
+    struct emu_result r;
+    emu(&r, "compare", "--svg", path, "--cpus", "pentium4;pentium4,-sep", program("linus_loop"),
+        "gettimeofday", "200", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char *svg = read_file(path);
+    unlink(path);
+    ck_assert_ptr_nonnull(svg);
+    /* pentium4's sysenter and int80 rows replay Linus's two figures; the
+     * model without SEP replays only the int80 one (its span 1 is int80) */
+    ck_assert_int_eq(count_lines_containing(svg, "(LT-P4 gettimeofday sysenter)</text>"), 1);
+    ck_assert_int_eq(count_lines_containing(svg, "(LT-P4 gettimeofday int80)</text>"), 2);
+    ck_assert_int_eq(count_lines_containing(svg, "class=\"published\""), 3);
+    free(svg);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(a_cost_override_prints_a_banner_and_compares_no_published_figure)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--article", "--cost", "pentium4:sysenter=100", "--cpus",
+        "pentium4;pentium3", program("linus_loop"), "gettimeofday", "200", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "costs overridden: pentium4:sysenter=100"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4: not compared: --cost modifies"), 1);
+    ck_assert_ptr_null(strstr(r.out, "LT-P4 gettimeofday"));
+    /* the unmodified model is still compared */
+    ck_assert_int_eq(count_lines_containing(r.out, "    LT-PIII gettimeofday sysenter: "), 1);
+    emu_result_free(&r);
+    emu(&r, "compare", "--cpus", "pentium4", program("syscall_loop"), "getpid", "10", NULL);
+    ck_assert_ptr_null(strstr(r.out, "costs overridden"));
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(sep_reported_but_not_enabled_by_the_kernel_says_unused)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", "pentiumpro;pentiumpro,-sep;pentium3", program("syscall_loop"),
+        "getpid", "10", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentiumpro       unused int80     page"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentiumpro,-sep  off    int80     page"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium3         on     sysenter  page"), 1);
+    ck_assert_int_eq(count_lines_containing(r.out, "SEP unused: CPUID reports SEP, but the kernel"),
+                     1);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(syscall_chooses_the_call_compared)
+{
+    struct emu_result r;
+    /* syscall_loop makes 50 getpid calls and a few writes of its report */
+    emu(&r, "compare", "--syscall", "write", "--cpus", "pentium4;pentium4,-sep",
+        program("syscall_loop"), "getpid", "50", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "pentium4 write: sysenter "), 1);
+    ck_assert_ptr_null(strstr(r.out, " getpid: sysenter "));
+    emu_result_free(&r);
+    emu(&r, "compare", "--syscall", "nosuchcall", program("syscall_loop"), "getpid", "5", NULL);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_int_eq(count_char(r.err, '\n'), 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "--syscall 'nosuchcall' names no system call"));
+    emu_result_free(&r);
+    /* a call the program never makes: a row that says so */
+    emu(&r, "compare", "--syscall", "fork", "--cpus", "pentium4", program("syscall_loop"),
+        "getpid", "5", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "(no fork call returned)"), 1);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(one_model_and_one_way_says_why_there_is_no_ratio)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", "pentium4", program("syscall_loop"), "getpid", "10", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(count_lines_containing(r.out, "no ratio: on each model the getpid calls"),
+                     1);
+    ck_assert_int_eq(count_lines_containing(r.out, "--cpus 'pentium4;pentium4,-sep'"), 1);
     emu_result_free(&r);
 }
 END_TEST
@@ -168,7 +325,13 @@ Suite *compare_suite(void)
     tcase_add_loop_test(tc, compare_prints_the_table_and_sysenter_is_faster, 0, 2);
     tcase_add_test(tc, two_models_give_two_rows_and_one_ratio);
     tcase_add_test(tc, the_article_note_names_what_the_model_used);
-    tcase_add_test(tc, the_svg_has_a_bar_per_model);
+    tcase_add_test(tc, a_program_that_takes_both_paths_gets_a_row_for_each);
+    tcase_add_test(tc, the_svg_has_a_bar_per_row_an_axis_and_the_ratio);
+    tcase_add_test(tc, the_svg_marks_the_published_figure_a_row_replays);
+    tcase_add_test(tc, a_cost_override_prints_a_banner_and_compares_no_published_figure);
+    tcase_add_test(tc, sep_reported_but_not_enabled_by_the_kernel_says_unused);
+    tcase_add_test(tc, syscall_chooses_the_call_compared);
+    tcase_add_test(tc, one_model_and_one_way_says_why_there_is_no_ratio);
     tcase_add_test(tc, a_bad_model_fails_with_its_name);
     tcase_add_test(tc, a_programs_own_metrics_are_a_table);
     tcase_add_test(tc, metric_lines_are_parsed_and_others_ignored);

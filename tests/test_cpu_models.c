@@ -1,5 +1,6 @@
 /* CPU model names, flags, identity and cost tables, and emu --list-cpus. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
@@ -21,9 +22,11 @@ START_TEST(models_parse_with_and_without_sep)
     ck_assert(!c.sep_reported && !c.sep_works);
     ck_assert_uint_eq(cpu_features(&c) & CPUID_FEATURE_SEP, 0);
     ck_assert_int_eq(parse("pentiumpro", false, &c, err), 0);
-    ck_assert(c.sep_reported && !c.sep_works);
+    ck_assert(c.sep_reported && !c.sep_works && c.sep_unsupported);
     ck_assert_uint_eq(c.model->family, 6);
     ck_assert_uint_eq(c.model->model, 1);
+    ck_assert_int_eq(parse("pentiumpro,-sep", false, &c, err), 0);
+    ck_assert(!c.sep_reported && !c.sep_unsupported);
 }
 END_TEST
 
@@ -36,6 +39,10 @@ START_TEST(unknown_models_and_flags_are_errors)
     ck_assert_int_eq(parse("pentium4,+avx", false, &c, err), -1);
     ck_assert_ptr_nonnull(strstr(err, "+avx"));
     ck_assert_int_eq(parse("", false, &c, err), -1);
+    ck_assert_int_eq(parse("pentiumpro,stepping=16", false, &c, err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "stepping=16"));
+    ck_assert_int_eq(parse("pentiumpro,stepping=", false, &c, err), -1);
+    ck_assert_int_eq(parse("pentiumpro,stepping=9x", false, &c, err), -1);
 }
 END_TEST
 
@@ -44,20 +51,120 @@ START_TEST(signatures_are_the_real_parts)
     struct cpu_config c;
     char err[256];
     parse("pentium4", false, &c, err);
-    ck_assert_uint_eq(cpu_signature(c.model), 0xf27);  /* Northwood */
+    ck_assert_uint_eq(cpu_signature(&c), 0xf27);  /* Northwood */
     parse("pentium3", false, &c, err);
-    ck_assert_uint_eq(cpu_signature(c.model), 0x686);  /* Coppermine */
+    ck_assert_uint_eq(cpu_signature(&c), 0x686);  /* Coppermine */
     parse("pentiumpro", false, &c, err);
-    ck_assert_uint_eq(cpu_signature(c.model), 0x611);  /* the SEP erratum range */
+    ck_assert_uint_eq(cpu_signature(&c), 0x611);  /* the SEP erratum range */
+    /* Jim Houston's part, which passed Linux 2.5.53's check */
+    ck_assert_int_eq(parse("pentiumpro,stepping=9", false, &c, err), 0);
+    ck_assert_uint_eq(cpu_signature(&c), 0x619);
+    ck_assert(c.sep_reported && c.sep_unsupported && !c.sep_works);
+    ck_assert_int_eq(parse("pentiumpro,stepping=9,-sep", false, &c, err), 0);
+    ck_assert_uint_eq(cpu_signature(&c), 0x619);
+    ck_assert(!c.sep_reported);
 }
 END_TEST
 
-START_TEST(cost_tables_are_complete)
+START_TEST(every_row_has_an_interval_around_its_cost)
 {
-    for (int m = 0; m < cpu_model_count; m++)
+    struct cost_input in[NINPUTS];
+    cost_inputs(in);
+    for (int t = 0; t < NTABLES; t++)
+        for (int c = 0; c < NCLASSES; c++) {
+            int kind = cost_row_kind(t, c);
+            const struct cost_input *i = &in[INPUT_ROW(t, c)];
+            if (kind == ROW_CALIBRATED || kind == ROW_TIED)
+                continue;
+            ck_assert_msg(i->low <= i->central && i->central <= i->high && i->high > 0,
+                          "%s: %g not in [%g, %g]", i->name, i->central, i->low, i->high);
+        }
+}
+END_TEST
+
+START_TEST(the_ring_crossings_are_calibrated_to_positive_costs)
+{
+    static const int crossings[] = { CLASS_INT, CLASS_IRET, CLASS_SYSENTER, CLASS_SYSEXIT,
+                                     CLASS_EXCEPTION };
+    for (int m = 0; m < cpu_model_count; m++) {
+        struct cpu_config c;
+        char err[128];
+        parse(cpu_models[m].name, false, &c, err);
+        for (size_t k = 0; k < sizeof crossings / sizeof crossings[0]; k++)
+            ck_assert_msg(c.cost[crossings[k]] > 0, "%s: class %s costs nothing",
+                          cpu_models[m].name, class_name(crossings[k]));
+    }
+}
+END_TEST
+
+/* --cost on a row: the calibrated crossings are solved again, so the
+ * calibration points hold; --cost on a crossing: that one is pinned. */
+START_TEST(an_override_recalibrates_unless_it_names_a_calibrated_class)
+{
+    struct cpu_config base, c;
+    char err[128];
+    parse("pentium4", false, &base, err);
+    parse("pentium4", false, &c, err);
+    ck_assert_int_eq(cpu_cost_override(&c, "cli=0", err, sizeof err), 0);
+    ck_assert_uint_eq(c.cost[CLASS_CLI], 0);
+    /* cli is on both exit paths: the crossings absorb it */
+    ck_assert_uint_gt(c.cost[CLASS_IRET], base.cost[CLASS_IRET]);
+    ck_assert_uint_gt(c.cost[CLASS_SYSEXIT], base.cost[CLASS_SYSEXIT]);
+    ck_assert_int_eq(cpu_cost_override(&c, "sysexit=100", err, sizeof err), 0);
+    ck_assert_uint_eq(c.cost[CLASS_SYSEXIT], 10000);
+    ck_assert(c.pinned[CLASS_SYSEXIT] && !c.pinned[CLASS_CLI]);
+    ck_assert_int_eq(cpu_cost_override(&c, "nosuch=1", err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "bad --cost 'nosuch=1'"));
+    ck_assert_int_eq(cpu_cost_override(&c, "cli=-1", err, sizeof err), -1);
+}
+END_TEST
+
+/* docs/cost-model.md's rows ("| P4 alu | 0.5 | 0.5 | 0.5 | table | ...")
+ * are the tables: every class once per table, with its cost, interval and
+ * kind; a calibrated or tied row with the value the model solves. */
+START_TEST(the_documented_rows_are_the_tables)
+{
+    char *doc = read_file("docs/cost-model.md");
+    ck_assert_ptr_nonnull(doc);
+    struct cost_input in[NINPUTS];
+    double x[NINPUTS], v[NTABLES][NCLASSES];
+    int seen[NTABLES][NCLASSES] = { { 0 } };
+    cost_inputs(in);
+    cost_central(x);
+    for (int t = 0; t < NTABLES; t++)
+        cost_eval(x, t, NULL, v[t]);
+    for (char *line = doc; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char table[4], cls[32], cost[16], low[16], high[16], kind[16];
+        if (strncmp(line, "| P4 ", 5) && strncmp(line, "| P6 ", 5))
+            continue;
+        int n = sscanf(line, "| %3s %31s | %15[^ |] | %15[^ |] | %15[^ |] | %15[^ |] |", table,
+                       cls, cost, low, high, kind);
+        if (n < 4) {
+            /* calibrated and tied rows have empty low and high cells */
+            n = sscanf(line, "| %3s %31s | %15[^ |] | | | %15[^ |] |", table, cls, cost, kind);
+            ck_assert_msg(n == 4, "cannot read: %.80s", line);
+            low[0] = high[0] = 0;
+        }
+        int t = !strcmp(table, "P4") ? TABLE_P4 : TABLE_P6, c = class_by_name(cls);
+        ck_assert_msg(c >= 0, "docs: no class %s", cls);
+        seen[t][c]++;
+        int k = cost_row_kind(t, c);
+        ck_assert_msg(!strcmp(kind, cost_kind_name(k)), "docs: %s %s is %s, the table says %s",
+                      table, cls, kind, cost_kind_name(k));
+        ck_assert_msg(fabs(atof(cost) - v[t][c]) < 0.006, "docs: %s %s costs %s, the model %.3f",
+                      table, cls, cost, v[t][c]);
+        if (k != ROW_CALIBRATED && k != ROW_TIED) {
+            const struct cost_input *i = &in[INPUT_ROW(t, c)];
+            ck_assert_msg(fabs(atof(low) - i->low) < 0.006 && fabs(atof(high) - i->high) < 0.006,
+                          "docs: %s %s is [%s, %s], the table [%g, %g]", table, cls, low, high,
+                          i->low, i->high);
+        }
+    }
+    for (int t = 0; t < NTABLES; t++)
         for (int c = 0; c < NCLASSES; c++)
-            ck_assert_msg(cpu_models[m].cost[c] > 0, "%s: class %s has no cost",
-                          cpu_models[m].name, class_name(c));
+            ck_assert_msg(seen[t][c] == 1, "docs: %s %s appears %d times",
+                          cost_table_name(t), class_name(c), seen[t][c]);
+    free(doc);
 }
 END_TEST
 
@@ -95,7 +202,10 @@ Suite *cpu_models_suite(void)
     tcase_add_test(tc, models_parse_with_and_without_sep);
     tcase_add_test(tc, unknown_models_and_flags_are_errors);
     tcase_add_test(tc, signatures_are_the_real_parts);
-    tcase_add_test(tc, cost_tables_are_complete);
+    tcase_add_test(tc, every_row_has_an_interval_around_its_cost);
+    tcase_add_test(tc, the_ring_crossings_are_calibrated_to_positive_costs);
+    tcase_add_test(tc, an_override_recalibrates_unless_it_names_a_calibrated_class);
+    tcase_add_test(tc, the_documented_rows_are_the_tables);
     tcase_add_test(tc, list_cpus_gives_the_signatures);
     suite_add_tcase(s, tc);
     return s;

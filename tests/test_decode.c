@@ -4,52 +4,87 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "syscall_nr.h"
 
 static struct block_cache bc;
-static const struct cpu_model *p4;
+static struct cpu_config p4;
 
 static void setup(void)
 {
-    struct cpu_config cfg;
     char err[128];
-    ck_assert_int_eq(cpu_config_parse("pentium4", false, &cfg, err, sizeof err), 0);
-    p4 = cfg.model;
-    ck_assert_int_eq(block_cache_init(&bc, p4->cost), 0);
+    ck_assert_int_eq(cpu_config_parse("pentium4", false, &p4, err, sizeof err), 0);
+    ck_assert_int_eq(block_cache_init(&bc, p4.cost), 0);
 }
 
 static void teardown(void) { block_cache_free(&bc); }
 
-/* One instruction of each interesting class, as raw bytes. */
+/* One instruction of each interesting class, as raw bytes: every form on
+ * the system-call paths (docs/cost-model.md) and a few beside them. */
 static const struct { const char *what; uint8_t bytes[8]; int len; int cls; } samples[] = {
     { "mov %ebx,%eax",        { 0x89, 0xd8 }, 2, CLASS_ALU },
-    { "add (%ebx),%eax",      { 0x03, 0x03 }, 2, CLASS_LOAD },
+    { "lea 4(%ebx),%eax",     { 0x8d, 0x43, 0x04 }, 3, CLASS_ALU },
+    { "addw $9,%bx",          { 0x66, 0x83, 0xc3, 0x09 }, 4, CLASS_ALU },
+    { "testw $0xffff,%cx",    { 0x66, 0xf7, 0xc1, 0xff, 0xff }, 5, CLASS_ALU16IMM },
+    { "addw $200,%bx",        { 0x66, 0x81, 0xc3, 0xc8, 0x00 }, 5, CLASS_ALU16IMM },
+    { "shr $2,%ecx",          { 0xc1, 0xe9, 0x02 }, 3, CLASS_SHIFT },
+    { "sbb %ebx,%ebp",        { 0x19, 0xdd }, 2, CLASS_ADC },
+    { "adc $0,%eax",          { 0x83, 0xd0, 0x00 }, 3, CLASS_ADC },
+    { "mov (%ebx),%eax",      { 0x8b, 0x03 }, 2, CLASS_LOAD },
+    { "movzbl 0x1c(%esp),%eax", { 0x0f, 0xb6, 0x44, 0x24, 0x1c }, 5, CLASS_LOAD },
+    { "add (%ebx),%eax",      { 0x03, 0x03 }, 2, CLASS_ALULOAD },
+    { "cmp 0x10(%esp),%edx",  { 0x3b, 0x54, 0x24, 0x10 }, 4, CLASS_ALULOAD },
+    { "sbb 0xc(%esp),%edx",   { 0x1b, 0x54, 0x24, 0x0c }, 4, CLASS_ADCLOAD },
     { "mov %eax,(%ebx)",      { 0x89, 0x03 }, 2, CLASS_STORE },
+    { "mov %al,0x10(%ebx)",   { 0x88, 0x43, 0x10 }, 3, CLASS_STORE },
+    { "movl $0,0x8(%esp)",    { 0xc7, 0x44, 0x24, 0x08, 0, 0, 0, 0 }, 8, CLASS_STOREIMM },
     { "addl $1,(%ebx)",       { 0x83, 0x03, 0x01 }, 3, CLASS_RMW },
+    { "subl $16,4(%esp)",     { 0x83, 0x6c, 0x24, 0x04, 0x10 }, 5, CLASS_RMW },
     { "push %eax",            { 0x50 }, 1, CLASS_PUSH },
+    { "push $0x7b",           { 0x6a, 0x7b }, 2, CLASS_PUSH },
+    { "push 0x1c(%esp)",      { 0xff, 0x74, 0x24, 0x1c }, 4, CLASS_PUSHMEM },
     { "pop %ebx",             { 0x5b }, 1, CLASS_POP },
-    { "mov %edx,%ds",         { 0x8e, 0xda }, 2, CLASS_SEGLOAD },
+    { "push %es",             { 0x06 }, 1, CLASS_PUSHSEG },
+    { "push %ds",             { 0x1e }, 1, CLASS_PUSHSEG },
     { "pop %es",              { 0x07 }, 1, CLASS_SEGPOP },
+    { "mov %edx,%ds",         { 0x8e, 0xda }, 2, CLASS_SEGLOAD },
+    { "ljmp $0x60,$0x1000",   { 0xea, 0x00, 0x10, 0, 0, 0x60, 0x00 }, 7, CLASS_FAR },
+    { "jne .",                { 0x75, 0xfe }, 2, CLASS_BRANCH },
+    { "jmp rel32",            { 0xe9, 0, 0, 0, 0 }, 5, CLASS_JMP },
+    { "call rel32",           { 0xe8, 0, 0, 0, 0 }, 5, CLASS_CALL },
+    { "ret",                  { 0xc3 }, 1, CLASS_RET },
+    { "call *(%eax)",         { 0xff, 0x10 }, 2, CLASS_CALLMEM },
+    { "call *table(,%eax,4)", { 0xff, 0x14, 0x85, 0x20, 0x71, 0x10, 0xc0 }, 7, CLASS_CALLMEM },
+    { "call *%eax",           { 0xff, 0xd0 }, 2, CLASS_CALLREG },
+    { "jmp *%eax",            { 0xff, 0xe0 }, 2, CLASS_JMPIND },
+    { "jmp *(%eax)",          { 0xff, 0x20 }, 2, CLASS_JMPIND },
+    { "mull 0xc0112fe8",      { 0xf7, 0x25, 0xe8, 0x2f, 0x11, 0xc0 }, 6, CLASS_MUL },
+    { "mul %ecx",             { 0xf7, 0xe1 }, 2, CLASS_MUL },
+    { "imul %ecx,%eax",       { 0x0f, 0xaf, 0xc1 }, 3, CLASS_IMUL },
+    { "div %ecx",             { 0xf7, 0xf1 }, 2, CLASS_DIV },
+    { "movsl",                { 0xa5 }, 1, CLASS_STRING },
+    { "rep movsb",            { 0xf3, 0xa4 }, 2, CLASS_REP_MOVS },
+    { "rep movsl",            { 0xf3, 0xa5 }, 2, CLASS_REP_MOVS },
+    { "rep stosl",            { 0xf3, 0xab }, 2, CLASS_REP_STOS },
+    { "rep lodsl",            { 0xf3, 0xad }, 2, CLASS_REP_OTHER },
     { "pushf",                { 0x9c }, 1, CLASS_PUSHF },
     { "popf",                 { 0x9d }, 1, CLASS_POPF },
     { "cli",                  { 0xfa }, 1, CLASS_CLI },
     { "sti",                  { 0xfb }, 1, CLASS_STI },
-    { "mul %ecx",             { 0xf7, 0xe1 }, 2, CLASS_MUL },
-    { "div %ecx",             { 0xf7, 0xf1 }, 2, CLASS_DIV },
+    { "cld",                  { 0xfc }, 1, CLASS_CLD },
+    { "std",                  { 0xfd }, 1, CLASS_CLD },
     { "lock incl (%eax)",     { 0xf0, 0xff, 0x00 }, 3, CLASS_LOCKED },
     { "xchg %eax,(%ebx)",     { 0x87, 0x03 }, 2, CLASS_LOCKED },
-    { "rep movsb",            { 0xf3, 0xa4 }, 2, CLASS_STRING },
-    { "ud2",                  { 0x0f, 0x0b }, 2, CLASS_OTHER },
-    { "in $0x60,%al",         { 0xe4, 0x60 }, 2, CLASS_IO },
+    { "int $0x80",            { 0xcd, 0x80 }, 2, CLASS_INT },
+    { "iret",                 { 0xcf }, 1, CLASS_IRET },
+    { "sysenter",             { 0x0f, 0x34 }, 2, CLASS_SYSENTER },
+    { "sysexit",              { 0x0f, 0x35 }, 2, CLASS_SYSEXIT },
     { "rdtsc",                { 0x0f, 0x31 }, 2, CLASS_RDTSC },
     { "cpuid",                { 0x0f, 0xa2 }, 2, CLASS_CPUID },
     { "wrmsr",                { 0x0f, 0x30 }, 2, CLASS_WRMSR },
-    { "lea 4(%ebx),%eax",     { 0x8d, 0x43, 0x04 }, 3, CLASS_ALU },
-    { "call *(%eax)",         { 0xff, 0x10 }, 2, CLASS_INDIRECT },
-    { "sysexit",              { 0x0f, 0x35 }, 2, CLASS_SYSEXIT },
-    { "iret",                 { 0xcf }, 1, CLASS_IRET },
+    { "in $0x60,%al",         { 0xe4, 0x60 }, 2, CLASS_IO },
     { "out %eax,$0xe0",       { 0xe7, 0xe0 }, 2, CLASS_IO },
     { "mov %eax,%cr3",        { 0x0f, 0x22, 0xd8 }, 3, CLASS_SYSTEM },
-    { "sysenter",             { 0x0f, 0x34 }, 2, CLASS_SYSENTER },
+    { "ud2",                  { 0x0f, 0x0b }, 2, CLASS_OTHER },
 };
 
 START_TEST(each_sample_lands_in_its_class)
@@ -67,19 +102,53 @@ END_TEST
 
 START_TEST(a_block_costs_the_sum_of_its_classes)
 {
-    /* mov; add (mem); push; pop %ds; pushf; cli; mul; int $0x80 */
-    uint8_t code[] = { 0x89, 0xd8, 0x03, 0x03, 0x50, 0x1f, 0x9c, 0xfa, 0xf7, 0xe1, 0xcd, 0x80 };
+    /* mov; add (mem); push; pop %ds; pushf; cli; mul; cld; push %es; int $0x80 */
+    uint8_t code[] = { 0x89, 0xd8, 0x03, 0x03, 0x50, 0x1f, 0x9c, 0xfa, 0xf7, 0xe1, 0xfc, 0x06,
+                       0xcd, 0x80 };
     struct block *b = block_decode(&bc, 0x2000, code, sizeof code);
-    const uint32_t *c = p4->cost;
-    ck_assert_uint_eq(b->ninsns, 8);
-    uint64_t expected = c[CLASS_ALU] + c[CLASS_LOAD] + c[CLASS_PUSH] + c[CLASS_SEGPOP] +
-                        c[CLASS_PUSHF] + c[CLASS_CLI] + c[CLASS_MUL];
+    const uint32_t *c = p4.cost;
+    ck_assert_uint_eq(b->ninsns, 10);
+    uint64_t expected = c[CLASS_ALU] + c[CLASS_ALULOAD] + c[CLASS_PUSH] + c[CLASS_SEGPOP] +
+                        c[CLASS_PUSHF] + c[CLASS_CLI] + c[CLASS_MUL] + c[CLASS_CLD] +
+                        c[CLASS_PUSHSEG];
     /* int n is charged at delivery, by gate type, not here */
     ck_assert_uint_eq(b->cost, expected);
-    ck_assert_uint_eq(b->insns[7].flags & INSN_SOFTINT, INSN_SOFTINT);
-    ck_assert_uint_eq(b->insns[7].int_vector, 0x80);
-    ck_assert_uint_eq(block_prefix_cost(b, 3), c[CLASS_ALU] + c[CLASS_LOAD] + c[CLASS_PUSH]);
+    ck_assert_uint_eq(b->insns[9].flags & INSN_SOFTINT, INSN_SOFTINT);
+    ck_assert_uint_eq(b->insns[9].int_vector, 0x80);
+    ck_assert_uint_eq(block_prefix_cost(b, 3), c[CLASS_ALU] + c[CLASS_ALULOAD] + c[CLASS_PUSH]);
+    /* the block's tally: every class charged at entry once per instruction */
+    uint32_t tallied = 0;
+    for (uint32_t t = 0; t < b->ntally; t++)
+        tallied += b->tally[t].n;
+    ck_assert_uint_eq(tallied, 9);
     block_free(b);
+}
+END_TEST
+
+/* The system-call entry and exit paths, per call, by the classes of their
+ * forms: SAVE_ALL's cld and segment pushes, RESTORE_ALL's segment pops. */
+START_TEST(the_entry_paths_charge_cld_and_segment_pushes_their_classes)
+{
+    static const char *const cpus[] = { "pentium4", "pentium3" };
+    struct guest *g = guest_new(cpus[_i], "linus_loop", "getppid", "50", NULL);
+    ck_assert_int_eq(guest_run(g), 0);
+    static const int ways[2][2] = { { PATH_SYSENTER, VIA_PAGE }, { PATH_INT80, VIA_INLINE } };
+    for (int w = 0; w < 2; w++) {
+        const struct call_row *r = call_row_of(&g->sys, SYS_getppid, ways[w][0], ways[w][1]);
+        ck_assert_ptr_nonnull(r);
+        ck_assert_uint_eq(r->calls, 50);
+        ck_assert_uint_eq(r->classes[CLASS_CLD], 50);
+        ck_assert_uint_eq(r->classes[CLASS_PUSHSEG], 100);
+        ck_assert_uint_eq(r->classes[CLASS_SEGPOP], 100);
+        ck_assert_uint_eq(r->classes[CLASS_SEGLOAD], 100);
+        ck_assert_uint_eq(r->classes[CLASS_ALU16IMM], 50);
+        /* and what a row costs is its counts times the model's costs */
+        uint64_t sum = 0;
+        for (int c = 0; c < NCLASSES; c++)
+            sum += r->classes[c] * g->m.cpu.cost[c];
+        ck_assert_uint_eq(sum, r->cycles);
+    }
+    guest_free(g);
 }
 END_TEST
 
@@ -125,6 +194,7 @@ Suite *decode_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, each_sample_lands_in_its_class);
     tcase_add_test(tc, a_block_costs_the_sum_of_its_classes);
+    tcase_add_loop_test(tc, the_entry_paths_charge_cld_and_segment_pushes_their_classes, 0, 2);
     tcase_add_test(tc, special_instructions_are_flagged_for_code_hooks);
     tcase_add_test(tc, rewritten_code_is_decoded_again);
     tcase_add_test(tc, cache_survives_growth);

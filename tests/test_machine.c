@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "syscall_nr.h"
+#include "../emu/mm_costs.h"
 
 static struct bare b;
 static int calls[3], order[16], norder, insns_seen, vector_seen;
@@ -98,8 +100,8 @@ END_TEST
 
 START_TEST(charging_refunding_and_placing_in_a_block)
 {
-    /* mov %ebx,%eax; add (%ebx),%eax; push %eax; cpuid: alu, load, push, cpuid */
-    uint8_t code[] = { 0x89, 0xd8, 0x03, 0x03, 0x50, 0x0f, 0xa2 };
+    /* mov %ebx,%eax; mov (%ebx),%eax; push %eax; cpuid: alu, load, push, cpuid */
+    uint8_t code[] = { 0x89, 0xd8, 0x8b, 0x03, 0x50, 0x0f, 0xa2 };
     const uint32_t *cost = b.m.cpu.cost;
     struct block *blk = block_decode(&b.m.blocks, 0x1000, code, sizeof code);
     ck_assert_ptr_nonnull(blk);
@@ -130,6 +132,145 @@ START_TEST(charging_refunding_and_placing_in_a_block)
 }
 END_TEST
 
+/* The cycle count is the dot product of the class counts and the costs. */
+static uint64_t dot(const struct machine *m)
+{
+    uint64_t sum = 0;
+    for (int c = 0; c < NCLASSES; c++)
+        sum += m->class_count[c] * m->cpu.cost[c];
+    return sum;
+}
+
+#define REP_SRC 0x08050000u
+#define REP_DST 0x08060000u
+
+/* mov $reps,%ebx; 1: mov $n,%ecx; mov $src,%esi; mov $dst,%edi; cld;
+ * rep movsl; dec %ebx; jnz 1b; hlt */
+static void run_rep_movsl(uint32_t reps, uint32_t n)
+{
+    uint8_t code[] = { 0xbb, 0, 0, 0, 0, 0xb9, 0, 0, 0, 0, 0xbe, 0, 0, 0, 0,
+                       0xbf, 0, 0, 0, 0, 0xfc, 0xf3, 0xa5, 0x4b, 0x75, 0xeb, 0xf4 };
+    uint32_t src = REP_SRC, dst = REP_DST;
+    memcpy(code + 1, &reps, 4);
+    memcpy(code + 6, &n, 4);
+    memcpy(code + 11, &src, 4);
+    memcpy(code + 16, &dst, 4);
+    for (uint32_t i = 0; i < 16; i++) {
+        uint32_t word = 0x1000 + i, zero = 0;
+        bare_write(&b, REP_SRC + 4 * i, &word, 4);
+        bare_write(&b, REP_DST + 4 * i, &zero, 4);
+    }
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_msg(strstr(b.m.message, "halted"), "%s", b.m.message);
+}
+
+START_TEST(a_rep_movsl_of_n_elements_pays_its_start_up_once)
+{
+    static const uint32_t ns[] = { 0, 1, 2, 7 };
+    uint32_t n = ns[_i];
+    run_rep_movsl(1, n);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS_START], 1);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS], n);
+    ck_assert_uint_eq(b.m.cycles, dot(&b.m));
+    for (uint32_t i = 0; i < 8; i++)    /* and it moved what it should */
+        ck_assert_uint_eq(bare_u32(&b, REP_DST + 4 * i), i < n ? 0x1000 + i : 0);
+}
+END_TEST
+
+START_TEST(each_rep_pays_its_own_start_up)
+{
+    run_rep_movsl(3, 2);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS_START], 3);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS], 6);
+    ck_assert_uint_eq(b.m.cycles, dot(&b.m));
+}
+END_TEST
+
+START_TEST(a_rep_with_an_address_size_prefix_counts_in_cx)
+{
+    uint8_t code[] = { 0x67, 0xf3, 0xa5 };              /* rep movsl, 16-bit addresses */
+    struct block *blk = block_decode(&b.m.blocks, 0x1000, code, sizeof code);
+    ck_assert_ptr_nonnull(blk);
+    ck_assert_uint_eq(blk->insns[0].flags & (SPECIAL_REP | INSN_ADDR16),
+                      SPECIAL_REP | INSN_ADDR16);
+    ck_assert_uint_eq(blk->cost, 0);                    /* charged as it runs */
+    reg_write(&b.m, UC_X86_REG_ECX, 0x10000);           /* CX = 0 */
+    struct rep_step s = rep_step_of(&b.m, &blk->insns[0]);
+    ck_assert(s.start && !s.element);
+    reg_write(&b.m, UC_X86_REG_ECX, 0x10001);
+    ck_assert(rep_step_of(&b.m, &blk->insns[0]).element);
+    block_free(blk);
+}
+END_TEST
+
+/* At the entry of the system call and at the kernel's #PF in its copy to
+ * user space: the rep counts in between. */
+static uint64_t at_entry[NCLASSES], at_fault[NCLASSES];
+
+static void snap_entry(void *ctx, struct machine *m, uint32_t insn_addr)
+{
+    (void)ctx;
+    (void)insn_addr;
+    if (reg_read(m, UC_X86_REG_EAX) == SYS_gettimeofday)
+        memcpy(at_entry, m->class_count, sizeof at_entry);
+}
+
+static void snap_fault(void *ctx, struct machine *m, const struct delivery_event *e)
+{
+    (void)ctx;
+    if (e->vector == X86_VEC_PF && e->from_cpl == 0)
+        memcpy(at_fault, m->class_count, sizeof at_fault);
+}
+
+START_TEST(a_rep_that_faults_is_charged_for_the_elements_it_moved)
+{
+    /* gettimeofday copies two words with rep movsl; the second faults, the
+     * kernel's fixup returns -EFAULT. The faulting run is refunded. */
+    struct guest *g = guest_new("pentium4", "one_call", "gettimeofday-edge", NULL);
+    const struct machine_observer o = { .sysenter = snap_entry, .delivery = snap_fault };
+    memset(at_fault, 0, sizeof at_fault);
+    ck_assert_int_eq(machine_observe(&g->m, &o), 0);
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_uint_eq(at_fault[CLASS_REP_MOVS_START] - at_entry[CLASS_REP_MOVS_START], 1);
+    ck_assert_uint_eq(at_fault[CLASS_REP_MOVS] - at_entry[CLASS_REP_MOVS], 1);
+    ck_assert_uint_eq(g->m.cycles, dot(&g->m));
+    guest_free(g);
+}
+END_TEST
+
+/* A page the emulator clears or copies for the kernel is charged as the
+ * rep stosl / rep movsl of 1024 dwords Linux 2.5 would run, a TLB refill
+ * as two loads: counted in those classes, so the cycles stay a dot product. */
+START_TEST(work_done_for_the_kernel_is_charged_as_the_instructions_it_stands_for)
+{
+    mm_cost_charge(&b.m, MM_COST_CLEAR_PAGE, 3);
+    mm_cost_charge(&b.m, MM_COST_COPY_PAGE, 2);
+    mm_cost_charge(&b.m, MM_COST_TLB_REFILL, 5);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS_START], 3);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS], 3 * 1024);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS_START], 2);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_MOVS], 2 * 1024);
+    ck_assert_uint_eq(b.m.class_count[CLASS_LOAD], 10);
+    ck_assert_uint_eq(b.m.cycles, dot(&b.m));
+    ck_assert_uint_eq(b.m.cycles, 3 * mm_cost_of(&b.m.cpu, MM_COST_CLEAR_PAGE) +
+                                  2 * mm_cost_of(&b.m.cpu, MM_COST_COPY_PAGE) +
+                                  5 * mm_cost_of(&b.m.cpu, MM_COST_TLB_REFILL));
+}
+END_TEST
+
+START_TEST(cycles_are_counts_times_costs_after_a_whole_program)
+{
+    static const char *const cpus[] = { "pentium4", "pentium4,-sep", "pentium3",
+                                        "pentiumpro" };
+    struct guest *g = guest_new(cpus[_i], "syscall_loop", "gettimeofday", "50", NULL);
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_uint_gt(g->m.cycles, 0);
+    ck_assert_uint_eq(g->m.cycles, dot(&g->m));
+    guest_free(g);
+}
+END_TEST
+
 Suite *machine_suite(void)
 {
     Suite *s = suite_create("machine");
@@ -140,6 +281,12 @@ Suite *machine_suite(void)
     tcase_add_test(tc, the_instruction_hook_goes_in_only_for_an_observer_that_wants_it);
     tcase_add_test(tc, the_first_reason_to_stop_wins);
     tcase_add_test(tc, charging_refunding_and_placing_in_a_block);
+    tcase_add_loop_test(tc, a_rep_movsl_of_n_elements_pays_its_start_up_once, 0, 4);
+    tcase_add_test(tc, each_rep_pays_its_own_start_up);
+    tcase_add_test(tc, a_rep_with_an_address_size_prefix_counts_in_cx);
+    tcase_add_test(tc, a_rep_that_faults_is_charged_for_the_elements_it_moved);
+    tcase_add_test(tc, work_done_for_the_kernel_is_charged_as_the_instructions_it_stands_for);
+    tcase_add_loop_test(tc, cycles_are_counts_times_costs_after_a_whole_program, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

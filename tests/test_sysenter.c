@@ -74,7 +74,7 @@ END_TEST
 
 START_TEST(sysenter_without_sep_is_ud)
 {
-    const char *models[] = { "pentium4,-sep", "pentium3,-sep", "pentiumpro" };
+    const char *models[] = { "pentium4,-sep", "pentium3,-sep", "pentiumpro,-sep" };
     for (int i = 0; i < 3; i++) {
         bare_init(&b, models[i]);
         run_user(user_sysenter, sizeof user_sysenter);
@@ -93,6 +93,43 @@ START_TEST(sysenter_with_zero_sysenter_cs_is_gp0)
     ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 24), 0);
     bare_destroy(&b);
+}
+END_TEST
+
+/* Intel: the Pentium Pro "does not support" sysenter; on the parts tried
+ * in 2003 (steppings 1, 7, 9) it raised #GP with the MSRs unset. */
+START_TEST(sysenter_on_a_pentium_pro_with_the_msrs_unset_is_gp0)
+{
+    const char *models[] = { "pentiumpro", "pentiumpro,stepping=9" };
+    for (int i = 0; i < 2; i++) {
+        bare_init(&b, models[i]);
+        run_user(user_sysenter, sizeof user_sysenter);
+        ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
+        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 24), 0);               /* error 0 */
+        ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), BARE_UCODE + 5);  /* at sysenter */
+        bare_destroy(&b);
+    }
+}
+END_TEST
+
+/* A stepping-9 Pentium Pro passes Linux 2.5.53's SEP check; the kernel sets
+ * the MSRs and the first system call through the page completes and its
+ * sysexit double-faults, as the 2003 report says. A stepping-1 part is
+ * caught by the check and runs on int $0x80. */
+START_TEST(a_pentium_pro_that_passes_the_check_double_faults_at_sysexit)
+{
+    struct emu_result r;
+    emu(&r, "run", "-v", "--cpu", "pentiumpro,stepping=9", program("hello"), NULL);
+    ck_assert_int_eq(r.status, 125);
+    ck_assert_ptr_nonnull(strstr(r.err, "stepping 9, SEP on"));
+    ck_assert_ptr_nonnull(strstr(r.err, "double fault at the sysexit"));
+    ck_assert_ptr_nonnull(strstr(r.err, "undocumented"));
+    ck_assert_str_eq(r.out, "hello\n");            /* the write itself completed */
+    emu_result_free(&r);
+    emu(&r, "run", "-v", "--cpu", "pentiumpro", program("hello"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.err, "stepping 1, SEP off"));
+    emu_result_free(&r);
 }
 END_TEST
 
@@ -171,6 +208,8 @@ Suite *sysenter_suite(void)
     tcase_add_test(tc, sysexit_returns_to_ring3_with_ecx_edx);
     tcase_add_test(tc, sysenter_without_sep_is_ud);
     tcase_add_test(tc, sysenter_with_zero_sysenter_cs_is_gp0);
+    tcase_add_test(tc, sysenter_on_a_pentium_pro_with_the_msrs_unset_is_gp0);
+    tcase_add_test(tc, a_pentium_pro_that_passes_the_check_double_faults_at_sysexit);
     tcase_add_test(tc, sysexit_from_ring3_is_gp);
     suite_add_tcase(s, tc);
 

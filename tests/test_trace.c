@@ -344,6 +344,86 @@ START_TEST(trace_insns_takes_user_kernel_or_all)
 }
 END_TEST
 
+/* The CSV fields of a row, up to total_cycles: start 13, end 14, total 15. */
+static bool csv_cycles(const char *line, char *kind, size_t kindlen, char *name, size_t namelen,
+                       double *start, double *end, double *total)
+{
+    const char *f = line;
+    for (int i = 0; i < 16; i++) {
+        size_t len = strcspn(f, ",\n");
+        if (i == 0)
+            snprintf(kind, kindlen, "%.*s", (int)len, f);
+        else if (i == 2)
+            snprintf(name, namelen, "%.*s", (int)len, f);
+        else if (i >= 13)
+            *(i == 13 ? start : i == 14 ? end : total) = atof(f);
+        if (f[len] != ',')
+            return false;
+        f += len + 1;
+    }
+    return true;
+}
+
+/* With every instruction traced, a call's instructions take exactly the
+ * call's cycles: one after another, each with what it was charged. The
+ * sysenter path charges each instruction in it (the int of the other path
+ * is charged at its delivery, after the instruction is seen). A rep string
+ * op appears once per run, as it is charged: the start-up and an element
+ * on the first run, an element on each further run, nothing on the last
+ * one, which finds ECX = 0. */
+START_TEST(instructions_take_the_cycles_of_the_call_they_are_in)
+{
+    const char *path = scratch("each.csv");
+    struct emu_result r;
+    emu(&r, "run", "--cpu", "pentium4", "--trace", path, "--trace-format", "csv",
+        "--trace-insns=all", program("one_call"), "gettimeofday", NULL);
+    ck_assert_int_eq(r.status, 0);
+    emu_result_free(&r);
+    char *text = read_file(path);
+    unlink(path);
+    ck_assert_ptr_nonnull(text);
+    double call_start = -1, call_end = -1, call_total = -1;
+    char kind[16], name[64];
+    double a, b, t;
+    /* one string per row */
+    char *after = text + strlen(text);
+    for (char *c = text; (c = strchr(c, '\n')); c++)
+        *c = 0;
+    for (char *line = text; line < after; line += strlen(line) + 1)
+        if (csv_cycles(line, kind, sizeof kind, name, sizeof name, &a, &b, &t) &&
+            !strcmp(kind, "syscall") && !strcmp(name, "gettimeofday")) {
+            call_start = a;
+            call_end = b;
+            call_total = t;
+        }
+    ck_assert_double_gt(call_total, 0);
+    double sum = 0, prev_end = call_start, rep[8];
+    int n = 0, reps = 0;
+    for (char *line = text; line < after; line += strlen(line) + 1) {
+        if (!csv_cycles(line, kind, sizeof kind, name, sizeof name, &a, &b, &t) ||
+            strcmp(kind, "insn") || a < call_start || a >= call_end)
+            continue;
+        ck_assert_msg(a > prev_end - 0.005 && a < prev_end + 0.005,
+                      "an instruction starts at %.2f, the one before ended at %.2f", a, prev_end);
+        sum += b - a;
+        prev_end = b;
+        n++;
+        if (strstr(line, "\"rep movsd") && reps < 8)
+            rep[reps++] = b - a;
+    }
+    ck_assert_int_gt(n, 100);
+    ck_assert_msg(sum > call_total - 0.005 * n && sum < call_total + 0.005 * n,
+                  "the instructions take %.2f cycles, the call %.2f", sum, call_total);
+    ck_assert_double_eq_tol(prev_end, call_end, 0.005);
+    /* copy_to_user's rep movsd of the 8-byte timeval: two elements */
+    ck_assert_int_eq(reps, 3);
+    ck_assert_double_gt(rep[0], rep[1]);
+    ck_assert_double_gt(rep[1], 0);
+    ck_assert_double_eq_tol(rep[2], 0, 0.001);
+    free(text);
+}
+END_TEST
+
 START_TEST(a_cycle_window_keeps_what_overlaps_it)
 {
     const char *path = scratch("window.csv");
@@ -427,6 +507,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, json_trace_is_a_valid_chrome_trace);
     tcase_add_loop_test(tc, trace_insns_takes_user_kernel_or_all, 0, 4);
     tcase_add_test(tc, a_cycle_window_keeps_what_overlaps_it);
+    tcase_add_test(tc, instructions_take_the_cycles_of_the_call_they_are_in);
     tcase_add_loop_test(tc, trace_options_that_cannot_work_are_usage_errors, 0, 7);
     tcase_add_loop_test(tc, text_trace_has_one_line_per_system_call, 0,
                         sizeof text_trace_cases / sizeof text_trace_cases[0]);

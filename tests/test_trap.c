@@ -176,7 +176,8 @@ static const struct fault_expect {
     { "far-call-bad", "pentium4", 139, "SIGSEGV", "#GP ", 0x1234, NO_CR2, 0 },
     { "ud2", "pentium4", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
     { "ud2", "pentiumpro", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
-    { "sysenter-by-hand", "pentiumpro", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
+    /* the Pentium Pro has sysenter: with SYSENTER_CS = 0 it is #GP(0) */
+    { "sysenter-by-hand", "pentiumpro", 139, "SIGSEGV", "#GP ", 0, NO_CR2, 0 },
     { "sysenter-by-hand", "pentium4,-sep", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
     { "sysenter-by-hand", "pentium3,-sep", 132, "SIGILL", "#UD ", 0, NO_CR2, 0 },
     { "div0", "pentium4", 136, "SIGFPE", "#DE ", 0, NO_CR2, 0 },

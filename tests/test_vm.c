@@ -87,6 +87,21 @@ START_TEST(one_mapping_larger_than_mem_is_enomem)
 }
 END_TEST
 
+/* The child's copy counts against --mem with the parent's pages. */
+START_TEST(a_fork_whose_copy_exceeds_mem_is_enomem)
+{
+    struct emu_result r;
+    vm(&r, "16M", "fork-after", "6");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "ok\nfork: child exited 0\n");
+    emu_result_free(&r);
+    vm(&r, "16M", "fork-after", "9");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "ok\nfork: ENOMEM\n");
+    emu_result_free(&r);
+}
+END_TEST
+
 START_TEST(heap_pages_given_back_come_back_zero)
 {
     struct emu_result r;
@@ -142,6 +157,7 @@ Suite *vm_suite(void)
     tcase_add_test(tc, the_stack_stops_at_8_mib);
     tcase_add_test(tc, touching_more_than_mem_kills_the_process);
     tcase_add_test(tc, one_mapping_larger_than_mem_is_enomem);
+    tcase_add_test(tc, a_fork_whose_copy_exceeds_mem_is_enomem);
     tcase_add_test(tc, heap_pages_given_back_come_back_zero);
     tcase_add_test(tc, mremap_grows_moves_and_shrinks_with_the_bytes);
     tcase_add_test(tc, mprotect_keeps_the_bytes_and_prot_none_faults);

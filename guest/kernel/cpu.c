@@ -24,9 +24,10 @@ void identify_cpu(void)
     boot_cpu.features = d;
 
     /*
-     * Intel: every family-6 part reports SEP, but sysenter only works from
-     * model 3 stepping 3 on. The Pentium Pro (and the first Pentium II)
-     * would take #UD, so do not believe the bit there.
+     * Linux 2.5.53's check: every family-6 part reports SEP, but the Pentium
+     * Pro does not support sysenter (Intel: nothing before model 3 stepping
+     * 3). The check looks at the stepping alone, so a Pentium Pro of
+     * stepping 3 or later passes it (docs/cost-model.md, "Pentium Pro").
      */
     if (boot_cpu.family == 6 && boot_cpu.model < 3 && boot_cpu.stepping < 3)
         boot_cpu.features &= ~CPUID_FEATURE_SEP;

@@ -89,7 +89,7 @@ void *get_zeroed_page(void)
     void *p = alloc_pages(1);
 
     if (p)
-        memset(p, 0, PAGE_SIZE);
+        clear_page(p);
     return p;
 }
 

@@ -13,7 +13,7 @@
  *                       a kill report)
  *   sysenter-by-hand    a bare "sysenter" with a hand-built stub frame: on a
  *                       working SEP it returns through SYSENTER_RETURN (exit
- *                       0); elsewhere it is #UD
+ *                       0); without SEP it is #UD, on a Pentium Pro #GP(0)
  * "loop" never ends: the emulator's instruction budget stops it.
  * sgdt-write and sidt-write print "eip=" and "cr2=" (the table entry they
  * write); sysenter-bad-ebp and args6-kernel-ebp print "cr2=" (the EBP they

@@ -6,6 +6,8 @@
  *   stack-over    recurse past the 8 MiB stack limit: killed, cr2 below it
  *   touch N       mmap N MiB and touch every page: "ok", or killed (--mem)
  *   mmap-huge     one mmap larger than --mem: "ENOMEM"
+ *   fork-after N  touch N MiB, then fork: "fork: child exited 0", or
+ *                 "fork: ENOMEM" when the copy would not fit in --mem
  *   brk           grow, touch, shrink and grow the heap: fresh pages are zero
  *   mremap        grow in place, move, shrink: the bytes follow
  *   mprotect      read-only pages read; PROT_NONE ones kill (cr2=)
@@ -54,6 +56,26 @@ static int case_touch(long mib)
     for (long off = 0; off < mib << 20; off += PAGE)
         ((volatile char *)p)[off] = 1;
     printf("ok\n");
+    return 0;
+}
+
+static int case_fork_after(long mib)
+{
+    int status = -1;
+    if (case_touch(mib))
+        return 1;
+    long pid = syscall0(SYS_fork);
+    if (pid == 0)
+        syscall1(SYS_exit, 0);
+    if (pid == -ENOMEM) {
+        printf("fork: ENOMEM\n");
+        return 0;
+    }
+    if (failed(pid) || syscall3(SYS_wait4, pid, &status, 0) != pid) {
+        printf("fork: %ld\n", pid);
+        return 1;
+    }
+    printf("fork: child exited %d\n", (status >> 8) & 0xff);
     return 0;
 }
 
@@ -159,6 +181,8 @@ int main(int argc, char **argv)
         printf("%s\n", r == -ENOMEM ? "ENOMEM" : "mapped");
         return 0;
     }
+    if (!strcmp(c, "fork-after"))
+        return case_fork_after(n);
     if (!strcmp(c, "brk"))
         return case_brk();
     if (!strcmp(c, "mremap"))
