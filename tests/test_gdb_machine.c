@@ -67,7 +67,7 @@ START_TEST(gdb_breaks_at_sysenter_entry_on_the_task_kernel_stack)
     ck_assert_uint_eq(tagged(out, "esp"), tagged(out, "esp0"));
     ck_assert_uint_ne(tagged(out, "esp"), tagged(out, "SYSENTER_ESP (msr 0x175):"));
     assert_has(out, "system calls: 1 via sysenter, 0 via int $0x80\n");
-    assert_has(out, "open: getpid via sysenter, entry phase\n");
+    assert_has(out, "open: getpid via sysenter, entry phase, pid 1\n");
     /* the exit call stops there too; batch mode then detaches */
     assert_has(out, "[Inferior 1 (Remote target) detached]");
     free(out);
