@@ -37,6 +37,8 @@ static void collect(struct compare_run *r, const struct machine *m,
         row->via = cr->via;
         row->calls = cr->calls;
         row->per_call = (double)cr->cycles / 100.0 / (double)cr->calls;
+        row->ext_ticks = cr->ext_ticks;
+        row->ext_cycles = cr->ext_cycles;
         row->stat = t->stats[cr->path][r->nr];
         row->measure.table = r->cpu.model->table;
         for (int c = 0; c < NCLASSES; c++)
@@ -44,6 +46,9 @@ static void collect(struct compare_run *r, const struct machine *m,
     }
     for (int k = 1; k <= spans_count(s) && r->nspans < COMPARE_MAX_SPANS; k++)
         span_get(s, k, &r->spans[r->nspans++]);
+    r->sysenter_calls = t->by_path[PATH_SYSENTER];
+    r->sysenter_irets = t->sysenter_irets;
+    r->several_processes = t->several_pids;
     model_point_of(&r->cpu, &r->point);
     /* The kernel writes SYSENTER_CS only where it decided to use SEP. */
     r->sep_used = (engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff) != 0;
@@ -159,6 +164,49 @@ static void print_table(const struct compare_run *rs, int n, FILE *f)
     }
 }
 
+/* Rule X (docs/cost-model.md): the timer's work inside the calls. */
+static void print_ticks(const struct compare_run *rs, int n, FILE *f)
+{
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < rs[i].nrows; k++) {
+            const struct compare_row *row = &rs[i].rows[k];
+            if (!row->ext_ticks)
+                continue;
+            if (!any)
+                fprintf(f, "\n");
+            any = true;
+            fprintf(f, "%-16s %-6s %-9s %-7s timer interrupts inside: %" PRIu64 ", %.1f "
+                    "cycles, not counted\n", rs[i].spec, sep_label(&rs[i]),
+                    sys_path_name(row->path), sys_via_name(row->via), row->ext_ticks,
+                    (double)row->ext_cycles / 100.0);
+        }
+}
+
+/* How many sysenter calls found work pending at their exit (a reschedule,
+ * a signal) and left through the iret path instead of sysexit: shown when
+ * some did, or when several processes ran (where the tick preempts). */
+static void print_iret_exits(const struct compare_run *rs, int n, FILE *f)
+{
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        any = any || rs[i].sysenter_irets || rs[i].several_processes;
+    if (!any)
+        return;
+    fprintf(f, "\nsysenter calls (every number) that left through iret, work pending at "
+               "their exit:\n");
+    for (int i = 0; i < n; i++) {
+        const struct compare_run *r = &rs[i];
+        fprintf(f, "%-16s %-6s ", r->spec, sep_label(r));
+        if (!r->sysenter_calls)
+            fprintf(f, "no sysenter calls (every call went through int $0x80)\n");
+        else
+            fprintf(f, "%" PRIu64 " of %" PRIu64 " (%.3g%%)\n", r->sysenter_irets,
+                    r->sysenter_calls,
+                    100.0 * (double)r->sysenter_irets / (double)r->sysenter_calls);
+    }
+}
+
 static void print_notes(const struct compare_run *rs, int n, FILE *f)
 {
     fprintf(f, "\ncycles/call: from the call into the vsyscall page to its return (via page), or\n"
@@ -166,7 +214,9 @@ static void print_notes(const struct compare_run *rs, int n, FILE *f)
                "caller sees it; [interval]: over the ranges of the cost rows and the calibration\n"
                "figures (docs/cost-model.md); entry: from the trapping instruction to the\n"
                "dispatch call; body: the handler; exit: from the handler's return to user mode.\n"
-               "Means over the calls of the compared system call that went that way.\n");
+               "Means over the calls of the compared system call that went that way. The work\n"
+               "of timer interrupts, from delivery to the return to what they interrupted, is\n"
+               "in none of these figures (docs/cost-model.md, rule X).\n");
     for (int i = 0; i < n; i++)
         if (!strcmp(sep_label(&rs[i]), "unused")) {
             fprintf(f, "SEP unused: CPUID reports SEP, but the kernel did not enable it "
@@ -301,6 +351,8 @@ int compare_main(const struct run_options *base, const struct compare_options *c
     printf("\n\n");
     print_banner(base, stdout);
     print_table(rs, n, stdout);
+    print_ticks(rs, n, stdout);
+    print_iret_exits(rs, n, stdout);
     print_notes(rs, n, stdout);
     print_ratios(rs, n, ratios, stdout);
     const char *models[COMPARE_MAX_RUNS];

@@ -39,6 +39,7 @@ struct compare_row {
     double per_call;              /* cycles, as the caller sees a call */
     struct syscall_stat stat;     /* the kernel's phases, all calls of the path */
     struct measure measure;       /* the counts behind per_call */
+    uint64_t ext_ticks, ext_cycles; /* timer interrupts inside, not counted */
 };
 
 struct compare_run {
@@ -51,6 +52,9 @@ struct compare_run {
     bool modified;                /* a --cost override applies to this model */
     uint64_t cycles;
     uint32_t nr;                  /* the program's most frequent system call */
+    uint64_t sysenter_calls;      /* every number's, and of those, the ones */
+    uint64_t sysenter_irets;      /* that left through iret (work pending) */
+    bool several_processes;       /* more than one process made calls */
     int nrows;
     struct compare_row rows[COMPARE_MAX_ROWS];
     int nspans;

@@ -163,11 +163,24 @@ static void on_access(uc_engine *uc, uc_mem_type type, uint64_t address, int siz
     }
 }
 
-/* A fault went through the IDT: with catch_faults, stop at its handler. */
+/* A fault went through the IDT: with catch_faults, stop at its handler;
+ * a page fault only once the kernel finds it is the program's (demand
+ * paging resolves the others): on_program_fault. */
 static void on_delivery(void *ctx, struct machine *m, const struct delivery_event *e)
 {
     struct debug *d = ctx;
-    if (!d->catch_faults || e->kind != EVENT_FAULT)
+    if (!d->catch_faults || e->kind != EVENT_FAULT || e->vector == X86_VEC_PF)
+        return;
+    d->fault_hit = true;
+    d->watch_hit = false;
+    d->stop = (struct debug_stop){ .why = DEBUG_FAULT, .fault = *e,
+                                   .addr = reg_read(m, UC_X86_REG_EIP) };
+}
+
+static void on_program_fault(void *ctx, struct machine *m, const struct delivery_event *e)
+{
+    struct debug *d = ctx;
+    if (!d->catch_faults)
         return;
     d->fault_hit = true;
     d->watch_hit = false;
@@ -339,7 +352,8 @@ void debug_attach(struct debug *d, struct machine *m)
     memset(d, 0, sizeof *d);
     d->m = m;
     m->hold = (struct machine_hold){ .ctx = d, .block = hold_block, .insn = hold_insn,
-                                     .delivered = on_delivery };
+                                     .delivered = on_delivery,
+                                     .program_fault = on_program_fault };
 }
 
 void debug_detach(struct debug *d)

@@ -157,7 +157,8 @@ static void mon_catch_faults(void *ctx, const char *args, struct gdb_text *out)
     else if (*args)
         gdb_printf(out, "usage: monitor catch-faults [on|off]\n");
     gdb_printf(out, "catch-faults: %s\n", gm->dbg.catch_faults
-                   ? "on (a fault stops the machine with SIGSEGV at its handler)"
+                   ? "on (a fault of the program's stops the machine with SIGSEGV: at its "
+                     "handler, or for a page fault where do_page_fault finds it bad)"
                    : "off (faults go to the kernel unseen)");
     if (!gm->caught)
         return;
@@ -174,7 +175,7 @@ static const struct gdb_monitor_cmd monitor_cmds[] = {
     { "cycles", "modeled cycles and instructions so far", mon_cycles },
     { "cpu", "the CPU model, SEP and the SYSENTER MSRs", mon_cpu },
     { "syscalls", "system calls so far, by path", mon_syscalls },
-    { "catch-faults", "[on|off]: stop at the handler of every fault (SIGSEGV)",
+    { "catch-faults", "[on|off]: stop at a fault of the program's (SIGSEGV)",
       mon_catch_faults },
 };
 

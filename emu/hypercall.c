@@ -4,6 +4,7 @@
  * here: the TSS has no I/O bitmap, so its "out" is a #GP.
  */
 #include "hypercall.h"
+#include "irq.h"
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,12 +50,26 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
         }
         FILE *f = io->fd == 1 ? stdout : stderr;
         size_t n = fwrite(buf, 1, io->len, f);
-        fflush(f);
+        if (fflush(f) != 0 || n < io->len) {
+            /* the host could not take it (a full disk, a closed pipe):
+             * the program's write fails as it would on Linux */
+            io->result = -(errno ? errno : EIO);
+            clearerr(f);
+            return;
+        }
         io->result = (int32_t)n;
         return;
     }
     if (io->fd != 0) {
         io->result = -EBADF;
+        return;
+    }
+    if (m->opts->stdin_data) {
+        size_t left = m->opts->stdin_size - m->stdin_pos;
+        size_t n = left < io->len ? left : io->len;
+        memcpy(buf, m->opts->stdin_data + m->stdin_pos, n);
+        m->stdin_pos += n;
+        io->result = (int32_t)n;
         return;
     }
     ssize_t n = m->opts->quiet ? 0 : read(STDIN_FILENO, buf, io->len);
@@ -69,6 +84,8 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     (void)size;
     /* A ring-3 "out" never gets here (#GP first); check anyway. */
     if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
+        return;
+    if (irq_port_out(m, port, value))
         return;
     void *block = guest_ptr(&m->mem, value, 20);
     if (!block || !in_kernel_ram(value)) {
@@ -97,7 +114,9 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
             guest_text(m, f->note, f->note_len, text, sizeof text);
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), text, f->eip, f->cr2, f->error_code);
-        } else if (f->vector == X86_VEC_PF)
+        } else if (f->vector == HC_FAULT_NONE)
+            machine_stop(m, STOP_KILLED, "killed by %s", signal_name(f->signal));
+        else if (f->vector == X86_VEC_PF)
             machine_stop(m, STOP_KILLED, "killed by %s: %s at eip %08x, cr2 %08x, error %#x",
                          signal_name(f->signal), vector_name(f->vector), f->eip, f->cr2,
                          f->error_code);

@@ -63,6 +63,8 @@ struct run_options {
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
     struct output_capture *capture; /* if set: keep guest stdout there */
+    const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
+    size_t stdin_size;         /* instead of the host's stdin (fuzzing) */
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
     const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
     int ncost_overrides;
@@ -72,14 +74,23 @@ struct run_options {
                                   (0: VFS_DEFAULT_LIMIT) */
 };
 
+/* Why the engine runs up to an address and stops there (trap.h). */
+enum run_to_why {
+    RUN_TO_NONE,
+    RUN_TO_UD,       /* after a translator abort: #UD at the culprit */
+    RUN_TO_FETCH,    /* a code fetch fault raised at its block's start */
+    RUN_TO_PAUSE,    /* machine_run_until: return there */
+};
+
 /* An interrupt or exception that went through the IDT. */
-enum event_kind { EVENT_SOFTWARE, EVENT_FAULT };
+enum event_kind { EVENT_SOFTWARE, EVENT_FAULT, EVENT_EXTERNAL };
 struct delivery_event {
     int vector;
     enum event_kind kind;
     uint32_t from_cpl;         /* the CPL it interrupted */
     uint32_t error_code;
     uint32_t return_eip;       /* where iret goes back to */
+    uint32_t return_esp;       /* and the stack pointer it restores */
 };
 
 /* How the program ended, set before the exit observers are told. */
@@ -115,6 +126,34 @@ struct rep_step {
 };
 
 /*
+ * The interval timer and the interrupt controller (emu/irq.c): channel 0
+ * of an 8254 PIT on IRQ 0 of an 8259A, as the guest kernel programs them.
+ * Time is modeled cycles: the PIT's 1193182 Hz input is converted with the
+ * CPU model's clock.
+ */
+struct irq_state {
+    /* PIT channel 0 */
+    uint16_t reload;           /* the count written, 0 = 65536 */
+    uint8_t pit_mode;          /* 2 (rate generator) or 0 (one shot) */
+    uint8_t pit_byte;          /* lobyte/hibyte: which one comes next */
+    bool pit_running;
+    uint64_t period;           /* centicycles per count cycle */
+    uint64_t deadline;         /* centicycles: the next terminal count, or
+                                  UINT64_MAX */
+    /* 8259A (master; the slave's set-up is accepted and ignored) */
+    uint8_t icw_step;          /* the initialization word expected next (0: done) */
+    uint8_t vector_base;       /* ICW2 */
+    uint8_t imr;               /* masked IRQs */
+    uint8_t irr, isr;          /* requested, in service */
+    uint8_t slave_icw_step;
+    bool shadow;               /* the last block ended with sti: no
+                                  interrupt before its next instruction */
+    uint64_t delivered;        /* external interrupts delivered */
+    uint64_t idle_cycles;      /* centicycles skipped in hlt */
+    uint64_t halts;            /* hlt instructions that waited for an interrupt */
+};
+
+/*
  * A debugger's hold on the machine (emu/debug.c). The execution loop asks
  * block() before it charges a block, and every code hook the machine puts
  * in asks insn() first (hooks at one instruction run in the order added,
@@ -128,6 +167,8 @@ struct machine_hold {
     bool (*insn)(void *ctx, struct machine *m, uint32_t addr);
     /* an interrupt or exception went through the IDT (before observers) */
     void (*delivered)(void *ctx, struct machine *m, const struct delivery_event *e);
+    /* the kernel found a page fault to be the program's (MM_BAD_FAULT) */
+    void (*program_fault)(void *ctx, struct machine *m, const struct delivery_event *e);
 };
 
 #define MACHINE_MAX_OBSERVERS 8
@@ -144,6 +185,7 @@ struct machine {
     struct ksyms ksyms;
     struct vfs *vfs;                /* the file tree (vfs.h) */
     struct addrspaces *as;          /* every process's user memory */
+    size_t stdin_pos;               /* read so far of opts->stdin_data */
 
     /* cycle and instruction accounting */
     struct block_cache blocks;
@@ -158,12 +200,19 @@ struct machine {
                                        the cycles are their dot product with
                                        cpu.cost */
     uint32_t cur_limit;            /* insns of cur_block still charged */
+    struct {                       /* the last block Capstone could not */
+        uint32_t addr, size;       /* decode (run.c) */
+        uint8_t bytes[32];
+    } undecodable;
     uint32_t rep_addr;             /* the rep string op last run, and */
     bool rep_live;                 /* whether its next run continues it */
     const struct insn *rep_charged; /* a rep run charged in this block, */
     struct rep_step rep_step;      /* and what it was charged */
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */
     int nspecial;
+    bool hooks_full;               /* the run paused to drop them all (run.c) */
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
@@ -171,6 +220,7 @@ struct machine {
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
     uint32_t pause_eip;            /* before this instruction */
+    uint32_t traced_insn;          /* already told: not again (run.c) */
 
     /* why the run ended */
     enum stop_reason stop;
@@ -180,9 +230,15 @@ struct machine {
                                     in (the kernel would fault it in) */
     char message[512];
     int delivery_depth;
+    struct irq_state irq;          /* the timer and interrupt controller */
+    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */
+    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */
     int engine_aborts;             /* translations the engine aborted */
-    bool abort_ud_pending;         /* after an abort: run up to abort_ud_at, */
-    uint32_t abort_ud_at;          /* then raise #UD there (run.c) */
+    enum run_to_why run_to_why;    /* run up to the linear address run_to, */
+    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */
+    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */
+    uint32_t pause_to, pause_from; /* run_to, to come back after it */
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
 };
 
 /* The CPU model, the engine, guest memory and the decoder; no hooks yet.

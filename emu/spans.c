@@ -13,6 +13,7 @@ static void spans_on_tsc(void *ctx, struct machine *m, uint32_t insn_addr)
     r->cycles = cycles_before(m, insn_addr);
     counts_before(m, insn_addr, r->counts);
     memcpy(r->begun, s->sys->begun, sizeof r->begun);
+    r->ext = *syscalls_ext_work(s->sys);
 }
 
 int spans_attach(struct tsc_spans *s, struct machine *m, const struct syscall_tracker *t)
@@ -33,9 +34,11 @@ bool span_get(const struct tsc_spans *s, int k, struct span *out)
     if (k < 1 || k > spans_count(s))
         return false;
     const struct tsc_read *a = &s->reads[2 * k - 2], *b = &s->reads[2 * k - 1];
-    out->cycles = b->cycles - a->cycles;
+    out->ext_ticks = b->ext.ticks - a->ext.ticks;
+    out->ext_cycles = b->ext.cycles - a->ext.cycles;
+    out->cycles = b->cycles - a->cycles - out->ext_cycles;
     for (int c = 0; c < NCLASSES; c++)
-        out->counts[c] = b->counts[c] - a->counts[c];
+        out->counts[c] = b->counts[c] - a->counts[c] - (b->ext.counts[c] - a->ext.counts[c]);
     for (int p = 0; p < NPATHS; p++)
         for (int v = 0; v < NVIAS; v++)
             out->calls[p][v] = b->begun[p][v] - a->begun[p][v];

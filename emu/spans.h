@@ -4,7 +4,9 @@
  * 2002 test programs measured themselves. Each span has the instructions
  * executed in it by cost class (so its cycles can be recomputed for any
  * cost vector) and the system calls begun in it, by path and via. Only
- * user-mode reads count (the kernel reads the TSC for gettimeofday).
+ * user-mode reads count (the kernel reads the TSC for gettimeofday). The
+ * work of external interrupts (the timer) inside a span is taken out of its
+ * cycles and counts and kept apart (rule X of docs/cost-model.md).
  */
 #ifndef EMU_SPANS_H
 #define EMU_SPANS_H
@@ -17,6 +19,7 @@ struct tsc_read {
     uint64_t cycles;                   /* centicycles before the rdtsc */
     uint64_t counts[NCLASSES];
     uint64_t begun[NPATHS][NVIAS];
+    struct ext_work ext;               /* the reading task's, at the read */
 };
 
 struct tsc_spans {
@@ -30,6 +33,7 @@ struct span {
     uint64_t cycles;                   /* centicycles */
     uint64_t counts[NCLASSES];
     uint64_t calls[NPATHS][NVIAS];
+    uint64_t ext_ticks, ext_cycles;    /* timer interrupts inside, not counted */
 };
 
 int spans_attach(struct tsc_spans *s, struct machine *m, const struct syscall_tracker *t);

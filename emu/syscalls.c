@@ -31,11 +31,18 @@ const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr,
     return NULL;
 }
 
-/* One call as its caller saw it: cycles and the class counts since start. */
+const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t)
+{
+    return &t->task->ext;
+}
+
+/* One call as its caller saw it: cycles and the class counts since start,
+ * less the external-interrupt work done since `since`. */
 static void add_call(struct syscall_tracker *t, const struct syscall_record *r,
                      uint64_t cycles, const uint64_t start[NCLASSES],
-                     const uint64_t end[NCLASSES])
+                     const uint64_t end[NCLASSES], const struct ext_work *since)
 {
+    const struct ext_work *now = &t->task->ext;
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
     if (!row) {
         if (t->ncall_rows == MAX_CALL_ROWS) {
@@ -48,9 +55,71 @@ static void add_call(struct syscall_tracker *t, const struct syscall_record *r,
         row->via = r->via;
     }
     row->calls++;
-    row->cycles += cycles;
+    row->cycles += cycles - (now->cycles - since->cycles);
+    row->ext_ticks += now->ticks - since->ticks;
+    row->ext_cycles += now->cycles - since->cycles;
     for (int c = 0; c < NCLASSES; c++)
-        row->classes[c] += end[c] - start[c];
+        row->classes[c] += end[c] - start[c] - (now->counts[c] - since->counts[c]);
+}
+
+/* The external-interrupt work since the record's last phase change goes
+ * to the phase it was done in. */
+static void close_phase(struct task_track *task)
+{
+    struct syscall_record *r = &task->rec;
+    uint64_t done = task->ext.cycles - task->phase_ext;
+    task->phase_ext = task->ext.cycles;
+    if (task->phase == PHASE_ENTRY)
+        r->ext_entry += done;
+    else if (task->phase == PHASE_BODY)
+        r->ext_body += done;
+    else if (task->phase == PHASE_EXIT)
+        r->ext_exit += done;
+}
+
+/* An external interrupt was delivered to the running task: its work
+ * starts now, unless the work of an earlier one is still under way (the
+ * kernel took it on the way back). */
+static void ext_open(struct task_track *task, struct machine *m, const struct delivery_event *e)
+{
+    task->ext.ticks++;
+    if (task->ext_open)
+        return;
+    task->ext_open = true;
+    task->ext_user = e->from_cpl != 0;
+    task->ext_eip = e->return_eip;
+    task->ext_esp = e->return_esp;
+    task->ext_rep = m->rep_live && m->rep_addr == e->return_eip;
+    task->ext_start = m->cycles;
+    memcpy(task->ext_start_counts, m->class_count, sizeof task->ext_start_counts);
+}
+
+/* Block b of the running task is about to run: is it the interrupted
+ * context again? Any user block is (the way back from an interrupt of
+ * user mode may lead to a signal handler); in the kernel, the instruction
+ * and stack the interrupt left. */
+static void ext_check_close(struct task_track *task, struct machine *m, const struct block *b,
+                            bool kernel)
+{
+    if (!task->ext_open)
+        return;
+    if (kernel && (task->ext_user || b->addr != task->ext_eip ||
+                   reg_read(m, UC_X86_REG_ESP) != task->ext_esp))
+        return;
+    uint64_t now[NCLASSES];
+    counts_before(m, b->addr, now);
+    task->ext.cycles += m->block_start_cycles - task->ext_start;
+    for (int c = 0; c < NCLASSES; c++)
+        task->ext.counts[c] += now[c] - task->ext_start_counts[c];
+    /* A rep string op the interrupt cut pays its start-up again when it
+     * resumes (machine.h): that start-up is the interrupt's doing too. */
+    const struct insn *first = &b->insns[0];
+    if (task->ext_rep && b->addr == task->ext_eip && b->ninsns && (first->flags & SPECIAL_REP)) {
+        int cls = rep_start_class(first->cls);
+        task->ext.counts[cls]++;
+        task->ext.cycles += m->cpu.cost[cls];
+    }
+    task->ext_open = false;
 }
 
 /* The kernel stack's top of the task running now: the TSS's esp0. */
@@ -163,6 +232,8 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     r->user_eip = user_eip;
     r->via = task->in_vsyscall ? VIA_PAGE : VIA_INLINE;
     memcpy(task->rec_start_counts, start_counts, sizeof task->rec_start_counts);
+    task->rec_ext = task->ext;
+    task->phase_ext = task->ext.cycles;
     for (int i = 0; i < 6; i++)
         r->args[i] = reg_read(m, arg_regs[i]);
     task->active = true;
@@ -185,6 +256,11 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
                                 const struct delivery_event *e)
 {
     struct syscall_tracker *t = ctx;
+    if (e->kind == EVENT_EXTERNAL) {
+        /* not the program's doing: no record, and its work is not counted */
+        ext_open(t->task, m, e);
+        return;
+    }
     if (e->from_cpl == 0) {
         if (t->task->active)
             t->task->rec.kernel_faults++;
@@ -220,8 +296,9 @@ static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr
 static void account(struct syscall_tracker *t)
 {
     struct syscall_record *r = &t->task->rec;
+    uint64_t ext = r->ext_entry + r->ext_body + r->ext_exit;
     if (r->path == PATH_TRAP) {
-        t->trap_cycles += r->end - r->start;
+        t->trap_cycles += r->end - r->start - ext;
         return;
     }
     struct syscall_stat *s = r->nr < SYSCALL_STATS_MAX ? &t->stats[r->path][r->nr]
@@ -229,10 +306,12 @@ static void account(struct syscall_tracker *t)
     uint64_t body = r->body_start ? r->body_start : r->end;
     uint64_t exit = r->exit_start ? r->exit_start : r->end;
     s->calls++;
-    s->entry += body - r->start;
-    s->body += exit - body;
-    s->exit += r->end - exit;
-    s->total += r->end - r->start;
+    s->entry += body - r->start - r->ext_entry;
+    s->body += exit - body - r->ext_body;
+    s->exit += r->end - exit - r->ext_exit;
+    s->total += r->end - r->start - ext;
+    s->ext_ticks += r->ext_ticks;
+    s->ext_cycles += ext;
     if (r->ret != RET_EXITED && syscall_failed(r->result))
         s->errors++;
 }
@@ -241,8 +320,11 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    const uint64_t end_counts[NCLASSES], enum sys_return how)
 {
     struct syscall_record *r = &t->task->rec;
+    close_phase(t->task);
+    r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
     if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
-        add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts);
+        add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
+                 &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;
     if (how != RET_EXITED) {
@@ -255,6 +337,8 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
         t->returns_sysexit++;
     else if (how == RET_IRET)
         t->returns_iret++;
+    if (how == RET_IRET && r->path == PATH_SYSENTER)
+        t->sysenter_irets++;
     /* Unknown: the kernel ran sys_ni_syscall for it. A known call that
      * returns -ENOSYS on purpose (rseq) is not counted. */
     if (r->path != PATH_TRAP && t->task->unknown) {
@@ -293,6 +377,7 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
         /* from the call, the last instruction of the block before */
         task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
         memcpy(task->page_start_counts, at_block, sizeof task->page_start_counts);
+        task->page_ext = task->ext;
         if (t->prev_last_cls >= 0)
             task->page_start_counts[t->prev_last_cls]--;
     } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
@@ -300,10 +385,10 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
         const struct syscall_record *r = &task->rec;
         task->in_vsyscall = false;
         t->vsyscall_calls++;
-        t->vsyscall_cycles += span;
+        t->vsyscall_cycles += span - (task->ext.cycles - task->page_ext.cycles);
         /* the call made inside the span is the last one recorded */
         if (r->path != PATH_TRAP && r->via == VIA_PAGE && r->ret != RET_EXITED)
-            add_call(t, r, span, task->page_start_counts, at_block);
+            add_call(t, r, span, task->page_start_counts, at_block, &task->page_ext);
     }
 }
 
@@ -316,6 +401,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     if (kernel && b->addr == t->switch_to)
         switch_task(t, m);
     struct task_track *task = t->task;
+    ext_check_close(task, m, b, kernel);
     if (!kernel) {
         counts_before(m, b->addr, at_block);
         if (!t->user_started) {
@@ -335,10 +421,12 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
                    r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
+            close_phase(task);
             r->body_start = m->cycles;
             task->phase = PHASE_BODY;
         } else if (task->phase == PHASE_BODY &&
                    (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
+            close_phase(task);
             r->exit_start = m->block_start_cycles;
             task->phase = PHASE_EXIT;
         }

@@ -33,11 +33,17 @@ struct syscall_record {
     uint64_t start, body_start, exit_start, end; /* centicycles */
     uint64_t insns_start, insns_end;
     uint32_t kernel_faults; /* faults taken (and fixed up) in the kernel */
+    /* external interrupts taken inside it, and their work in each phase
+     * (centicycles, in start..end but not counted: rule X of
+     * docs/cost-model.md) */
+    uint32_t ext_ticks;
+    uint64_t ext_entry, ext_body, ext_exit;
 };
 
 struct syscall_stat {
     uint64_t calls, entry, body, exit, total; /* sums, centicycles */
     uint64_t errors;      /* calls that returned -1..-4095 */
+    uint64_t ext_ticks, ext_cycles; /* timer interrupts inside, not counted */
 };
 
 /* Did a call that returned r fail? (-4095 to -1: an errno.) */
@@ -78,6 +84,7 @@ struct call_row {
     uint8_t path, via;
     uint64_t calls, cycles;            /* centicycles */
     uint64_t classes[NCLASSES];
+    uint64_t ext_ticks, ext_cycles;    /* timer interrupts inside, not counted */
 };
 #define MAX_CALL_ROWS 32
 
@@ -99,6 +106,19 @@ struct syscall_listener {
 #define SYSCALL_MAX_LISTENERS 4
 #define TRACK_TASKS 80        /* processes followed at once (the kernel allows 64) */
 
+/*
+ * External interrupts (the timer): the work from each delivery to the
+ * return to the context it interrupted (the handler, the delivery, and
+ * whatever ran before that return) is no part of a system call's cost, so
+ * no record, row or tsc span counts it (rule X of docs/cost-model.md).
+ * Summed per task, over the intervals closed so far.
+ */
+struct ext_work {
+    uint64_t ticks;                    /* interrupts delivered to the task */
+    uint64_t cycles;                   /* centicycles */
+    uint64_t counts[NCLASSES];
+};
+
 /* One process's call in flight. */
 struct task_track {
     uint32_t key;            /* its kernel stack's top, 0: a free slot */
@@ -113,6 +133,15 @@ struct task_track {
     uint64_t rec_start_counts[NCLASSES];    /* and at the record's start */
     uint64_t last_used;
     uint64_t born;           /* which task this is: a slot reused has a new one */
+    struct ext_work ext;     /* its external-interrupt work, closed intervals */
+    bool ext_open;           /* an interrupt's work is under way: from */
+    bool ext_user;           /* user mode (ends at its next user block), or */
+    uint32_t ext_eip, ext_esp; /* the kernel (ends back at EIP with ESP) */
+    bool ext_rep;            /* it cut a rep string op, which starts again */
+    uint64_t ext_start;      /* centicycles at the delivery */
+    uint64_t ext_start_counts[NCLASSES];
+    struct ext_work rec_ext, page_ext; /* ext at the record's start, page call's */
+    uint64_t phase_ext;      /* ext.cycles at the record's last phase change */
 };
 
 struct syscall_tracker {
@@ -123,6 +152,7 @@ struct syscall_tracker {
     uint64_t seq;
     uint64_t by_path[NPATHS];
     uint64_t returns_sysexit, returns_iret;
+    uint64_t sysenter_irets; /* sysenter calls that left through iret (work pending) */
     uint64_t enosys;         /* calls the kernel had no handler for */
     uint64_t enosys_by_nr[SYSCALL_STATS_MAX];
     uint32_t first_pid;      /* the first process seen, and whether */
@@ -159,6 +189,8 @@ const char *sys_via_name(int via);
 /* The caller's-view row of nr, path and via, or NULL. */
 const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr, int path,
                                    int via);
+/* The external-interrupt work of the task running now (closed intervals). */
+const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t);
 
 /* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
 int syscalls_attach(struct syscall_tracker *t, struct machine *m);

@@ -74,6 +74,16 @@
 /* sysenter stub: the kernel returns to the instruction after "sysenter". */
 #define SYSENTER_RETURN_OFFSET 7
 #define SYSENTER_RETURN       (VSYSCALL_BASE + SYSENTER_RETURN_OFFSET)
+/* A restarted call goes back this far from SYSENTER_RETURN: to the stub's
+ * "movl %esp, %ebp; sysenter", which sets EBP up again. */
+#define SYSENTER_RESTART_BACK 4
+/* The signal-return trampolines for handlers without SA_RESTORER (the
+ * vsyscall page of 2.5.53 carried them too): "popl %eax; movl
+ * $__NR_sigreturn, %eax; int $0x80" and "movl $__NR_rt_sigreturn, %eax;
+ * int $0x80". The vDSO's symbol table names them __kernel_sigreturn and
+ * __kernel_rt_sigreturn. */
+#define VSYSCALL_SIGRETURN_OFFSET    0x400
+#define VSYSCALL_RT_SIGRETURN_OFFSET 0x420
 /* The second half of the page holds a minimal ELF image, the "vDSO" that
  * AT_SYSINFO_EHDR points at: glibc only takes AT_SYSINFO when it is there. */
 #define VSYSCALL_EHDR_OFFSET  0x800
@@ -183,6 +193,10 @@
 #define MM_INVALIDATE 12 /* [addr, addr+len) may stop being executable */
 #define MM_COW       13  /* addr: the first write to a private page of a file
                             mapping (charged as copy_page) */
+#define MM_BAD_FAULT 14  /* the page fault at addr (error code arg, at eip arg2,
+                            from ring 3) is the program's: no page will be
+                            mapped, and the kernel signals it (a debugger's
+                            catch-faults stops here) */
 
 /* Page-table bits the hardware ignores (9-11), used by the kernel and read
  * by the emulator. */

@@ -166,4 +166,22 @@
 #define CPUID_FEATURE_CX8 (1 << 8)
 #define CPUID_FEATURE_SEP (1 << 11)
 
+/* ---- The PC's interval timer (8254 PIT) and interrupt controller (8259A) ---- */
+#define PIT_HZ            1193182u /* the PIT's input clock */
+#define PIT_CH0_PORT      0x40
+#define PIT_CMD_PORT      0x43
+#define PIT_CMD_CH0_LOHI  0x30     /* channel 0, lobyte then hibyte */
+#define PIT_MODE_SHIFT    1        /* bits 1-3 of the command: the mode */
+#define PIC_MASTER_CMD    0x20
+#define PIC_MASTER_DATA   0x21
+#define PIC_SLAVE_CMD     0xa0
+#define PIC_SLAVE_DATA    0xa1
+#define PIC_ICW1          0x10     /* in a command: initialization word 1 */
+#define PIC_ICW1_ICW4     0x01     /* ... ICW4 follows */
+#define PIC_EOI           0x20     /* non-specific end of interrupt (OCW2) */
+#define IRQ_TIMER         0
+/* Where Linux 2.5 puts the 8259A's IRQs (asm-i386/irq_vectors.h): the
+ * vectors after the 32 exceptions. */
+#define FIRST_EXTERNAL_VECTOR 0x20
+
 #endif

@@ -15,10 +15,11 @@
 #                 the kernel's symbols, the file tree (vfs_*), the
 #                 address spaces and what memory management costs, the
 #                 names of things
-#   2 mechanisms  what the CPU does: IDT delivery, sysenter, CPUID/MSR/TSC/
+#   2 mechanisms  what the CPU does: IDT delivery, the timer and interrupt
+#                 controller (irq), sysenter, CPUID/MSR/TSC/
 #                 ports, hypercalls (mmcall: the address-space ones;
 #                 vfscall: the file tree's), booting, the execution loop,
-#                 and stopping it for a debugger (debug, debug_mem)
+#                 stopping it for a debugger (debug, debug_mem), snapshots
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare and the
 #                 metrics programs report to it, the GDB remote stub
@@ -59,6 +60,7 @@ names         1
 linux_names   1
 user_memory   1
 trap          2
+irq           2
 sysenter      2
 cpu_insns     2
 hypercall     2
@@ -68,6 +70,7 @@ boot          2
 run           2
 debug         2
 debug_mem     2
+snapshot      2
 syscalls      3
 spans         3
 trace         4

@@ -94,9 +94,24 @@ syscall_exit:
 restore_all:
 	RESTORE_ALL
 
+/*
+ * sysenter clears only IF, RF and VM, so a sysenter-entered kernel runs
+ * with the caller's NT; an iret with NT set is a return to the task in
+ * the TSS back link (#TS). sysexit ignores NT, so only the paths below,
+ * which leave through iret, clear the flags first; the frame's EFLAGS,
+ * NT included, go back to the program. Linux clears NT (with AC and TF)
+ * on SYSENTER entry since 3.18 ("x86_64, entry: Filter RFLAGS.NT on entry
+ * from userspace", October 2014; its i386 entry_32.S later did the same);
+ * 2.5.53 did not, and its iret then failed.
+ */
+#define CLEAR_SYSENTER_FLAGS \
+	pushl $(X86_EFLAGS_FIXED); \
+	popfl
+
 /* Pending work: run it, then always leave through iret, which restores
  * every register sysexit would not. */
 syscall_exit_work:
+	CLEAR_SYSENTER_FLAGS
 	sti
 	movl %esp, %eax
 	pushl %eax
@@ -106,6 +121,7 @@ syscall_exit_work:
 	jmp restore_all
 
 syscall_badsys:
+	CLEAR_SYSENTER_FLAGS
 	call sys_ni_syscall
 	movl %eax, PT_EAX(%esp)
 	jmp syscall_exit
@@ -162,6 +178,7 @@ sysenter_exit:
 sysenter_badstack:
 	pushl %eax
 	SAVE_ALL
+	CLEAR_SYSENTER_FLAGS
 	GET_THREAD_INFO(%ebx)
 	movl $(-EFAULT), PT_EAX(%esp)
 	jmp syscall_exit
@@ -202,6 +219,26 @@ ENTRY(ret_from_fork)
 	GET_THREAD_INFO(%ebx)
 	jmp syscall_exit
 
+/*
+ * IRQ 0, the timer (vector FIRST_EXTERNAL_VECTOR, an interrupt gate):
+ * ORIG_EAX -1 (no system call), then the tick. Back to user mode it leaves
+ * through the system call's exit, where a reschedule the tick asked for
+ * happens (preemption) and signals are delivered; back to the kernel it
+ * just returns (the kernel is not preemptible, as 2.5 without
+ * CONFIG_PREEMPT).
+ */
+ENTRY(irq0_interrupt)
+	pushl $-1
+	SAVE_ALL
+	movl %esp, %eax
+	pushl %eax
+	call do_timer_interrupt
+	addl $4, %esp
+	GET_THREAD_INFO(%ebx)
+	testl $3, PT_CS(%esp)
+	jnz syscall_exit
+	jmp restore_all
+
 /* Exceptions: the stub pushes an error code where the CPU does not (the
  * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap
  * frame has the same layout (struct trap_frame). */
@@ -240,6 +277,8 @@ trap_common:
 	pushl %eax
 	call do_trap
 	addl $4, %esp
+	testl $3, TF_CS(%esp)
+	jnz ret_to_user_from_trap
 	RESTORE_REGS
 	addl $8, %esp
 1:	iret
@@ -247,6 +286,23 @@ trap_common:
 	.align 4
 	.long 1b, iret_fault
 .previous
+
+/*
+ * Back to user mode from a trap: through the system call's exit, which
+ * delivers signals (the fault's own, to a handler) and reschedules. The
+ * trap frame becomes a pt_regs: everything below the error code moves up
+ * one word over it, and ORIG_EAX is -1 (no system call to restart).
+ */
+ret_to_user_from_trap:
+	movl $(TF_ERROR / 4), %ecx
+2:	movl -4(%esp, %ecx, 4), %eax
+	movl %eax, (%esp, %ecx, 4)
+	decl %ecx
+	jnz 2b
+	addl $4, %esp
+	movl $-1, PT_ORIG_EAX(%esp)
+	GET_THREAD_INFO(%ebx)
+	jmp syscall_exit
 
 /* An iret back to user space faulted: the frame is bad. Kill the task. */
 iret_fault:

@@ -25,8 +25,6 @@
 #define P_ALL  0
 #define P_PID  1
 #define P_PGID 2
-#define CLD_EXITED 1
-#define CLD_KILLED 2
 
 /* The address space a zombie kept loaded until it left the CPU. */
 void exit_mm_late(struct task_struct *t)
@@ -99,8 +97,12 @@ void do_exit(int code)
     me->state = TASK_ZOMBIE;
     me->ti->exit_code = (uint32_t)code;
     me->ti->flags |= TI_FLAG_EXITED;
-    if (me->exit_signal == SIGCHLD)
-        send_signal(me->parent, SIGCHLD);
+    if (me->exit_signal == SIGCHLD) {
+        struct sig_info info = { (code & 0x7f) ? CLD_KILLED : CLD_EXITED,
+                                 { me->pid, 0, (code & 0x7f) ? (uint32_t)(code & 0x7f)
+                                                             : (uint32_t)(code >> 8) & 0xff } };
+        send_signal_info(me->parent, SIGCHLD, &info);
+    }
     wake_up(&me->parent->wait_chldexit);
     schedule();
     panic("a zombie ran again");
@@ -117,6 +119,8 @@ static void release_task(struct task_struct *t)
 {
     list_del(&t->sibling);
     list_del(&t->tasks);
+    current->cutime += t->utime + t->cutime;
+    current->cstime += t->stime + t->cstime;
     t->state = TASK_DEAD;
     nr_tasks--;
     sighand_free(t->sighand);

@@ -103,6 +103,7 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
     vfs_get(p->cwd);
     p->umask = me->umask;
     p->sig_blocked = me->sig_blocked;
+    p->slice = TIME_SLICE_TICKS;
     memcpy(p->tls_array, me->tls_array, sizeof(p->tls_array));
     memcpy(p->comm, me->comm, sizeof(p->comm));
     __asm__ volatile("mov %%fs, %0" : "=r"(p->thread.fs));

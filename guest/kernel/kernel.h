@@ -83,6 +83,10 @@ void trap_init(void);
 void tss_init(uint32_t esp0);
 uint32_t *tss_esp0_slot(void);
 uint32_t read_cr2(void);
+/* A fault in user mode: its signal's handler runs, or it kills (note: why,
+ * beyond the vector; a note always kills). */
+void user_fault(struct trap_frame *tf, uint32_t cr2, int sig, int32_t code, uint32_t addr,
+                const char *note);
 
 /* sysenter.c */
 void sysenter_setup(void);

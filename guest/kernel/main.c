@@ -20,6 +20,7 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     paging_init();
     tss_init((uint32_t)init_task->ti + THREAD_SIZE);
     time_init();
+    timer_init();
     random_init();
     sysenter_setup();
 

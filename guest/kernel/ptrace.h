@@ -39,10 +39,12 @@
 #define TIF_NEED_RESCHED  1   /* reschedule before returning to user */
 #define TIF_IRET          2   /* registers changed: return by iret */
 #define TIF_SIGPENDING    3   /* a signal to act on before user mode */
+#define TIF_SINGLESTEP    4   /* a #DB took EFLAGS.TF off in the kernel (sysenter) */
 #define _TIF_SYSCALL_TRACE (1 << TIF_SYSCALL_TRACE)
 #define _TIF_NEED_RESCHED  (1 << TIF_NEED_RESCHED)
 #define _TIF_IRET          (1 << TIF_IRET)
 #define _TIF_SIGPENDING    (1 << TIF_SIGPENDING)
+#define _TIF_SINGLESTEP    (1 << TIF_SINGLESTEP)
 #define _TIF_ALLWORK_MASK  0xffff
 
 #ifndef __ASSEMBLER__

@@ -1,9 +1,9 @@
 /*
  * The scheduler: a run queue served round-robin, switch_to, wait queues.
- * Cooperative, as issue 11 needs: a task runs until it sleeps, yields or
- * exits. schedule() may also be called on the way back to user mode (the
- * exit-work path of entry.S) when TIF_NEED_RESCHED is set, which is where
- * a timer tick will preempt once there is one.
+ * A task runs until it sleeps, yields or exits, or until the timer tick
+ * ends its time slice (timer.c): the tick sets TIF_NEED_RESCHED, and the
+ * task is switched out on its way back to user mode (the exit-work path
+ * of entry.S), never in the middle of kernel code.
  */
 #include "sched.h"
 #include "mm.h"
@@ -38,10 +38,12 @@ void sched_init(void)
     INIT_LIST_HEAD(&t->wait_list);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
     init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
+    init_waitqueue(&t->wait_signal, "a signal (pause)");
     list_add_tail(&t->tasks, &task_list);
     list_add_tail(&t->run_list, &run_queue);
     t->umask = 022;
     memcpy(t->comm, "init", 5);
+    t->slice = TIME_SLICE_TICKS;
     last_pid = 1;
     nr_tasks = 1;
     /* The boot task owns the FPU from the start: a program that never
@@ -96,6 +98,7 @@ struct task_struct *alloc_task(void)
     INIT_LIST_HEAD(&t->wait_list);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
     init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
+    init_waitqueue(&t->wait_signal, "a signal (pause)");
     return t;
 }
 
@@ -132,7 +135,7 @@ int sleep_on(struct wait_queue *wq, int state)
     struct task_struct *me = current;
 
     if (state == TASK_INTERRUPTIBLE && signal_pending(me))
-        return -EINTR;
+        return -ERESTARTSYS;
     me->state = state;
     me->waiting_on = wq;
     list_add_tail(&me->wait_list, &wq->waiters);
@@ -143,7 +146,7 @@ int sleep_on(struct wait_queue *wq, int state)
         me->waiting_on = NULL_PTR;
     }
     if (state == TASK_INTERRUPTIBLE && signal_pending(me))
-        return -EINTR;
+        return -ERESTARTSYS;
     return 0;
 }
 
@@ -186,6 +189,32 @@ void math_state_restore(void)
     fpu_owner = me;
 }
 
+/* A signal frame takes the task's x87 state (108 bytes of fnsave); the
+ * handler then starts with a fresh FPU, as Linux's save_i387. */
+void fpu_save_to(struct task_struct *t, void *image108)
+{
+    if (fpu_owner == t) {
+        __asm__ volatile("fnsave %0; fwait" : "=m"(t->thread.fpu));
+        fpu_owner = NULL_PTR;
+        set_ts();
+    }
+    memcpy(image108, t->thread.fpu, sizeof(t->thread.fpu));
+    t->thread.fpu_saved = 0;
+}
+
+/* sigreturn: the frame's state is the task's again, loaded at its next
+ * FPU instruction. */
+void fpu_load_from(struct task_struct *t, const void *image108)
+{
+    if (fpu_owner == t) {
+        fpu_owner = NULL_PTR;
+        set_ts();
+    }
+    memcpy(t->thread.fpu, image108, sizeof(t->thread.fpu));
+    t->thread.fpu_saved = 1;
+    t->thread.used_math = 1;
+}
+
 /* exec: the old program's FPU state is nobody's. */
 void fpu_forget(struct task_struct *t)
 {
@@ -199,23 +228,6 @@ void load_TLS(const struct task_struct *t)
     for (int i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
         gdt_table[GDT_ENTRY_TLS_MIN + i] = t->tls_array[i];
 }
-
-#define savesegment(seg, value) \
-    __asm__ volatile("mov %%" #seg ", %0" : "=r"(value))
-
-/* A selector that no longer names a usable descriptor loads as null. */
-#define loadsegment(seg, value)                                   \
-    __asm__ volatile("1: mov %0, %%" #seg "\n"                    \
-                     "2:\n"                                        \
-                     ".section .fixup, \"ax\"\n"                   \
-                     "3: pushl $0\n"                               \
-                     "   popl %%" #seg "\n"                        \
-                     "   jmp 2b\n"                                 \
-                     ".previous\n"                                 \
-                     ".section __ex_table, \"a\"\n"                \
-                     "   .align 4\n"                               \
-                     "   .long 1b, 3b\n"                           \
-                     ".previous" : : "r"(value))
 
 /* After a switch, in the task switched to: what the one left behind
  * could not do on its own stack. */
@@ -251,16 +263,49 @@ static void switch_to(struct task_struct *prev, struct task_struct *next)
     finish_task_switch();
 }
 
+int nr_running(void)
+{
+    struct list_head *p;
+    int n = 0;
+
+    list_for_each(p, &run_queue)
+        n++;
+    return n;
+}
+
+/*
+ * Nothing can run: wait for the timer that will wake someone, with hlt
+ * (the emulator moves modeled time to the next interrupt, as idle). With
+ * no timer set, no one ever will: a deadlock.
+ */
+static void idle(void)
+{
+    uint32_t flags;
+
+    __asm__ volatile("pushfl; popl %0" : "=r"(flags));
+    while (list_empty(&run_queue)) {
+        if (!timers_armed())
+            deadlock();
+        in_idle = 1;
+        __asm__ volatile("sti; hlt; cli" : : : "memory");
+        in_idle = 0;
+        run_timers();
+    }
+    __asm__ volatile("pushl %0; popfl" : : "r"(flags) : "memory", "cc");
+}
+
 void schedule(void)
 {
     struct task_struct *prev = current, *next;
 
     current_thread_info()->flags &= ~_TIF_NEED_RESCHED;
+    if (timers_pending())
+        run_timers();
     list_del(&prev->run_list);
     if (prev->state == TASK_RUNNING)
         list_add_tail(&prev->run_list, &run_queue);
     if (list_empty(&run_queue))
-        deadlock();
+        idle();
     next = list_entry(run_queue.next, struct task_struct, run_list);
     if (next != prev)
         switch_to(prev, next);
@@ -268,7 +313,7 @@ void schedule(void)
 
 /*
  * No task can run, and nothing can wake one: every process waits for
- * another (there are no timers or devices that could). The machine stops
+ * another, and no timer is set. The machine stops
  * with one line naming each process and what it waits for.
  */
 void deadlock(void)

@@ -44,6 +44,22 @@ struct thread_struct {
     uint8_t fpu[108];          /* fnsave image, when fpu_saved */
     int fpu_saved;             /* fpu holds the task's x87 state */
     int used_math;             /* it has executed an FPU instruction */
+    uint32_t trap_no, error_code, cr2; /* the last fault, for a sigcontext */
+};
+
+/* What a pending signal carries into its siginfo (signal.c). */
+struct sig_info {
+    int32_t code;              /* si_code: SI_USER, SEGV_MAPERR, CLD_EXITED ... */
+    uint32_t w[3];             /* the union's first words: pid, uid, status, or addr */
+};
+
+/* A system call that a signal interrupts and restart_syscall continues
+ * (nanosleep): its own state. */
+struct restart_block {
+    long (*fn)(struct restart_block *rb);
+    uint64_t deadline;         /* TSC cycles */
+    uint32_t urem;             /* where the time left goes, or 0 */
+    int wide;                  /* urem is a 64-bit timespec */
 };
 
 struct mm_struct;
@@ -75,6 +91,18 @@ struct task_struct {
     uint32_t umask;
     struct sighand *sighand;
     uint64_t sig_blocked, sig_pending;
+    uint64_t saved_blocked;    /* the mask to restore after sigsuspend/ppoll */
+    int restore_blocked;       /* ... when set */
+    struct sig_info siginfo[NSIG + 1];
+    struct wait_queue wait_signal;   /* pause and sigsuspend sleep here */
+    struct restart_block restart;
+    /* timers (timer.c): TSC cycles; 0 = off */
+    uint64_t timeout;          /* a sleep with a deadline wakes then */
+    uint64_t it_real_value, it_real_incr;
+    uint64_t it_virt_value, it_virt_incr, it_prof_value, it_prof_incr;
+    uint64_t utime, stime;     /* cycles in user mode, in the kernel (the tick's sample) */
+    uint64_t cutime, cstime;   /* of waited-for children */
+    uint32_t slice;            /* ticks left of its time slice */
     uint32_t set_child_tid, clear_child_tid;
     struct task_struct *vfork_parent; /* sleeps until this child execs or exits */
     int did_exec;              /* it has run execve (setpgid's EACCES) */
@@ -128,7 +156,7 @@ void sched_init(void);
 void schedule(void);
 void wake_up_process(struct task_struct *t);
 void wake_up(struct wait_queue *wq);
-/* Sleep until woken; TASK_INTERRUPTIBLE: -EINTR if a signal is pending. */
+/* Sleep until woken; TASK_INTERRUPTIBLE: -ERESTARTSYS if a signal is pending. */
 int sleep_on(struct wait_queue *wq, int state);
 struct task_struct *find_task(uint32_t pid);
 struct task_struct *alloc_task(void);
@@ -150,7 +178,34 @@ struct sighand *sighand_alloc(const struct sighand *from);
 void sighand_free(struct sighand *s);
 void flush_signal_handlers(struct task_struct *t);
 void send_signal(struct task_struct *t, uint32_t sig);
-void do_signal(void);
+void send_signal_info(struct task_struct *t, uint32_t sig, const struct sig_info *info);
+/* A fault's signal to current; 0 if it will run a handler, -1 if it
+ * would kill (not caught, or blocked): the caller reports the kill. */
+int force_sig_fault(uint32_t sig, int32_t code, uint32_t addr);
+int sig_default_ignored(uint32_t sig);
+struct k_sigaction *sig_action(struct task_struct *t, uint32_t sig);
+void recalc_sigpending(struct task_struct *t);
+void set_temporary_mask(uint64_t mask);
+/* signal_frame.c: on the way back to user mode; 1 if a handler frame was
+ * built (the rest waits for the next return) */
+int do_signal(struct pt_regs *regs);
+void fpu_save_to(struct task_struct *t, void *image108);
+void fpu_load_from(struct task_struct *t, const void *image108);
+
+/* timer.c: the tick and the timers (TSC deadlines) */
+#define TIME_SLICE_TICKS 100       /* 100 ms at HZ = 1000: 2.5's default slice */
+extern uint64_t jiffies;
+extern int in_idle;
+void timer_init(void);
+uint64_t ns_to_cycles(uint64_t sec, uint32_t nsec);
+void cycles_to_ns(uint64_t cycles, uint32_t *sec, uint32_t *nsec);
+void arm_timer(uint64_t deadline);
+int timers_armed(void);
+int timers_pending(void);
+void run_timers(void);
+int sleep_until(struct wait_queue *wq, uint64_t deadline);
+uint64_t clock_ticks(uint64_t cycles);
+int nr_running(void);
 
 /* fork.c, tls.c */
 void fork_child_start(void);
@@ -160,5 +215,23 @@ void fpu_forget(struct task_struct *t);
 /* entry.S */
 void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp);
 void ret_from_fork(void);
+
+#define savesegment(seg, value) \
+    __asm__ volatile("mov %%" #seg ", %0" : "=r"(value))
+
+/* A selector that does not load (its descriptor gone, or a kernel one with
+ * RPL 3) loads as null: the fault is fixed up through __ex_table. */
+#define loadsegment(seg, value)                                   \
+    __asm__ volatile("1: mov %0, %%" #seg "\n"                    \
+                     "2:\n"                                        \
+                     ".section .fixup, \"ax\"\n"                   \
+                     "3: pushl $0\n"                               \
+                     "   popl %%" #seg "\n"                        \
+                     "   jmp 2b\n"                                 \
+                     ".previous\n"                                 \
+                     ".section __ex_table, \"a\"\n"                \
+                     "   .align 4\n"                               \
+                     "   .long 1b, 3b\n"                           \
+                     ".previous" : : "r"(value))
 
 #endif

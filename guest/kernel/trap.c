@@ -54,6 +54,12 @@ static void set_gate(int n, uint8_t type_attr, void (*handler)(void))
     };
 }
 
+/* An external interrupt's gate: interrupts stay off in its handler. */
+void set_intr_gate(int n, void (*handler)(void))
+{
+    set_gate(n, GATE_INTERRUPT, handler);
+}
+
 static uint64_t system_descriptor(uint32_t base, uint32_t limit, uint8_t type)
 {
     uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
@@ -123,6 +129,58 @@ static int signal_for(uint32_t vector)
     }
 }
 
+/* si_code and si_addr as Linux 2.5's traps.c gives them. */
+static int32_t fault_code(uint32_t vector, uint32_t *addr, uint32_t eip)
+{
+    *addr = 0;
+    switch (vector) {
+    case X86_VEC_DE: *addr = eip; return FPE_INTDIV;
+    case X86_VEC_UD: *addr = eip; return ILL_ILLOPN;
+    case X86_VEC_DB: *addr = eip; return TRAP_BRKPT;
+    case X86_VEC_AC: *addr = eip; return BUS_ADRALN;
+    default: return SI_KERNEL;
+    }
+}
+
+/* A user fault: its signal runs the task's handler, or kills it with the
+ * one-line report. */
+void user_fault(struct trap_frame *tf, uint32_t cr2, int sig, int32_t code, uint32_t addr,
+                const char *note)
+{
+    struct task_struct *me = current;
+
+    me->thread.trap_no = tf->vector;
+    me->thread.error_code = tf->error_code;
+    me->thread.cr2 = cr2;
+    if (!note && force_sig_fault((uint32_t)sig, code, addr) == 0)
+        return;
+    kill_user_why(tf, cr2, sig, note);
+}
+
+/*
+ * EFLAGS.TF set across sysenter: the single-step trap lands on the first
+ * kernel instruction (the trampoline; sysenter does not clear TF), as
+ * Linux found in December 2002. The kernel clears TF for itself and owes
+ * the user the SIGTRAP of the sysenter step, given on the way out with
+ * TF set again (TIF_SINGLESTEP, do_exit_work).
+ */
+static int kernel_single_step(struct trap_frame *tf)
+{
+    /* This runs on the trampoline's stack, where `current` (found from
+     * ESP) means nothing: the task is the one whose stack the TSS names. */
+    struct thread_info *ti = (struct thread_info *)(*tss_esp0_slot() - THREAD_SIZE);
+
+    if (tf->vector != X86_VEC_DB || !(tf->eflags & X86_EFLAGS_TF))
+        return 0;
+    tf->eflags &= ~X86_EFLAGS_TF;
+    ti->flags |= _TIF_SINGLESTEP;
+    return 1;
+}
+
+/* The fault a kernel exception-table fixup last answered: what
+ * do_iret_fault reports when the fixup was a failed return to user mode. */
+static uint32_t fixed_vector, fixed_error;
+
 void do_trap(struct trap_frame *tf)
 {
     uint32_t cr2 = tf->vector == X86_VEC_PF ? read_cr2() : 0;
@@ -136,10 +194,18 @@ void do_trap(struct trap_frame *tf)
         do_page_fault(tf);
         return;
     }
-    if (user_mode(tf->xcs))
-        kill_user(tf, cr2, signal_for(tf->vector));
+    if (user_mode(tf->xcs)) {
+        uint32_t addr;
+        int32_t code = fault_code(tf->vector, &addr, tf->eip);
+        user_fault(tf, cr2, signal_for(tf->vector), code, addr, NULL_PTR);
+        return;
+    }
+    if (kernel_single_step(tf))
+        return;
     uint32_t fixup = search_exception_table(tf->eip);
     if (fixup) {
+        fixed_vector = tf->vector;
+        fixed_error = tf->error_code;
         tf->eip = fixup;
         return;
     }
@@ -148,31 +214,54 @@ void do_trap(struct trap_frame *tf)
 }
 
 /* Returning to user space faulted on the iret itself: the saved frame is
- * unusable, so the program dies as Linux kills it, with SIGSEGV. */
+ * unusable (a forged sigcontext's selectors), so the program dies as Linux
+ * kills it, with SIGSEGV, reported with the fault the iret took (#GP for a
+ * bad selector, #NP, #SS, #TS). */
 void do_iret_fault(void)
 {
     struct pt_regs *regs = task_pt_regs(current);
     struct trap_frame tf = {
-        .vector = X86_VEC_GP, .eip = regs->eip, .xcs = regs->xcs,
-        .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
+        .vector = fixed_vector, .error_code = fixed_error, .eip = regs->eip,
+        .xcs = regs->xcs, .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
     };
     kill_user(&tf, 0, SIGSEGV);
 }
 
-/* The work syscall_exit_work was sent for, until none is left; the
- * return is then always through iret. */
+/* The sysenter step's SIGTRAP (kernel_single_step), with TF back on. */
+static void single_step_done(struct pt_regs *regs)
+{
+    struct trap_frame tf = {
+        .vector = X86_VEC_DB, .eip = regs->eip, .xcs = regs->xcs,
+        .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
+    };
+
+    regs->eflags |= X86_EFLAGS_TF;
+    user_fault(&tf, 0, SIGTRAP, TRAP_BRKPT, regs->eip, NULL_PTR);
+}
+
+/*
+ * The work syscall_exit_work was sent for (Linux's do_notify_resume):
+ * rescheduling, then signals, until none is left or a handler's frame is
+ * built (the next signal waits for the next return); the return is then
+ * always through iret. A timer tick may have run timers that are due.
+ */
 void do_exit_work(struct pt_regs *regs)
 {
     struct thread_info *ti = current_thread_info();
 
-    (void)regs;
     for (;;) {
-        if (ti->flags & _TIF_NEED_RESCHED)
+        if (ti->flags & _TIF_NEED_RESCHED) {
             schedule();
-        else if (ti->flags & _TIF_SIGPENDING)
-            do_signal();
-        else
+        } else if (ti->flags & _TIF_SINGLESTEP) {
+            ti->flags &= ~_TIF_SINGLESTEP;
+            if (user_mode(regs->xcs))
+                single_step_done(regs);
+        } else if (ti->flags & _TIF_SIGPENDING) {
+            if (do_signal(regs))
+                break;
+        } else {
             break;
+        }
     }
     ti->flags &= ~_TIF_IRET;
 }

@@ -11,6 +11,10 @@
  *   ctx   a context switch: a token passed around two processes through
  *         pipes, less the pipes' own cost measured in one process
  *         (lat_ctx 2p/0K)
+ *   sig   lmbench's lat_sig: installing a handler (rt_sigaction of SIGUSR1,
+ *         the old action read back: lat_sig install), and catching a
+ *         signal sent to oneself (kill(self, SIGUSR1), an empty handler
+ *         and its sigreturn: lat_sig catch)
  *   all   each of the above
  *   exit  exit at once (the image exec runs)
  */
@@ -127,6 +131,40 @@ static void lat_ctx(long n)
     report("lat_ctx", per_switch, n);
 }
 
+struct k_sigaction {
+    uint32_t handler, flags, restorer;
+    uint32_t mask[2];
+};
+
+static volatile long caught;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    caught++;
+}
+
+static void lat_sig(long n)
+{
+    struct k_sigaction ka = { (uint32_t)on_usr1, 0, 0, { 0, 0 } }, old;
+    long me = syscall0(SYS_getpid);
+
+    uint64_t t0 = rdtsc();
+    for (long i = 0; i < n; i++)
+        syscall6(SYS_rt_sigaction, SIGUSR1, (long)&ka, (long)&old, 8, 0, 0);
+    report("lat_sig_install", rdtsc() - t0, n);
+
+    caught = 0;
+    t0 = rdtsc();
+    for (long i = 0; i < n; i++)
+        syscall2(SYS_kill, me, SIGUSR1);
+    uint64_t t1 = rdtsc();
+    if (caught != n)
+        printf("lat: %ld of %ld signals caught\n", caught, n);
+    else
+        report("lat_sig_catch", t1 - t0, n);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -145,5 +183,7 @@ int main(int argc, char **argv)
         lat_exec(n);
     if (all || !strcmp(what, "ctx"))
         lat_ctx(n);
+    if (all || !strcmp(what, "sig"))
+        lat_sig(n);
     return 0;
 }

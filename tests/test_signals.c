@@ -1,0 +1,162 @@
+/*
+ * Signals, modeled time and preemption (issue 12): Debian's busybox and
+ * the libc test program guest/programs/static/signals.c against the same
+ * binaries run natively, on every CPU model; the hostile cases of
+ * guest/programs/sighostile.c; the TF single-step through the vsyscall
+ * page.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "support.h"
+
+static const char *const cpus[] = { "pentium4", "pentium4,-sep", "pentium3", "pentium3,-sep" };
+#define NCPUS (int)(sizeof cpus / sizeof cpus[0])
+
+static const char *const shell_lines[] = {
+    "trap \"echo caught\" USR1; kill -USR1 $$; echo after",
+    "sleep 2; echo slept",
+    "sleep 5 & kill $!; wait $!; echo $?",
+    "yes | head -3",
+    "trap \"echo alarm\" ALRM; (sleep 1; kill -ALRM $$) & wait; echo waited",
+};
+#define NLINES (int)(sizeof shell_lines / sizeof shell_lines[0])
+
+START_TEST(busybox_sh_signals_and_sleeps_as_natively)
+{
+    const char *argv[] = { fixture("busybox"), "sh", "-c", shell_lines[_i], NULL };
+    struct emu_result native, r;
+    run_native(&native, "/", argv);
+    for (int m = 0; m < NCPUS; m++) {
+        emu(&r, "run", "--cpu", cpus[m], fixture("busybox"), "sh", "-c", shell_lines[_i], NULL);
+        ck_assert_msg(r.status == native.status && !strcmp(r.out, native.out),
+                      "sh -c '%s' on %s: exit %d, out:\n%s\nnatively exit %d:\n%s\nerr: %s",
+                      shell_lines[_i], cpus[m], r.status, r.out, native.status, native.out,
+                      r.err);
+        emu_result_free(&r);
+    }
+    emu_result_free(&native);
+}
+END_TEST
+
+/* libc programs: handlers, siginfo, siglongjmp out of SIGSEGV and SIGFPE,
+ * masks, SA_RESETHAND, sigaltstack, SIGCHLD, sigsuspend, SA_RESTART,
+ * nesting, the FPU state across a handler. */
+START_TEST(libc_signal_program_prints_what_it_prints_natively)
+{
+    const char *name = _i ? "static/signals-musl" : "static/signals-glibc";
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", BUILD_DIR, name);
+    const char *argv[] = { path, NULL };
+    struct emu_result native, r;
+    run_native(&native, "/", argv);
+    ck_assert_msg(native.status == 0 && strstr(native.out, "segv: sig 11"), "native: %s",
+                  native.out);
+    for (int m = 0; m < NCPUS; m++) {
+        emu(&r, "run", "--cpu", cpus[m], path, NULL);
+        ck_assert_msg(r.status == 0 && !strcmp(r.out, native.out),
+                      "%s on %s: exit %d:\n%s\nnatively:\n%s\nerr: %s", name, cpus[m], r.status,
+                      r.out, native.out, r.err);
+        emu_result_free(&r);
+    }
+    emu_result_free(&native);
+}
+END_TEST
+
+struct hostile {
+    const char *args[3];
+    int status;
+    const char *expect;   /* in stdout, or in stderr for a kill */
+};
+
+static const struct hostile hostile[] = {
+    { { "forge-cs" }, 139, "killed by SIGSEGV: #GP" },
+    { { "forge-ss" }, 139, "killed by SIGSEGV: #GP" },
+    { { "forge-eip" }, 139, "killed by SIGSEGV: sigreturn with a bad frame" },
+    { { "forge-iopl" }, 0, "returned: iopl 0 nt 0 vm 0 if 1 ds 7b" },
+    { { "forge-nt" }, 0, "returned: iopl 0 nt 0 vm 0 if 1 ds 7b" },
+    { { "forge-vm" }, 0, "returned: iopl 0 nt 0 vm 0 if 1 ds 7b" },
+    { { "forge-if" }, 0, "returned: iopl 0 nt 0 vm 0 if 1 ds 7b" },
+    { { "forge-ds" }, 0, "returned: iopl 0 nt 0 vm 0 if 1 ds 0\n" },
+    { { "storm", "5000" }, 0, "storm: 5000 sent, 5000 caught" },
+    { { "fault-forever" }, 139, "killed by SIGSEGV: #PF page fault" },
+    { { "ignore-term" }, 0, "still here after SIGTERM" },
+};
+#define NHOSTILE (int)(sizeof hostile / sizeof hostile[0])
+
+START_TEST(hostile_signal_use_ends_cleanly)
+{
+    const struct hostile *h = &hostile[_i];
+    for (int m = 0; m < NCPUS; m++) {
+        struct emu_result r;
+        emu(&r, "run", "--cpu", cpus[m], program("sighostile"), h->args[0], h->args[1], NULL);
+        const char *where = h->status ? r.err : r.out;
+        ck_assert_msg(r.status == h->status && strstr(where, h->expect),
+                      "sighostile %s on %s: exit %d (want %d), out %s, err %s", h->args[0],
+                      cpus[m], r.status, h->status, r.out, r.err);
+        emu_result_free(&r);
+    }
+}
+END_TEST
+
+/* One SIGTRAP per user instruction: after the call, each push, the movl,
+ * sysenter (owed by the kernel, at SYSENTER_RETURN), each pop, the ret;
+ * through int $0x80, none for the int itself (its gate clears TF). */
+START_TEST(tf_single_step_through_the_vsyscall_page)
+{
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpus[_i], program("sighostile"), "step", NULL);
+    const char *want = strstr(cpus[_i], "-sep")
+                           ? "getpid 1, 3 traps: prog +0 prog\n"
+                           : "getpid 1, 11 traps: prog +0 +1 +2 +3 +5 +7 +8 +9 +10 prog\n";
+    ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s%s", cpus[_i],
+                  r.status, r.out, r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* A busy loop would never let its parent run without preemption; with the
+ * tick, the parent's sleep ends (0.05 modeled seconds) and it kills it. */
+START_TEST(a_busy_process_is_preempted)
+{
+    struct emu_result r;
+    emu(&r, "run", "--cpu", "pentium3", fixture("busybox"), "sh", "-c",
+        "while :; do :; done & sleep 0.05; kill $!; wait $!; echo $?", NULL);
+    ck_assert_msg(r.status == 0 && !strcmp(r.out, "143\n"), "exit %d: %s%s", r.status, r.out,
+                  r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* A sleep skips modeled time, the same on every run. */
+START_TEST(sleeping_is_deterministic_modeled_time)
+{
+    struct emu_result a, b;
+    emu(&a, "run", "--report", fixture("busybox"), "sleep", "3", NULL);
+    emu(&b, "run", "--report", fixture("busybox"), "sleep", "3", NULL);
+    ck_assert_msg(a.status == 0 && b.status == 0, "%s", a.err);
+    char *la = line_with(a.err, "cycles"), *lb = line_with(b.err, "cycles");
+    ck_assert_msg(la && lb && !strcmp(la, lb), "%s\n---\n%s", a.err, b.err);
+    char *idle = line_with(a.err, "idle");
+    ck_assert_msg(idle != NULL, "no idle line in the report: %s", a.err);
+    free(la);
+    free(lb);
+    free(idle);
+    emu_result_free(&a);
+    emu_result_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("signals");
+    TCase *tc = tcase_create("signals");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, busybox_sh_signals_and_sleeps_as_natively, 0, NLINES);
+    tcase_add_loop_test(tc, libc_signal_program_prints_what_it_prints_natively, 0, 2);
+    tcase_add_loop_test(tc, hostile_signal_use_ends_cleanly, 0, NHOSTILE);
+    tcase_add_loop_test(tc, tf_single_step_through_the_vsyscall_page, 0, NCPUS);
+    tcase_add_test(tc, a_busy_process_is_preempted);
+    tcase_add_test(tc, sleeping_is_deterministic_modeled_time);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
