@@ -266,6 +266,21 @@ static int tally_block(struct block *b)
     return 0;
 }
 
+/* A rep op ends its block; whether its first run's count is known at the
+ * block's entry (rep_count.h). */
+static void mark_rep_entry(struct block_cache *bc, struct block *b, const cs_insn *insn,
+                           size_t n)
+{
+    struct insn *last = &b->insns[n - 1];
+    bool special[n];
+    if (!(last->flags & SPECIAL_REP))
+        return;
+    for (size_t i = 0; i < n; i++)
+        special[i] = (b->insns[i].flags & (SPECIALS | INSN_SOFTINT)) != 0;
+    if (rep_count_analyse(bc->capstone, insn, n, special, &b->rep))
+        last->flags |= INSN_REP_ENTRY;
+}
+
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size)
 {
@@ -308,6 +323,7 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         b->cost += in->cost;
         b->specials |= in->flags & SPECIALS;
     }
+    mark_rep_entry(bc, b, insn, n);
     cs_free(insn, n);
     if (tally_block(b)) {
         block_free(b);

@@ -13,6 +13,7 @@
 #include <unicorn/unicorn.h>
 #include "cost_classes.h"
 #include "memory.h"
+#include "rep_count.h"
 
 /* Instructions the model must see before they execute (code hooks). */
 #define SPECIAL_RDTSC  0x01
@@ -26,6 +27,8 @@
                   SPECIAL_SYSEXIT | SPECIAL_IRET)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
 #define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
+#define INSN_REP_ENTRY 0x200 /* a rep whose first run's count is known at its
+                                block's entry (rep_count.h): charged there */
 
 struct insn {
     uint32_t addr;
@@ -55,6 +58,7 @@ struct block {
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
                                       asked for (traces); goes with the block */
+    struct rep_count rep;          /* the last insn's count, if INSN_REP_ENTRY */
 };
 
 struct block_cache {

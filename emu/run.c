@@ -11,9 +11,12 @@
 /* Code hooks go in only for the addresses that need them, so most code
  * runs without a per-instruction callback. The kernel's own irets run at
  * CPL 0, where the engine's iret is right (engine.h, quirk 21). */
-static bool needs_hook(const struct insn *in)
+static bool needs_hook(const struct machine *m, const struct insn *in)
 {
-    return (in->flags & SPECIALS) && (!(in->flags & SPECIAL_IRET) || !in_kernel_ram(in->addr));
+    uint16_t f = in->flags & SPECIALS;
+    if (rep_at_entry(m, in))
+        f &= (uint16_t)~SPECIAL_REP;
+    return f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr));
 }
 
 #define NSLOTS (2 * MAX_SPECIAL_HOOKS)
@@ -42,7 +45,7 @@ static void index_special(struct machine *m, int i)
 static bool specials_hooked(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if (needs_hook(&b->insns[i]) && !is_hooked(m, b->insns[i].addr))
+        if (needs_hook(m, &b->insns[i]) && !is_hooked(m, b->insns[i].addr))
             return false;
     return true;
 }
@@ -52,7 +55,7 @@ static int hook_specials(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
-        if (!needs_hook(in) || is_hooked(m, in->addr))
+        if (!needs_hook(m, in) || is_hooked(m, in->addr))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS ||
             engine_hook_code_at(m->uc, in->addr, on_special_insn, m,
@@ -212,6 +215,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         m->rep_live = false;
     m->irq.shadow = ends_with_sti(m, b);
     machine_notify_block(m, b);
+    if (rep_at_entry(m, &b->insns[b->ninsns - 1]))
+        charge_rep_at_entry(m, b);
 }
 
 static int add_hooks(struct machine *m)

@@ -311,9 +311,13 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
         return;
     uint64_t end = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
     uint64_t cost = in->cost;
-    /* A rep op, the last of its block, is charged after this hook, run by
-     * run (machine.h): this run's start-up and element. */
-    if (in->flags & SPECIAL_REP) {
+    /* A rep op, the last of its block, is charged run by run (machine.h):
+     * this run's start-up and element, at the block's entry or after this
+     * hook. */
+    if (in->flags & SPECIAL_REP && m->rep_charged == in) {
+        cost = rep_step_cost(m, in, m->rep_step);
+        end = m->cycles;
+    } else if (in->flags & SPECIAL_REP) {
         cost = rep_step_cost(m, in, rep_step_of(m, in));
         end = m->cycles + cost;
     }

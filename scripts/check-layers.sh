@@ -47,6 +47,7 @@ symbols       1
 kernel_image  1
 addrspace     1
 mm_costs      1
+rep_count     1
 vfs           1
 vfs_impl      1
 vfs_tree      1
