@@ -368,13 +368,15 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int s
 
 /* ---- quirk 7: #UD ---- */
 
-/* The run stops after this whatever it returns. */
+/* Not handled: the run stops with UC_ERR_INSN_INVALID. (2.0.1 stops
+ * whatever this returns; 2.1, told it was handled, raises #UD itself, at
+ * the wrong EIP after "int $6" and without icebp's #DB.) */
 static bool on_invalid_insn(uc_engine *uc, void *user)
 {
     struct engine_reports *r = user;
     (void)uc;
     r->ud = true;
-    return true;
+    return false;
 }
 
 int engine_watch(uc_engine *uc, struct engine_reports *r)
