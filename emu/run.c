@@ -130,11 +130,10 @@ static void over_budget(struct machine *m)
 
 /* sti delays interrupts until after the next instruction (the engine ends
  * a block at sti, so that one starts the next block). */
-static bool ends_with_sti(struct machine *m, const struct block *b)
+static bool ends_with_sti(const struct block *b)
 {
     const struct insn *last = &b->insns[b->ninsns - 1];
-    const uint8_t *op = guest_ptr(&m->mem, last->addr, 1);
-    return op && *op == 0xfb;
+    return b->bytes[last->addr - b->addr] == 0xfb;   /* the bytes just compared */
 }
 
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
@@ -213,7 +212,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->irq.shadow = ends_with_sti(m, b);
+    m->irq.shadow = ends_with_sti(b);
     machine_notify_block(m, b);
     if (rep_at_entry(m, &b->insns[b->ninsns - 1]))
         charge_rep_at_entry(m, b);
