@@ -94,6 +94,7 @@ struct trace *trace_open(const struct trace_options *o, uint32_t clock_mhz, cons
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    setvbuf(f, NULL, _IOFBF, 1 << 20);   /* a line per instruction */
     t->f = f;
     t->o = *o;
     t->json = (struct json_trace){ f, clock_mhz ? clock_mhz : 1, true };
@@ -148,22 +149,20 @@ static void write_span(struct trace *t, const char *kind, uint64_t start, uint64
 
 static void write_insn(struct trace *t, const struct trace_insn *in)
 {
-    char sym[128];
+    char sym[128] = "";
     if (!trace_in_window(t, in->start, in->end))
         return;
-    trace_symbol(t, in->addr, sym, sizeof sym);
+    if (t->syms)
+        symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
     switch (t->o.format) {
     case TRACE_TEXT:
-        fprintf(t->f, "  %08x %c %-28s %-40s +%-7.2f %12.2f\n", in->addr, in->kernel ? 'k' : 'u',
-                sym, in->text, cyc(in->end - in->start), cyc(in->end));
+        trace_line_text(&t->line, in->addr, in->kernel, sym, in->text, in->end - in->start,
+                        in->end);
+        fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_CSV:
-        fprintf(t->f, "insn,,,,,,,,,,,,,%.2f,%.2f,%.2f,,,,,%08x,", cyc(in->start), cyc(in->end),
-                cyc(in->end - in->start), in->addr);
-        csv_field(t->f, sym);
-        fprintf(t->f, ",%s,", in->kernel ? "kernel" : "user");
-        csv_field(t->f, in->text);
-        fputc('\n', t->f);
+        trace_line_csv(&t->line, in->addr, in->kernel, sym, in->text, in->start, in->end);
+        fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_JSON:
         trace_json_insn(&t->json, in->addr, in->kernel, in->text, sym, in->start, in->end);
@@ -325,7 +324,10 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
         return;
     struct trace_insn *p = &t->pending;
     (void)size;
-    snprintf(p->text, sizeof p->text, "%s", block_insn_text(&m->blocks, m->cur_block, index));
+    const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+    size_t n = strnlen(text, sizeof p->text - 1);
+    memcpy(p->text, text, n);
+    p->text[n] = 0;
     p->addr = addr;
     p->kernel = kernel;
     p->start = end - cost;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include "machine.h"
 #include "decode.h"
+#include "trace_line.h"
 #include "symbols.h"
 #include "syscalls.h"
 #include "trace_json.h"
@@ -47,7 +48,9 @@ struct trace {
     struct machine *m;
     const struct syscall_tracker *sys;
     struct symtab *syms;
+    size_t last_sym;            /* the symbol of the instruction written last */
     struct trace_insn pending;
+    struct trace_line line;     /* an instruction's line, formatted */
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either

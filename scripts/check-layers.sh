@@ -76,6 +76,7 @@ syscalls      3
 spans         3
 trace         4
 trace_json    4
+trace_line    4
 progress      4
 profile       4
 call_tree     4
