@@ -266,8 +266,8 @@ static int tally_block(struct block *b)
     return 0;
 }
 
-/* A rep op ends its block; whether its first run's count is known at the
- * block's entry (rep_count.h). */
+/* A rep op ends its block; where its first run's count is known before it
+ * runs (rep_count.h). */
 static void mark_rep_entry(struct block_cache *bc, struct block *b, const cs_insn *insn,
                            size_t n)
 {
@@ -277,8 +277,12 @@ static void mark_rep_entry(struct block_cache *bc, struct block *b, const cs_ins
         return;
     for (size_t i = 0; i < n; i++)
         special[i] = (b->insns[i].flags & (SPECIALS | INSN_SOFTINT)) != 0;
-    if (rep_count_analyse(bc->capstone, insn, n, special, &b->rep))
-        last->flags |= INSN_REP_ENTRY;
+    rep_count_analyse(bc->capstone, insn, n, special, &b->rep);
+    /* at the rep itself: its own hook, unless the rep starts the block */
+    if (b->rep.from + 1u < n || b->rep.from == 0)
+        last->flags |= INSN_REP_EARLY;
+    if (b->rep.from > 0 && b->rep.from + 1u < n)
+        b->insns[b->rep.from].flags |= INSN_REP_COUNT;
 }
 
 struct block *block_decode(struct block_cache *bc, uint32_t addr,

@@ -27,8 +27,11 @@
                   SPECIAL_SYSEXIT | SPECIAL_IRET)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
 #define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
-#define INSN_REP_ENTRY 0x200 /* a rep whose first run's count is known at its
-                                block's entry (rep_count.h): charged there */
+#define INSN_REP_EARLY 0x200 /* a rep whose first run's count is known before
+                                it (rep_count.h): charged at the block's
+                                entry or at its INSN_REP_COUNT insn */
+#define INSN_REP_COUNT 0x400 /* the insn before which the block's rep's
+                                count is read (a code hook) */
 
 struct insn {
     uint32_t addr;
@@ -58,7 +61,7 @@ struct block {
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
                                       asked for (traces); goes with the block */
-    struct rep_count rep;          /* the last insn's count, if INSN_REP_ENTRY */
+    struct rep_count rep;          /* the last insn's count, if INSN_REP_EARLY */
 };
 
 struct block_cache {

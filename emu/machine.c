@@ -157,7 +157,7 @@ void charge_rep(struct machine *m, const struct insn *in, uint32_t count)
     m->rep_live = s.element;
 }
 
-void charge_rep_at_entry(struct machine *m, const struct block *b)
+void charge_rep_early(struct machine *m, const struct block *b)
 {
     static const int regs[8] = { UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX,
                                  UC_X86_REG_EBX, UC_X86_REG_ESP, UC_X86_REG_EBP,

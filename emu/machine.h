@@ -293,7 +293,7 @@ void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES]);
 
 /*
  * A rep string op is charged as it runs, just before each run (in a code
- * hook on it, or at its block's entry: rep_at_entry, below): the engine
+ * hook on it, or earlier: rep_early, below): the engine
  * runs it once per element and once more with the count
  * at zero. Its start-up is charged on the first run (even with a zero
  * count: the CPU still starts the instruction); one element on each run
@@ -309,18 +309,24 @@ uint64_t rep_step_cost(const struct machine *m, const struct insn *in, struct re
 /* Charge the next run of rep op `in`, which finds ECX (or CX) at count. */
 void charge_rep(struct machine *m, const struct insn *in, uint32_t count);
 /*
- * A block that ends with a rep whose count its entry tells (rep_count.h)
- * charges that run at its entry, after the block (charge_rep_at_entry),
- * instead of in a code hook on the rep: the same step, as the rep's hook
- * would have charged it just before the rep ran, and refunded the same way
- * if the block is cut before it. Not while a debugger holds instructions:
- * then every rep keeps its hook, which is where the debugger can stop it.
+ * A block that ends with a rep whose count is known before it
+ * (rep_count.h) charges that run early (charge_rep_early): at its entry,
+ * after the block, or in a code hook on the instruction its count is read
+ * before, instead of in a code hook on the rep: the same step as the rep's
+ * hook would have charged just before the rep ran, and refunded the same
+ * way if the block is cut before it. Not while a debugger holds
+ * instructions: then every rep keeps its hook, which is where the
+ * debugger can stop it.
  */
-static inline bool rep_at_entry(const struct machine *m, const struct insn *in)
+static inline bool rep_early(const struct machine *m, const struct insn *in)
 {
-    return (in->flags & INSN_REP_ENTRY) && !m->hold.insn;
+    return (in->flags & INSN_REP_EARLY) && !m->hold.insn;
 }
-void charge_rep_at_entry(struct machine *m, const struct block *b);
+static inline bool rep_count_here(const struct machine *m, const struct insn *in)
+{
+    return (in->flags & INSN_REP_COUNT) && !m->hold.insn;
+}
+void charge_rep_early(struct machine *m, const struct block *b);
 /* Stop charging the current block at insns[index]: refund it and the rest. */
 void truncate_current_block(struct machine *m, uint32_t index);
 /* Centicycles at the start of the instruction at addr in the current block. */

@@ -51,18 +51,18 @@ static bool follow(const cs_insn *in, unsigned written, struct rep_count *rc)
     switch (in->id) {
     case X86_INS_MOV:
         if (imm) {
-            *rc = (struct rep_count){ .src = REP_COUNT_CONST, .base = v };
+            *rc = (struct rep_count){ .src = REP_COUNT_CONST, .base = v, .from = rc->from };
             return true;
         }
         if (from == 1)
             return true;
         if (from < 0 || (written >> from & 1))
             return false;
-        *rc = (struct rep_count){ .src = (uint8_t)from };
+        *rc = (struct rep_count){ .src = (uint8_t)from, .from = rc->from };
         return true;
     case X86_INS_XOR: case X86_INS_SUB:
         if (from == 1) {   /* xor %ecx,%ecx */
-            *rc = (struct rep_count){ .src = REP_COUNT_CONST, .base = 0 };
+            *rc = (struct rep_count){ .src = REP_COUNT_CONST, .base = 0, .from = rc->from };
             return true;
         }
         return imm && in->id == X86_INS_SUB && push_op(rc, REP_OP_ADD, 0u - v);
@@ -81,28 +81,46 @@ static bool follow(const cs_insn *in, unsigned written, struct rep_count *rc)
     }
 }
 
-bool rep_count_analyse(csh cs, const cs_insn *insns, size_t n, const bool *special,
+/* Whether the recipe can go on through *in; written: the registers
+ * written since the recipe's start. */
+static bool step(csh cs, const cs_insn *in, bool special, unsigned *written,
+                 struct rep_count *rc)
+{
+    cs_regs rd, wr;
+    uint8_t nrd = 0, nwr = 0;
+    if (special || in->id == X86_INS_POPAL || in->id == X86_INS_POPAW ||
+        cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+        return false;
+    unsigned now = 0;
+    for (uint8_t k = 0; k < nwr; k++) {
+        int g = gpr_of(wr[k]);
+        if (g >= 0)
+            now |= 1u << g;
+    }
+    if ((now & 2) && !follow(in, *written, rc))
+        return false;
+    *written |= now;
+    return true;
+}
+
+/* A recipe that cannot go on through insns[i] starts again there, with
+ * the registers as they are then (a load into EAX, then mov %eax,%ecx:
+ * the count is EAX before the mov), or, failing that too, after it. */
+void rep_count_analyse(csh cs, const cs_insn *insns, size_t n, const bool *special,
                        struct rep_count *rc)
 {
     unsigned written = 0;
     *rc = (struct rep_count){ .src = 1 };   /* ECX itself */
     for (size_t i = 0; i + 1 < n; i++) {
-        cs_regs rd, wr;
-        uint8_t nrd = 0, nwr = 0;
-        if (special[i] || insns[i].id == X86_INS_POPAL || insns[i].id == X86_INS_POPAW ||
-            cs_regs_access(cs, &insns[i], rd, &nrd, wr, &nwr) != CS_ERR_OK)
-            return false;
-        unsigned now = 0;
-        for (uint8_t k = 0; k < nwr; k++) {
-            int g = gpr_of(wr[k]);
-            if (g >= 0)
-                now |= 1u << g;
-        }
-        if ((now & 2) && !follow(&insns[i], written, rc))
-            return false;
-        written |= now;
+        if (step(cs, &insns[i], special[i], &written, rc))
+            continue;
+        written = 0;
+        *rc = (struct rep_count){ .src = 1, .from = (uint16_t)i };
+        if (step(cs, &insns[i], special[i], &written, rc))
+            continue;
+        written = 0;
+        *rc = (struct rep_count){ .src = 1, .from = (uint16_t)(i + 1) };
     }
-    return true;
 }
 
 uint32_t rep_count_eval(const struct rep_count *rc, uint32_t src_value)

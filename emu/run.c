@@ -14,9 +14,9 @@
 static bool needs_hook(const struct machine *m, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
-    if (rep_at_entry(m, in))
+    if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
-    return f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr));
+    return rep_count_here(m, in) || (f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr)));
 }
 
 #define NSLOTS (2 * MAX_SPECIAL_HOOKS)
@@ -214,8 +214,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         m->rep_live = false;
     m->irq.shadow = ends_with_sti(b);
     machine_notify_block(m, b);
-    if (rep_at_entry(m, &b->insns[b->ninsns - 1]))
-        charge_rep_at_entry(m, b);
+    if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
+        charge_rep_early(m, b);
 }
 
 static int add_hooks(struct machine *m)
