@@ -5,7 +5,10 @@
 #   make run          replay the published experiments on the model (the main job)
 #   make test         the layer and facts checks, then every test suite
 #   make test-asan    the tests under AddressSanitizer + UBSan
-#   make bench        emulator speed with and without cycle accounting
+#   make bench        emu (with and without the cycle model) against qemu-i386
+#                     and native on the same static binaries (not in make test)
+#   make test-unicorn21  make test against Debian trixie's Unicorn 2.1, fetched
+#                     into build/unicorn21 (no root; not in make test)
 #   make lat          lmbench's process latencies on the four models
 #   make plot         the comparison as an SVG bar chart
 #   make traces       regenerate the reference traces in traces/
@@ -211,7 +214,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan bench lat plot clean traces samples fuzz fuzz-targets fuzz-seeds install
+.PHONY: all run test test-asan test-unicorn21 bench lat plot clean traces samples fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
@@ -243,8 +246,21 @@ test-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan \
 		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
-bench: $(EMU) $(BUILD)/guest/programs/compute_loop $(BUILD)/guest/programs/syscall_loop
-	@sh tests/bench.sh $(BUILD)
+# Unicorn 2.1 from Debian trixie, unpacked privately (scripts/unicorn21.sh);
+# pkg-config finds it first, and the build and the tests, in a build tree of
+# their own, link it by rpath.
+UNICORN21 := $(BUILD)/unicorn21
+test-unicorn21:
+	@pc=$$(sh scripts/unicorn21.sh $(UNICORN21)) && \
+	PKG_CONFIG_PATH=$$pc $(MAKE) --no-print-directory BUILD=build-unicorn21 test
+
+# qemu-i386 (Debian's qemu-user) runs the same binaries; time measures the
+# start-up's memory.
+BENCH_PROGRAMS := $(patsubst %,$(BUILD)/guest/programs/%,compute_loop syscall_loop vm) \
+	$(BUILD)/static/hello-glibc
+bench: $(EMU) $(BENCH_PROGRAMS) $(I386_OK)
+	@sh scripts/ensure-deps.sh qemu-user time
+	@bash tests/bench.sh $(BUILD)
 
 # The reference traces that tests/test_traces.c compares against.
 TRACE_CPUS := pentium4 pentium4,-sep pentium3 pentium3,-sep pentiumpro
@@ -273,7 +289,7 @@ plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 # documents; nothing else is read at run time.
 PREFIX ?= /usr/local
 DESTDIR ?=
-DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md
+DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md docs/performance.md
 install: $(EMU)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/doc/sysemu/docs
@@ -283,6 +299,6 @@ install: $(EMU)
 	install -m 644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(PREFIX)/share/doc/sysemu/docs/
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-unicorn21
 
 -include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

@@ -149,8 +149,12 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
     if (!in || index >= m->cur_limit)
         return;
-    if (in->flags & SPECIAL_REP)
-        charge_rep(m, in);
+    if (rep_count_here(m, in))
+        charge_rep_early(m, m->cur_block);
+    else if (in->flags & SPECIAL_REP) {
+        if (!rep_early(m, in))
+            charge_rep(m, in, reg_read(m, UC_X86_REG_ECX));
+    }
     else if (in->flags & SPECIAL_SYSEXIT)
         before_sysexit(m, in);
     else if (in->flags & SPECIAL_RDTSC) {

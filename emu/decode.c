@@ -26,6 +26,7 @@ void block_free(struct block *b)
     free(b->tally);
     free(b->bytes);
     free(b->insns);
+    free(b->text);
     free(b);
 }
 
@@ -265,6 +266,25 @@ static int tally_block(struct block *b)
     return 0;
 }
 
+/* A rep op ends its block; where its first run's count is known before it
+ * runs (rep_count.h). */
+static void mark_rep_entry(struct block_cache *bc, struct block *b, const cs_insn *insn,
+                           size_t n)
+{
+    struct insn *last = &b->insns[n - 1];
+    bool special[n];
+    if (!(last->flags & SPECIAL_REP))
+        return;
+    for (size_t i = 0; i < n; i++)
+        special[i] = (b->insns[i].flags & (SPECIALS | INSN_SOFTINT)) != 0;
+    rep_count_analyse(bc->capstone, insn, n, special, &b->rep);
+    /* at the rep itself: its own hook, unless the rep starts the block */
+    if (b->rep.from + 1u < n || b->rep.from == 0)
+        last->flags |= INSN_REP_EARLY;
+    if (b->rep.from > 0 && b->rep.from + 1u < n)
+        b->insns[b->rep.from].flags |= INSN_REP_COUNT;
+}
+
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size)
 {
@@ -307,6 +327,7 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         b->cost += in->cost;
         b->specials |= in->flags & SPECIALS;
     }
+    mark_rep_entry(bc, b, insn, n);
     cs_free(insn, n);
     if (tally_block(b)) {
         block_free(b);
@@ -375,6 +396,32 @@ const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_
         }
     }
     return NULL;
+}
+
+/* The text is a memo of the block's own bytes: it changes nothing the block
+ * means, so a const block may keep it. */
+const char *block_insn_text(struct block_cache *bc, const struct block *cb, uint32_t index)
+{
+    struct block *b = (struct block *)cb;
+    if (index >= b->ninsns)
+        return "?";
+    if (!b->text) {
+        cs_insn *insn = NULL;
+        b->text = calloc(b->ninsns, sizeof *b->text);
+        if (!b->text)
+            return "?";
+        size_t n = cs_disasm(bc->capstone, b->bytes, b->size, b->addr, 0, &insn);
+        for (uint32_t i = 0; i < b->ninsns; i++) {
+            if (i < n && insn[i].address == b->insns[i].addr)
+                snprintf(b->text[i], sizeof b->text[i], "%s%s%s", insn[i].mnemonic,
+                         insn[i].op_str[0] ? " " : "", insn[i].op_str);
+            else
+                snprintf(b->text[i], sizeof b->text[i], "?");
+        }
+        if (insn)
+            cs_free(insn, n);
+    }
+    return b->text[index];
 }
 
 uint64_t block_prefix_cost(const struct block *b, uint32_t index)

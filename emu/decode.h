@@ -13,6 +13,7 @@
 #include <unicorn/unicorn.h>
 #include "cost_classes.h"
 #include "memory.h"
+#include "rep_count.h"
 
 /* Instructions the model must see before they execute (code hooks). */
 #define SPECIAL_RDTSC  0x01
@@ -26,6 +27,11 @@
                   SPECIAL_SYSEXIT | SPECIAL_IRET)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
 #define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
+#define INSN_REP_EARLY 0x200 /* a rep whose first run's count is known before
+                                it (rep_count.h): charged at the block's
+                                entry or at its INSN_REP_COUNT insn */
+#define INSN_REP_COUNT 0x400 /* the insn before which the block's rep's
+                                count is read (a code hook) */
 
 struct insn {
     uint32_t addr;
@@ -35,6 +41,8 @@ struct insn {
     uint8_t int_vector;  /* for INSN_SOFTINT */
     uint32_t cost;       /* centicycles charged at block entry */
 };
+
+#define INSN_TEXT_MAX 200   /* a Capstone mnemonic, a space and the operands */
 
 /* How many instructions of one class a block charges at its entry. */
 struct class_tally {
@@ -51,6 +59,9 @@ struct block {
     struct class_tally *tally;
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
     struct insn *insns;
+    char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
+                                      asked for (traces); goes with the block */
+    struct rep_count rep;          /* the last insn's count, if INSN_REP_EARLY */
 };
 
 struct block_cache {
@@ -80,6 +91,9 @@ static inline bool insn_charged_later(const struct insn *in)
 const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_t *index);
 /* Centicycles of insns [0, index) of b. */
 uint64_t block_prefix_cost(const struct block *b, uint32_t index);
+/* "mnemonic operands" of the block's index-th instruction, disassembled
+ * once per block ("?" if it cannot be). */
+const char *block_insn_text(struct block_cache *bc, const struct block *b, uint32_t index);
 
 /* Can Capstone decode the instruction at addr? */
 bool decodable(struct block_cache *bc, const struct guest_memory *mem, uint32_t addr);

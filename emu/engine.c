@@ -92,6 +92,66 @@ static int run_until_fault(uc_engine *uc, uint32_t addr, struct probe_state *ps)
     return ps->faults == before + 1 ? 0 : -1;
 }
 
+/* ---- quirk 14: where the saved context keeps the CPL ---- */
+
+#define HF_CPL_BITS 3u
+#define HF_CS32_SS32 0x30u   /* two more hidden flags a 32-bit CPU has set */
+#define PROBE_KDS 0x08       /* GDT entry 1: ring-0 data */
+#define PROBE_UDS 0x13       /* GDT entry 2: ring-3 data, RPL 3 */
+
+/* 2.1 and later: an API write of CR0 goes through the CPU's own update. */
+static bool cr0_write_flushes(void)
+{
+    unsigned major, minor;
+    uc_version(&major, &minor);
+    return major > 2 || (major == 2 && minor >= 1);
+}
+
+static bool ss_loads(uc_engine *uc, uint32_t sel)
+{
+    return uc_reg_write(uc, UC_X86_REG_SS, &sel) == UC_ERR_OK;
+}
+
+/*
+ * The word of the context whose low bits are the CPL: with them set to 3
+ * and the context restored, SS takes the ring-3 selector and refuses the
+ * ring-0 one; set back to 0, it takes the ring-0 one again.
+ */
+static bool find_cpl(uc_engine *uc, uc_context *ctx, size_t n, size_t *found)
+{
+    const uint64_t kds = 0x00cf92000000ffffull, uds = 0x00cff2000000ffffull;
+    uc_context *base = NULL;
+    bool ok = false;
+
+    uc_mem_write(uc, PROBE_GDT + PROBE_KDS, &kds, sizeof kds);
+    uc_mem_write(uc, PROBE_GDT + (PROBE_UDS & ~3), &uds, sizeof uds);
+    if (!ss_loads(uc, PROBE_KDS) || uc_context_alloc(uc, &base) != UC_ERR_OK)
+        return false;
+    uc_context_save(uc, base);
+    for (size_t off = 0; off + 4 <= n && !ok; off += 4) {
+        uint32_t w;
+        memcpy(&w, (uint8_t *)base + off, sizeof w);
+        if ((w & HF_CPL_BITS) || (w & HF_CS32_SS32) != HF_CS32_SS32)
+            continue;
+        memcpy(ctx, base, n);
+        w |= HF_CPL_BITS;
+        memcpy((uint8_t *)ctx + off, &w, sizeof w);
+        uc_context_restore(uc, ctx);
+        if (!ss_loads(uc, PROBE_KDS) && ss_loads(uc, PROBE_UDS)) {
+            uc_context_save(uc, ctx);
+            w &= ~HF_CPL_BITS;
+            memcpy((uint8_t *)ctx + off, &w, sizeof w);
+            uc_context_restore(uc, ctx);
+            ok = ss_loads(uc, PROBE_KDS);
+        }
+        uc_context_restore(uc, base);
+        if (ok)
+            *found = off;
+    }
+    uc_context_free(base);
+    return ok;
+}
+
 /*
  * An int n and an exception reach the interrupt hook alike. The CPU state
  * notes which it was in the word that is 0 after the #GP just taken (in
@@ -169,6 +229,8 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
                 layout->context_size = n;
                 layout->old_exception_offset = oe;
                 layout->error_code_offset = ec;
+                layout->raise_by_context = cr0_write_flushes() &&
+                    find_cpl(uc, ps.ctx, n, &layout->cpl_offset);
                 rc = 0;
                 goto out;
             }
@@ -210,9 +272,21 @@ void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_
 
 /* ---- quirks 3, 13 and 14: raising the privilege level from a hook ---- */
 
+/* On 2.1, where the CR0 write below flushes the TLB (quirk 14), the CPL
+ * is set to 0 in the saved context instead. */
+static uc_err cpl0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l)
+{
+    uint32_t w;
+    uc_err e = uc_context_save(uc, ctx);
+    memcpy(&w, (uint8_t *)ctx + l->cpl_offset, sizeof w);
+    w &= ~HF_CPL_BITS;
+    memcpy((uint8_t *)ctx + l->cpl_offset, &w, sizeof w);
+    return e == UC_ERR_OK ? uc_context_restore(uc, ctx) : e;
+}
+
 /* A real-mode load of SS (PE briefly clear; the API's CR0 write has no
  * side effects on 2.0.1) makes the CPL 0. */
-static uc_err cpl0_by_real_mode_ss(uc_engine *uc)
+static uc_err cpl0_by_real_mode(uc_engine *uc)
 {
     uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0), zero = 0;
     engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PE);
@@ -223,9 +297,11 @@ static uc_err cpl0_by_real_mode_ss(uc_engine *uc)
 
 /* With the CPL 0 and PE back on, CS and SS load from the GDT with full
  * checks. */
-bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp)
+bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                        uint16_t cs, uint16_t ss, uint32_t esp)
 {
-    uc_err e1 = cpl0_by_real_mode_ss(uc);
+    uc_err e1 = layout->raise_by_context ? cpl0_by_context(uc, ctx, layout)
+                                         : cpl0_by_real_mode(uc);
     uint32_t cs32 = cs, ss32 = ss;
     uc_err e2 = uc_reg_write(uc, UC_X86_REG_CS, &cs32);
     uc_err e3 = uc_reg_write(uc, UC_X86_REG_SS, &ss32);
@@ -292,13 +368,15 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int s
 
 /* ---- quirk 7: #UD ---- */
 
-/* The run stops after this whatever it returns. */
+/* Not handled: the run stops with UC_ERR_INSN_INVALID. (2.0.1 stops
+ * whatever this returns; 2.1, told it was handled, raises #UD itself, at
+ * the wrong EIP after "int $6" and without icebp's #DB.) */
 static bool on_invalid_insn(uc_engine *uc, void *user)
 {
     struct engine_reports *r = user;
     (void)uc;
     r->ud = true;
-    return true;
+    return false;
 }
 
 int engine_watch(uc_engine *uc, struct engine_reports *r)
@@ -354,7 +432,7 @@ void engine_retranslate_ranges(uc_engine *uc, uc_context *ctx, const struct engi
         return;
     uc_context_save(uc, ctx);
     if (engine_reg_read(uc, UC_X86_REG_CS) & X86_SEL_RPL)
-        cpl0_by_real_mode_ss(uc);
+        cpl0_by_real_mode(uc);
     for (size_t i = 0; i < n; i++)
         if (r[i].len)
             uc_ctl_remove_cache(uc, (uint64_t)r[i].start, (uint64_t)r[i].start + r[i].len);

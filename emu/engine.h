@@ -28,7 +28,8 @@
  *  4. An access to an address with no host memory behind it stops the
  *     engine with an error instead of raising #PF: the engine checks the
  *     backing before it walks the page tables. engine_back_memory() backs
- *     all 4 GiB; the guest's page tables decide what exists. Tests:
+ *     all 4 GiB; the guest's page tables decide what exists. (2.1 walks
+ *     the page tables first and raises the #PF.) Tests:
  *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
  *     test_trap faults hole-read (a #PF at 0xe0000000).
  *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
@@ -75,7 +76,8 @@
  *     jump through a register), after printing that line on stderr.
  *     engine_run() runs with SIGABRT caught and says so, and stderr drops
  *     exactly that line while the engine runs; the machine then runs up
- *     to the culprit and raises #UD. Tests: test_engine
+ *     to the culprit and raises #UD. (2.1 reports them as invalid, 7, but
+ *     runs lock cmpsb as cmpsb.) Tests: test_engine
  *     a_translator_abort_is_survived, test_robustness
  *     untranslatable_instruction_is_an_invalid_opcode.
  * 11. CPUID answers as the engine's default CPU (leaf 1 EDX 0x07088100: no
@@ -92,8 +94,12 @@
  *     does not (3). Test: as 3.
  * 14. A write of CR0 through the API has no side effects on 2.0.1 (no TLB
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
- *     the TLB and the jump cache: still correct, but every ring raise then
- *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
+ *     the TLB and the jump cache, so a ring raise would cost a flush (40%
+ *     of a getpid loop's host time). There engine_enter_ring0() instead
+ *     sets the CPL in the saved CPU context (where: found by
+ *     engine_probe_layout()) and restores it, then loads CS and SS.
+ *     Tests: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS); test_engine
+ *     probe_finds_the_cpl_where_a_cr0_write_would_flush.
  * 15. A hook only applies to code translated after it is added (memory
  *     hooks too: translated code skips them), so the debugger's new hooks
  *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
@@ -192,6 +198,8 @@ struct engine_layout {
     size_t context_size;
     size_t error_code_offset;
     size_t old_exception_offset;
+    size_t cpl_offset;         /* the word whose low two bits are the CPL (14) */
+    bool raise_by_context;     /* engine_enter_ring0 sets the CPL there (2.1) */
     size_t is_int_offset;      /* 1: the vector came from int n, not a fault */
 };
 
@@ -219,8 +227,10 @@ void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_l
 /* Mark no exception in flight: the engine stopped between instructions
  * for the debugger (quirk 1: a stop from a code hook can leave the mark). */
 void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout);
-/* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
-bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
+/* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp; ctx is
+ * scratch. */
+bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                        uint16_t cs, uint16_t ss, uint32_t esp);
 /* Back every guest address with host memory, and the page past 4 GiB.
  * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);

@@ -112,13 +112,18 @@ void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES])
             out[m->cur_block->insns[i].cls]--;
 }
 
-struct rep_step rep_step_of(struct machine *m, const struct insn *in)
+static struct rep_step rep_step_at(const struct machine *m, const struct insn *in,
+                                   uint32_t count)
 {
-    uint32_t count = reg_read(m, UC_X86_REG_ECX);
     if (in->flags & INSN_ADDR16)
         count &= 0xffff;
     bool continues = m->rep_live && m->rep_addr == in->addr;
     return (struct rep_step){ .start = !continues, .element = count != 0 };
+}
+
+struct rep_step rep_step_of(struct machine *m, const struct insn *in)
+{
+    return rep_step_at(m, in, reg_read(m, UC_X86_REG_ECX));
 }
 
 uint64_t rep_step_cost(const struct machine *m, const struct insn *in, struct rep_step s)
@@ -141,15 +146,25 @@ static void charge_rep_step(struct machine *m, const struct insn *in, struct rep
     }
 }
 
-void charge_rep(struct machine *m, const struct insn *in)
+void charge_rep(struct machine *m, const struct insn *in, uint32_t count)
 {
-    struct rep_step s = rep_step_of(m, in);
+    struct rep_step s = rep_step_at(m, in, count);
     charge_rep_step(m, in, s, 1);
     m->rep_charged = in;
     m->rep_step = s;
     /* The engine runs it again only while elements remain. */
     m->rep_addr = in->addr;
     m->rep_live = s.element;
+}
+
+void charge_rep_early(struct machine *m, const struct block *b)
+{
+    static const int regs[8] = { UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX,
+                                 UC_X86_REG_EBX, UC_X86_REG_ESP, UC_X86_REG_EBP,
+                                 UC_X86_REG_ESI, UC_X86_REG_EDI };
+    const struct rep_count *rc = &b->rep;
+    uint32_t src = rc->src < 8 ? reg_read(m, regs[rc->src]) : 0;
+    charge_rep(m, &b->insns[b->ninsns - 1], rep_count_eval(rc, src));
 }
 
 uint64_t cycles_before(struct machine *m, uint32_t addr)

@@ -292,8 +292,9 @@ void charge_block(struct machine *m, const struct block *b);
 void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES]);
 
 /*
- * A rep string op is charged as it runs, in a code hook just before each
- * run: the engine runs it once per element and once more with the count
+ * A rep string op is charged as it runs, just before each run (in a code
+ * hook on it, or earlier: rep_early, below): the engine
+ * runs it once per element and once more with the count
  * at zero. Its start-up is charged on the first run (even with a zero
  * count: the CPU still starts the instruction); one element on each run
  * that finds a non-zero count. A run continues the previous one only if
@@ -305,8 +306,27 @@ void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES]);
 struct rep_step rep_step_of(struct machine *m, const struct insn *in);
 /* Centicycles of that step. */
 uint64_t rep_step_cost(const struct machine *m, const struct insn *in, struct rep_step s);
-/* Charge the next run of rep op `in`. */
-void charge_rep(struct machine *m, const struct insn *in);
+/* Charge the next run of rep op `in`, which finds ECX (or CX) at count. */
+void charge_rep(struct machine *m, const struct insn *in, uint32_t count);
+/*
+ * A block that ends with a rep whose count is known before it
+ * (rep_count.h) charges that run early (charge_rep_early): at its entry,
+ * after the block, or in a code hook on the instruction its count is read
+ * before, instead of in a code hook on the rep: the same step as the rep's
+ * hook would have charged just before the rep ran, and refunded the same
+ * way if the block is cut before it. Not while a debugger holds
+ * instructions: then every rep keeps its hook, which is where the
+ * debugger can stop it.
+ */
+static inline bool rep_early(const struct machine *m, const struct insn *in)
+{
+    return (in->flags & INSN_REP_EARLY) && !m->hold.insn;
+}
+static inline bool rep_count_here(const struct machine *m, const struct insn *in)
+{
+    return (in->flags & INSN_REP_COUNT) && !m->hold.insn;
+}
+void charge_rep_early(struct machine *m, const struct block *b);
 /* Stop charging the current block at insns[index]: refund it and the rest. */
 void truncate_current_block(struct machine *m, uint32_t index);
 /* Centicycles at the start of the instruction at addr in the current block. */

@@ -14,7 +14,7 @@
 #include "syscalls.h"
 
 #define DEFAULT_CPU "pentium4"
-#define DEFAULT_MAX_INSNS 2000000000ull
+#define DEFAULT_MAX_INSNS 10000000000ull
 #define DEFAULT_EPOCH 1040103547u /* 2002-12-17 05:39:07 UTC: the patch's date */
 #define MAX_ENV 64
 #define MAX_COST_OVERRIDES 16
@@ -44,7 +44,7 @@ static const char common_options[] =
     "                       override one cost class, for every model or one\n"
     "                       (repeatable; emu --list-costs); the calibrated ring\n"
     "                       crossings are solved again unless it names one\n"
-    "  --max-insns N        instruction budget (default 2000000000)\n"
+    "  --max-insns N        instruction budget (default 10000000000)\n"
     "  --env NAME=VALUE     add to the guest environment (repeatable)\n"
     "  --argv0 NAME         the program's argv[0] (default: PROGRAM as given)\n"
     "  --epoch SECONDS      wall-clock time at boot (default: the patch's date)\n"

@@ -11,9 +11,12 @@
 /* Code hooks go in only for the addresses that need them, so most code
  * runs without a per-instruction callback. The kernel's own irets run at
  * CPL 0, where the engine's iret is right (engine.h, quirk 21). */
-static bool needs_hook(const struct insn *in)
+static bool needs_hook(const struct machine *m, const struct insn *in)
 {
-    return (in->flags & SPECIALS) && (!(in->flags & SPECIAL_IRET) || !in_kernel_ram(in->addr));
+    uint16_t f = in->flags & SPECIALS;
+    if (rep_early(m, in))
+        f &= (uint16_t)~SPECIAL_REP;
+    return rep_count_here(m, in) || (f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr)));
 }
 
 #define NSLOTS (2 * MAX_SPECIAL_HOOKS)
@@ -42,7 +45,7 @@ static void index_special(struct machine *m, int i)
 static bool specials_hooked(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if (needs_hook(&b->insns[i]) && !is_hooked(m, b->insns[i].addr))
+        if (needs_hook(m, &b->insns[i]) && !is_hooked(m, b->insns[i].addr))
             return false;
     return true;
 }
@@ -52,7 +55,7 @@ static int hook_specials(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
-        if (!needs_hook(in) || is_hooked(m, in->addr))
+        if (!needs_hook(m, in) || is_hooked(m, in->addr))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS ||
             engine_hook_code_at(m->uc, in->addr, on_special_insn, m,
@@ -127,11 +130,10 @@ static void over_budget(struct machine *m)
 
 /* sti delays interrupts until after the next instruction (the engine ends
  * a block at sti, so that one starts the next block). */
-static bool ends_with_sti(struct machine *m, const struct block *b)
+static bool ends_with_sti(const struct block *b)
 {
     const struct insn *last = &b->insns[b->ninsns - 1];
-    const uint8_t *op = guest_ptr(&m->mem, last->addr, 1);
-    return op && *op == 0xfb;
+    return b->bytes[last->addr - b->addr] == 0xfb;   /* the bytes just compared */
 }
 
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
@@ -210,8 +212,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->irq.shadow = ends_with_sti(m, b);
+    m->irq.shadow = ends_with_sti(b);
     machine_notify_block(m, b);
+    if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
+        charge_rep_early(m, b);
 }
 
 static int add_hooks(struct machine *m)

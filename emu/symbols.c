@@ -114,6 +114,46 @@ const char *symtab_format(const struct symtab *st, uint32_t addr, char *buf, siz
     return buf;
 }
 
+/* Symbol i answers for addr only if symtab_lookup would find it too: the
+ * last symbol (of the sorted table) starting at or below addr. */
+static const struct symbol *lookup_near(const struct symtab *st, uint32_t addr, size_t i)
+{
+    if (i < st->n && st->v[i].addr <= addr && addr < st->v[i].end &&
+        (i + 1 == st->n || addr < st->v[i + 1].addr))
+        return &st->v[i];
+    return symtab_lookup(st, addr);
+}
+
+const char *symtab_format_near(const struct symtab *st, uint32_t addr, char *buf, size_t n,
+                               size_t *last)
+{
+    static const char digits[] = "0123456789abcdef";
+    const struct symbol *s = lookup_near(st, addr, *last);
+    size_t k = 0;
+    if (s)
+        *last = (size_t)(s - st->v);
+    if (n == 0)
+        return buf;
+    if (s) {
+        const char *name = symtab_name(st, s);
+        while (*name && k + 1 < n)
+            buf[k++] = *name++;
+        uint32_t off = addr - s->addr;
+        if (off) {
+            char hex[12] = "+0x";
+            int h = 3, bits = 28;
+            while (bits > 0 && !(off >> bits & 15))
+                bits -= 4;
+            for (; bits >= 0; bits -= 4)
+                hex[h++] = digits[off >> bits & 15];
+            for (int i = 0; i < h && k + 1 < n; i++)
+                buf[k++] = hex[i];
+        }
+    }
+    buf[k] = 0;
+    return buf;
+}
+
 void symtab_free(struct symtab *st)
 {
     free(st->v);

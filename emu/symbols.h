@@ -47,6 +47,11 @@ const struct symbol *symtab_lookup(const struct symtab *st, uint32_t addr);
 const char *symtab_name(const struct symtab *st, const struct symbol *s);
 /* "sysenter_entry+0x5", "main", or "" when no symbol covers addr. */
 const char *symtab_format(const struct symtab *st, uint32_t addr, char *buf, size_t n);
+/* The same, trying symbol *last (the index found the time before) first
+ * and leaving the one found there: a run of addresses in one function
+ * costs no search and no printf. The table may have grown meanwhile. */
+const char *symtab_format_near(const struct symtab *st, uint32_t addr, char *buf, size_t n,
+                               size_t *last);
 void symtab_free(struct symtab *st);
 
 /*

@@ -402,8 +402,11 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
         switch_task(t, m);
     struct task_track *task = t->task;
     ext_check_close(task, m, b, kernel);
-    if (!kernel) {
+    /* The counts before a user block are only read at the edges of a call
+     * or of the vsyscall page; most user blocks are neither. */
+    if (!kernel && (task->active || in_vsyscall_page(b->addr) || task->in_vsyscall))
         counts_before(m, b->addr, at_block);
+    if (!kernel) {
         if (!t->user_started) {
             t->user_started = true;
             t->boot_end = t->user_since = m->block_start_cycles;

@@ -94,6 +94,7 @@ struct trace *trace_open(const struct trace_options *o, uint32_t clock_mhz, cons
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    setvbuf(f, NULL, _IOFBF, 1 << 20);   /* a line per instruction */
     t->f = f;
     t->o = *o;
     t->json = (struct json_trace){ f, clock_mhz ? clock_mhz : 1, true };
@@ -148,22 +149,20 @@ static void write_span(struct trace *t, const char *kind, uint64_t start, uint64
 
 static void write_insn(struct trace *t, const struct trace_insn *in)
 {
-    char sym[128];
+    char sym[128] = "";
     if (!trace_in_window(t, in->start, in->end))
         return;
-    trace_symbol(t, in->addr, sym, sizeof sym);
+    if (t->syms)
+        symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
     switch (t->o.format) {
     case TRACE_TEXT:
-        fprintf(t->f, "  %08x %c %-28s %-40s +%-7.2f %12.2f\n", in->addr, in->kernel ? 'k' : 'u',
-                sym, in->text, cyc(in->end - in->start), cyc(in->end));
+        trace_line_text(&t->line, in->addr, in->kernel, sym, in->text, in->end - in->start,
+                        in->end);
+        fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_CSV:
-        fprintf(t->f, "insn,,,,,,,,,,,,,%.2f,%.2f,%.2f,,,,,%08x,", cyc(in->start), cyc(in->end),
-                cyc(in->end - in->start), in->addr);
-        csv_field(t->f, sym);
-        fprintf(t->f, ",%s,", in->kernel ? "kernel" : "user");
-        csv_field(t->f, in->text);
-        fputc('\n', t->f);
+        trace_line_csv(&t->line, in->addr, in->kernel, sym, in->text, in->start, in->end);
+        fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_JSON:
         trace_json_insn(&t->json, in->addr, in->kernel, in->text, sym, in->start, in->end);
@@ -311,23 +310,24 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
         return;
     uint64_t end = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
     uint64_t cost = in->cost;
-    /* A rep op, the last of its block, is charged after this hook, run by
-     * run (machine.h): this run's start-up and element. */
-    if (in->flags & SPECIAL_REP) {
+    /* A rep op, the last of its block, is charged run by run (machine.h):
+     * this run's start-up and element, at the block's entry or after this
+     * hook. */
+    if (in->flags & SPECIAL_REP && m->rep_charged == in) {
+        cost = rep_step_cost(m, in, m->rep_step);
+        end = m->cycles;
+    } else if (in->flags & SPECIAL_REP) {
         cost = rep_step_cost(m, in, rep_step_of(m, in));
         end = m->cycles + cost;
     }
     if (!trace_in_window(t, end - cost, end))
         return;
     struct trace_insn *p = &t->pending;
-    const uint8_t *code = guest_ptr(&m->mem, addr, size);
-    cs_insn *ci = NULL;
-    snprintf(p->text, sizeof p->text, "?");
-    if (code && cs_disasm(m->blocks.capstone, code, size, addr, 1, &ci) == 1) {
-        snprintf(p->text, sizeof p->text, "%s%s%s", ci->mnemonic, ci->op_str[0] ? " " : "",
-                 ci->op_str);
-        cs_free(ci, 1);
-    }
+    (void)size;
+    const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+    size_t n = strnlen(text, sizeof p->text - 1);
+    memcpy(p->text, text, n);
+    p->text[n] = 0;
     p->addr = addr;
     p->kernel = kernel;
     p->start = end - cost;

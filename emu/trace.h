@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "machine.h"
+#include "decode.h"
+#include "trace_line.h"
 #include "symbols.h"
 #include "syscalls.h"
 #include "trace_json.h"
@@ -36,7 +38,7 @@ struct trace_insn {
     uint32_t addr;
     bool kernel;
     uint64_t start, end;        /* centicycles */
-    char text[200];
+    char text[INSN_TEXT_MAX];   /* a copy: the block may go before this is written */
 };
 
 struct trace {
@@ -46,7 +48,9 @@ struct trace {
     struct machine *m;
     const struct syscall_tracker *sys;
     struct symtab *syms;
+    size_t last_sym;            /* the symbol of the instruction written last */
     struct trace_insn pending;
+    struct trace_line line;     /* an instruction's line, formatted */
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either

@@ -49,6 +49,7 @@ addrspace     1
 addrspace_impl 1
 addrspace_save 1
 mm_costs      1
+rep_count     1
 vfs           1
 vfs_impl      1
 vfs_tree      1
@@ -78,6 +79,7 @@ syscalls      3
 spans         3
 trace         4
 trace_json    4
+trace_line    4
 progress      4
 profile       4
 call_tree     4

@@ -1,37 +1,192 @@
-#!/bin/sh
-# make bench: guest instructions per second with cycle accounting on and off,
-# best of three runs each (wall clock on a shared machine is noisy).
+#!/bin/bash
+# make bench: emu with and without the cycle model against qemu-i386 and the
+# host, on the same static i386 binaries (docs/performance.md).
+#   bash tests/bench.sh BUILD
+# Each workload runs REPS times (BENCH_REPS, default 5), its variants one
+# after another within a repetition, so that the machine's other load falls
+# on all of them alike. Times are the CPU time (user + system) of the
+# process. A per-operation figure is the difference between a long run and a
+# short one of the same program, divided by the operations in between: the
+# start-up cancels out. Each ratio is computed within one repetition and
+# shown as the median with its min-max over the repetitions.
 set -eu
 build=${1:-build}
+reps=${BENCH_REPS:-5}
 emu=$build/emu/emu
 progs=$build/guest/programs
+busybox=$build/i386/root/bin/busybox
+hello=$build/static/hello-glibc
+work=$build/bench
+qemu=qemu-i386
+mkdir -p "$work"
+rm -f "$work"/*.s
 
-now() { date +%s.%N; }
+# cpu_time CMD...: the CPU seconds CMD took; fails the bench if CMD fails.
+cpu_time() {
+    local out rc=0
+    out=$( { TIMEFORMAT='%3U %3S'; time "$@" >/dev/null 2>&1 || rc=$?; } 2>&1; exit $rc ) ||
+        { echo "bench: failed ($?): $*" >&2; exit 1; }
+    echo "$out" | awk '{ printf "%.3f\n", $1 + $2 }'
+}
+# sample NAME CMD...: one timing of CMD, added to NAME's samples
+sample() { local n=$1; shift; cpu_time "$@" >> "$work/$n.s"; }
+# insns EMU-ARGS...: the instructions emu's report counts for a run
+insns() {
+    "$emu" run --report "$@" 2>&1 >/dev/null |
+        sed -n 's/.*: \([0-9]*\) instructions,.*/\1/p'
+}
 
-best_time() { # command...: the shortest of three wall-clock times
-    best=""
-    for _ in 1 2 3; do
-        t0=$(now)
-        "$@" >/dev/null 2>&1
-        t1=$(now)
-        best=$(awk -v a="$t0" -v b="$t1" -v best="$best" \
-               'BEGIN { t = b - a; print (best == "" || t < best) ? t : best }')
+# ---- inputs ----
+N_COMPUTE=20000000; N0_COMPUTE=100000
+N_CALLS=200000; N0_CALLS=1000
+N_TRACE=200000; N0_TRACE=10000
+TOUCH_MIB=32
+md5_file=$work/md5-input
+[ -f "$md5_file" ] || head -c $((16 << 20)) /dev/urandom > "$md5_file"
+md5_dir=$(cd "$work" && pwd)
+
+# The same work under each runner: the programs print the same.
+check() { # label, then the outputs to compare
+    local label=$1 first=$2; shift 2
+    for o in "$@"; do
+        [ "$o" = "$first" ] || { echo "bench: $label: outputs differ:"; echo "$first"; echo "$o"; exit 1; } >&2
     done
-    echo "$best"
+}
+check "compute loop" "$("$emu" run "$progs/compute_loop" 1000)" \
+    "$("$emu" run --no-cycle-model "$progs/compute_loop" 1000)" \
+    "$($qemu "$progs/compute_loop" 1000)" "$("$progs/compute_loop" 1000)"
+check "md5sum" "$("$emu" run --root "$md5_dir" "$busybox" md5sum /md5-input | cut -d' ' -f1)" \
+    "$($qemu "$busybox" md5sum "$md5_file" | cut -d' ' -f1)" \
+    "$("$busybox" md5sum "$md5_file" | cut -d' ' -f1)"
+check "touch" "$("$emu" run "$progs/vm" touch $TOUCH_MIB)" "$($qemu "$progs/vm" touch $TOUCH_MIB)" \
+    "$("$progs/vm" touch $TOUCH_MIB)"
+
+compute_insns=$(( $(insns "$progs/compute_loop" $N_COMPUTE) - $(insns "$progs/compute_loop" $N0_COMPUTE) ))
+trace_insns=$(( $(insns "$progs/compute_loop" $N_TRACE) - $(insns "$progs/compute_loop" $N0_TRACE) ))
+md5_insns=$(insns --root "$md5_dir" "$busybox" md5sum /md5-input)
+
+echo "make bench: $($emu --version | head -1)"
+"$emu" --version | sed -n 's/^/  /; /[Uu]nicorn/p'
+echo "  $($qemu --version | head -1)"
+echo "  $reps alternating repetitions; CPU time (user+system); ratios are median [min-max]"
+echo
+
+for r in $(seq "$reps"); do
+    [ -t 2 ] && printf '\r  repetition %d of %d ' "$r" "$reps" >&2
+    for mode in model nomodel; do
+        flag=; [ $mode = nomodel ] && flag=--no-cycle-model
+        sample compute.$mode.N  "$emu" run $flag "$progs/compute_loop" $N_COMPUTE
+        sample compute.$mode.N0 "$emu" run $flag "$progs/compute_loop" $N0_COMPUTE
+        for call in getpid gettimeofday; do
+            sample $call.$mode.N  "$emu" run $flag "$progs/syscall_loop" $call $N_CALLS
+            sample $call.$mode.N0 "$emu" run $flag "$progs/syscall_loop" $call $N0_CALLS
+            sample $call-int80.$mode.N  "$emu" run $flag --cpu pentium4,-sep "$progs/syscall_loop" $call $N_CALLS
+            sample $call-int80.$mode.N0 "$emu" run $flag --cpu pentium4,-sep "$progs/syscall_loop" $call $N0_CALLS
+        done
+        sample touch.$mode.N  "$emu" run $flag "$progs/vm" touch $TOUCH_MIB
+        sample touch.$mode.N0 "$emu" run $flag "$progs/vm" touch 1
+        sample md5.$mode "$emu" run $flag --root "$md5_dir" "$busybox" md5sum /md5-input
+        sample hello.$mode "$emu" run $flag "$hello"
+    done
+    for fmt in text csv; do
+        sample trace-$fmt.model.N  "$emu" run --trace "$work/trace.out" --trace-format $fmt \
+            --trace-insns "$progs/compute_loop" $N_TRACE
+        sample trace-$fmt.model.N0 "$emu" run --trace "$work/trace.out" --trace-format $fmt \
+            --trace-insns "$progs/compute_loop" $N0_TRACE
+    done
+    for runner in qemu native; do
+        pre=; [ $runner = qemu ] && pre=$qemu
+        sample compute.$runner.N  $pre "$progs/compute_loop" $N_COMPUTE
+        sample compute.$runner.N0 $pre "$progs/compute_loop" $N0_COMPUTE
+        for call in getpid gettimeofday; do
+            sample $call.$runner.N  $pre "$progs/syscall_loop" $call $N_CALLS
+            sample $call.$runner.N0 $pre "$progs/syscall_loop" $call $N0_CALLS
+        done
+        sample touch.$runner.N  $pre "$progs/vm" touch $TOUCH_MIB
+        sample touch.$runner.N0 $pre "$progs/vm" touch 1
+        sample md5.$runner $pre "$busybox" md5sum "$md5_file"
+        sample hello.$runner $pre "$hello"
+    done
+done
+[ -t 2 ] && printf '\r%40s\r' '' >&2
+rm -f "$work/trace.out"
+
+# per NAME.VARIANT SCALE: one figure per repetition: (N - N0) * SCALE, or
+# the plain sample * SCALE where there is no N0
+per() {
+    local f=$work/$1
+    if [ -f "$f.N.s" ]; then
+        paste "$f.N.s" "$f.N0.s" | awk -v k="$2" '{ d = $1 - $2; printf "%.9g\n", (d > 0 ? d : 1e-3) * k }'
+    else
+        awk -v k="$2" '{ printf "%.9g\n", $1 * k }' "$f.s"
+    fi
+}
+# stat: median [min-max] of the numbers on stdin, with printf format F
+stat() {
+    sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf f " [" f "-" f "]", m, v[1], v[NR] }'
+}
+# ratio A B: per-repetition A/B of two per-figures (files), as stat
+ratio() { paste "$1" "$2" | awk '{ printf "%.9g\n", $1 / $2 }' | stat "%.2f"; }
+
+row() { # label, unit scale, format, workload, ratio-direction (time|rate)
+    local label=$1 scale=$2 fmt=$3 w=$4 v
+    for v in model nomodel qemu native; do
+        if [ -f "$work/$w.$v.s" ] || [ -f "$work/$w.$v.N.s" ]; then
+            per "$w.$v" "$scale" > "$work/$w.$v.per"
+        else
+            rm -f "$work/$w.$v.per"
+        fi
+    done
+    printf '%-34s' "$label"
+    for v in model nomodel qemu native; do
+        if [ -f "$work/$w.$v.per" ]; then
+            printf ' %-24s' "$(stat "$fmt" < "$work/$w.$v.per")"
+        else
+            printf ' %-24s' "-"
+        fi
+    done
+    echo
+}
+ratios() { # label, workload: emu/qemu (model, no model) and model/no model, as times
+    local w=$2
+    printf '  %-32s' "$1"
+    [ -f "$work/$w.qemu.per" ] && printf ' emu/qemu %s, without the model %s;' \
+        "$(ratio "$work/$w.model.per" "$work/$w.qemu.per")" \
+        "$(ratio "$work/$w.nomodel.per" "$work/$w.qemu.per")"
+    printf ' model/no model %s\n' "$(ratio "$work/$w.model.per" "$work/$w.nomodel.per")"
 }
 
-bench() {
-    label=$1; shift
-    insns=$("$emu" run --report "$@" 2>&1 >/dev/null |
-            sed -n 's/.*: \([0-9]*\) instructions.*/\1/p')
-    on=$(best_time "$emu" run "$@")
-    off=$(best_time "$emu" run --no-cycle-model "$@")
-    awk -v l="$label" -v n="$insns" -v on="$on" -v off="$off" 'BEGIN {
-        printf "%-34s %10d insns  accounting on %6.1f M/s  off %6.1f M/s  (%.0f%% of off)\n",
-               l, n, n / on / 1e6, n / off / 1e6, 100 * off / on }'
-}
-
-echo "emulator speed, best of 3 (wall clock; includes boot, about 0.5 M insns):"
-bench "compute loop (20M iterations)" "$progs/compute_loop" 20000000
-bench "getpid via sysenter (200k calls)" --cpu pentium4 "$progs/syscall_loop" getpid 200000
-bench "getpid via int \$0x80 (200k calls)" --cpu pentium4,-sep "$progs/syscall_loop" getpid 200000
+printf '%-34s %-24s %-24s %-24s %-24s\n' "workload" "emu" "emu --no-cycle-model" "qemu-i386" "native"
+row "compute loop, host ns per guest insn" "$(awk -v n=$compute_insns 'BEGIN { print 1e9 / n }')" "%.2f" compute
+printf '%-34s' "  = M guest insns/s"
+for v in model nomodel qemu native; do
+    printf ' %-24s' "$(awk '{ print 1000 / $1 }' "$work/compute.$v.per" | stat "%.0f")"
+done
+echo
+row "getpid (vsyscall), us per call" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" getpid
+row "  int \$0x80 (-sep), us per call" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" getpid-int80
+row "gettimeofday (vsyscall), us" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" gettimeofday
+row "  int \$0x80 (-sep), us per call" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" gettimeofday-int80
+row "touch $TOUCH_MIB MiB fresh, s" "$(awk -v m=$TOUCH_MIB 'BEGIN { print m / (m - 1) }')" "%.3f" touch
+row "busybox md5sum 16 MiB, s" 1 "%.2f" md5
+row "start-up: hello, ms" 1000 "%.1f" hello
+echo
+echo "ratios of host time (lower is faster), median [min-max]:"
+ratios "compute loop" compute
+ratios "getpid (vsyscall)" getpid
+ratios "gettimeofday (vsyscall)" gettimeofday
+ratios "getpid (int \$0x80)" getpid-int80
+ratios "gettimeofday (int \$0x80)" gettimeofday-int80
+ratios "touch fresh memory" touch
+ratios "busybox md5sum" md5
+ratios "start-up (hello)" hello
+for fmt in text csv; do
+    per trace-$fmt.model 1 > "$work/trace-$fmt.model.per"
+    printf '  %-32s %s M instructions/s written (%d per run)\n' "--trace-insns, $fmt" \
+        "$(awk -v n=$trace_insns '{ print n / $1 / 1e6 }' "$work/trace-$fmt.model.per" | stat "%.2f")" "$trace_insns"
+done
+printf '  %-32s %s MiB maximum resident (one run)\n' "start-up memory (hello)" \
+    "$(/usr/bin/time -f %M "$emu" run "$hello" 2>&1 >/dev/null | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')"
+printf '  %-32s %d guest instructions\n' "busybox md5sum 16 MiB" "$md5_insns"

@@ -102,6 +102,13 @@ void run_emu(struct emu_result *r, const char *const *args)
     run_in(r, EMU_PATH, argv, NULL, NULL);
 }
 
+bool unicorn_at_least(unsigned major, unsigned minor)
+{
+    unsigned maj, min;
+    uc_version(&maj, &min);
+    return maj > major || (maj == major && min >= minor);
+}
+
 int run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);

@@ -18,6 +18,9 @@ struct emu_result {
 
 /* Run one Check suite and return the process exit status. */
 int run_suite(Suite *s);
+/* Is the Unicorn emu runs with (the loaded library) at least major.minor?
+ * Some quirks differ by version (docs/unicorn.md); tests assert each. */
+bool unicorn_at_least(unsigned major, unsigned minor);
 
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);

@@ -164,6 +164,65 @@ START_TEST(special_instructions_are_flagged_for_code_hooks)
 }
 END_TEST
 
+/* Blocks that end with a rep op: before which instruction the count its
+ * first run finds is known (from; -1: only at the rep itself, by its code
+ * hook), and that count given the value then of the register the recipe
+ * starts from (src_value). */
+static const struct {
+    const char *what;
+    uint8_t bytes[16];
+    int len;
+    int from;
+    uint32_t src_value, count;
+} rep_blocks[] = {
+    { "rep stosl", { 0xf3, 0xab }, 2, 0, 7, 7 },
+    { "mov $5,%ecx; rep stosb", { 0xb9, 5, 0, 0, 0, 0xf3, 0xaa }, 7, 0, 99, 5 },
+    { "xor %ecx,%ecx; rep stosb", { 0x31, 0xc9, 0xf3, 0xaa }, 4, 0, 99, 0 },
+    { "mov %eax,%ecx; shr $2,%ecx; rep movsl", { 0x89, 0xc1, 0xc1, 0xe9, 0x02, 0xf3, 0xa5 }, 7,
+      0, 0x1003, 0x400 },
+    /* busybox's memcpy: the count of dwords from ECX */
+    { "push %eax; mov %ecx,%eax; shr $2,%ecx; and $3,%eax; rep movsl",
+      { 0x50, 0x89, 0xc8, 0xc1, 0xe9, 0x02, 0x83, 0xe0, 0x03, 0xf3, 0xa5 }, 11, 0, 13, 3 },
+    { "dec %ecx; shr %ecx; rep stosw", { 0x49, 0xd1, 0xe9, 0xf3, 0x66, 0xab }, 6, 0, 9, 4 },
+    { "sub $3,%ecx; and $0xfffffff0,%ecx; rep stosb",
+      { 0x83, 0xe9, 0x03, 0x83, 0xe1, 0xf0, 0xf3, 0xaa }, 8, 0, 40, 32 },
+    /* the kernel's __copy_user: the count loaded from the stack into EAX */
+    { "mov 0x14(%esp),%eax; mov %eax,%ecx; shr $2,%ecx; rep movsl",
+      { 0x8b, 0x44, 0x24, 0x14, 0x89, 0xc1, 0xc1, 0xe9, 0x02, 0xf3, 0xa5 }, 11, 1, 13, 3 },
+    { "mov $1,%eax; mov %eax,%ecx; rep stosb",
+      { 0xb8, 1, 0, 0, 0, 0x89, 0xc1, 0xf3, 0xaa }, 9, 1, 1, 1 },
+    /* after rdtsc's own hook has set EAX */
+    { "rdtsc; mov %eax,%ecx; rep stosb", { 0x0f, 0x31, 0x89, 0xc1, 0xf3, 0xaa }, 6, 1, 7, 7 },
+    { "mov (%ebx),%ecx; rep stosb", { 0x8b, 0x0b, 0xf3, 0xaa }, 4, -1, 0, 0 },
+    { "shr %cl,%ecx; rep stosb", { 0xd3, 0xe9, 0xf3, 0xaa }, 4, -1, 0, 0 },
+    { "mov $4,%cx; rep stosb", { 0x66, 0xb9, 4, 0, 0xf3, 0xaa }, 6, -1, 0, 0 },
+    { "rdtsc; rep stosb", { 0x0f, 0x31, 0xf3, 0xaa }, 4, -1, 0, 0 },
+    { "cpuid; rep stosb", { 0x0f, 0xa2, 0xf3, 0xaa }, 4, -1, 0, 0 },
+    { "popa; rep stosb", { 0x61, 0xf3, 0xaa }, 3, -1, 0, 0 },
+    { "xchg %eax,%ecx; rep stosb", { 0x91, 0xf3, 0xaa }, 3, -1, 0, 0 },
+};
+
+START_TEST(a_reps_count_is_known_before_it_only_through_constant_steps)
+{
+    struct block *b = block_decode(&bc, 0x5000, rep_blocks[_i].bytes, rep_blocks[_i].len);
+    int from = rep_blocks[_i].from;
+    ck_assert_ptr_nonnull(b);
+    const struct insn *last = &b->insns[b->ninsns - 1];
+    ck_assert(last->flags & SPECIAL_REP);
+    ck_assert_msg(!(last->flags & INSN_REP_EARLY) == (from < 0), "%s", rep_blocks[_i].what);
+    for (uint32_t i = 0; i < b->ninsns; i++)
+        ck_assert_msg(!(b->insns[i].flags & INSN_REP_COUNT) == !(from > 0 && (int)i == from),
+                      "%s: insn %u", rep_blocks[_i].what, i);
+    if (from >= 0) {
+        ck_assert_int_eq(b->rep.from, from);
+        ck_assert_msg(rep_count_eval(&b->rep, rep_blocks[_i].src_value) == rep_blocks[_i].count,
+                      "%s: count %u", rep_blocks[_i].what,
+                      rep_count_eval(&b->rep, rep_blocks[_i].src_value));
+    }
+    block_free(b);
+}
+END_TEST
+
 START_TEST(rewritten_code_is_decoded_again)
 {
     uint8_t code[] = { 0x90, 0x90, 0xc3 };
@@ -196,6 +255,8 @@ Suite *decode_suite(void)
     tcase_add_test(tc, a_block_costs_the_sum_of_its_classes);
     tcase_add_loop_test(tc, the_entry_paths_charge_cld_and_segment_pushes_their_classes, 0, 2);
     tcase_add_test(tc, special_instructions_are_flagged_for_code_hooks);
+    tcase_add_loop_test(tc, a_reps_count_is_known_before_it_only_through_constant_steps,
+                        0, sizeof rep_blocks / sizeof rep_blocks[0]);
     tcase_add_test(tc, rewritten_code_is_decoded_again);
     tcase_add_test(tc, cache_survives_growth);
     suite_add_tcase(s, tc);

@@ -34,12 +34,13 @@ static struct {
 
 static void raise_from_cpl3(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
+    struct machine *m = user;
     (void)address;
     (void)size;
-    (void)user;
     uint32_t kcs = __KERNEL_CS;
     ring.direct = uc_reg_write(uc, UC_X86_REG_CS, &kcs);
-    ring.raised = engine_enter_ring0(uc, __KERNEL_CS, __KERNEL_DS, BARE_KSTACK - 64);
+    ring.raised = engine_enter_ring0(uc, m->scratch_ctx, &m->layout, __KERNEL_CS,
+                                     __KERNEL_DS, BARE_KSTACK - 64);
     ring.cs = engine_reg_read(uc, UC_X86_REG_CS);
     ring.ss = engine_reg_read(uc, UC_X86_REG_SS);
     ring.esp = engine_reg_read(uc, UC_X86_REG_ESP);
@@ -54,7 +55,7 @@ START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
     uc_hook h;
     bare_init(&b, "pentium4");
     bare_write(&b, BARE_UCODE, nops, sizeof nops);
-    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, NULL, &h), 0);
+    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, &b.m, &h), 0);
     bare_run(&b, BARE_UCODE, true);   /* iret to ring 3, then the hook */
     ck_assert_int_ne(ring.direct, UC_ERR_OK);
     ck_assert(ring.raised);
@@ -66,6 +67,22 @@ START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
     ck_assert_uint_eq(ring.eflags & (X86_EFLAGS_IF | X86_EFLAGS_FIXED),
                       X86_EFLAGS_IF | X86_EFLAGS_FIXED);
     bare_destroy(&b);
+}
+END_TEST
+
+/* Quirk 14: on 2.1 a CR0 write flushes the TLB, so the ring raise sets the
+ * CPL in the context; the probe finds where (and the raise above used it). */
+START_TEST(probe_finds_the_cpl_where_a_cr0_write_would_flush)
+{
+    struct engine_layout l;
+    char err[256];
+    ck_assert_int_eq(engine_probe_layout(&l, err, sizeof err), 0);
+    ck_assert_int_eq(l.raise_by_context, unicorn_at_least(2, 1));
+    if (l.raise_by_context) {
+        ck_assert_uint_lt(l.cpl_offset + 4, l.context_size + 1);
+        ck_assert_uint_ne(l.cpl_offset, l.error_code_offset);
+        ck_assert_uint_ne(l.cpl_offset, l.old_exception_offset);
+    }
 }
 END_TEST
 
@@ -111,9 +128,15 @@ static uc_err read_not_present_page(bool backed)
 
 START_TEST(unbacked_addresses_stop_the_engine_backed_ones_fault)
 {
-    /* the quirk: no #PF, the run fails */
-    ck_assert_int_eq(read_not_present_page(false), UC_ERR_READ_UNMAPPED);
-    ck_assert_int_eq(last_intno, -1);
+    if (unicorn_at_least(2, 1)) {
+        /* 2.1 walks the page tables first: the #PF a CPU raises */
+        ck_assert_int_eq(read_not_present_page(false), UC_ERR_OK);
+        ck_assert_int_eq(last_intno, X86_VEC_PF);
+    } else {
+        /* the quirk: no #PF, the run fails */
+        ck_assert_int_eq(read_not_present_page(false), UC_ERR_READ_UNMAPPED);
+        ck_assert_int_eq(last_intno, -1);
+    }
     /* backed (engine_back_memory backs everything): a #PF, as on the CPU */
     ck_assert_int_eq(read_not_present_page(true), UC_ERR_OK);
     ck_assert_int_eq(last_intno, X86_VEC_PF);
@@ -201,7 +224,13 @@ START_TEST(a_translator_abort_is_survived)
     char text[256] = { 0 };
     ck_assert_int_ge(read(pipefd[0], text, sizeof text - 1), 0);
     close(pipefd[0]);
-    ck_assert_msg(!returned, "the translator took lock cmp: quirk 10 is gone (error %d)", e);
+    if (unicorn_at_least(2, 1)) {
+        /* 2.1 translates it into the #UD a CPU raises (quirk 7's path) */
+        ck_assert_msg(returned, "the translator aborted on lock cmp on Unicorn 2.1");
+        ck_assert_int_eq(e, UC_ERR_INSN_INVALID);
+    } else {
+        ck_assert_msg(!returned, "the translator took lock cmp: quirk 10 is gone (error %d)", e);
+    }
     ck_assert_str_eq(text, "before\nafter\n");
     /* and the engine still runs other code */
     static const uint8_t ok[] = { 0x90, 0xf4 };
@@ -219,6 +248,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, probe_finds_error_code_before_in_flight_exception);
     tcase_add_test(tc, probe_finds_the_software_interrupt_flag);
     tcase_add_test(tc, a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can);
+    tcase_add_test(tc, probe_finds_the_cpl_where_a_cr0_write_would_flush);
     tcase_add_test(tc, unbacked_addresses_stop_the_engine_backed_ones_fault);
     tcase_add_test(tc, every_guest_address_is_backed);
     tcase_add_test(tc, a_translator_abort_is_survived);

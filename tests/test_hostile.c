@@ -273,7 +273,7 @@ static int trace_lines_at(const char *trace, long addr, const char *text)
  * ran is charged and traced: the same cycles (by the TSC) and the same
  * traced instructions as when the store goes to data and the instruction
  * is already there, and the store traced once. _i 1: the block goes on to
- * a rep stosb, which is charged from its own code hook as it runs. */
+ * a rep stosb, which is charged run by run as it runs. */
 START_TEST(a_store_into_its_own_block_is_charged_and_traced_once)
 {
     const char *va = _i ? "C" : "A", *vb = _i ? "D" : "B";

@@ -204,6 +204,58 @@ START_TEST(a_rep_with_an_address_size_prefix_counts_in_cx)
 }
 END_TEST
 
+static bool has_code_hook(const struct machine *m, uint32_t addr)
+{
+    for (int i = 0; i < m->nspecial; i++)
+        if (m->special_addrs[i] == addr)
+            return true;
+    return false;
+}
+
+/*
+ * Three rep stosl. The first's count is EAX at its block's entry shifted
+ * right by 2, so the block charges its first run at entry (rep_count.h);
+ * the second's comes from memory right before it, so a code hook on the
+ * rep charges it; the third's is EAX loaded from memory, then moved, so a
+ * hook on the move reads it and the rep has none. Each pays its start-up
+ * once and one element per dword it stores.
+ *   mov $0x13,%eax; jmp 1f
+ *   1: mov %eax,%ecx; shr $2,%ecx; mov $dst,%edi; cld; rep stosl
+ *   mov count,%ecx; rep stosl
+ *   mov count2,%eax; mov %eax,%ecx; rep stosl; hlt
+ */
+START_TEST(reps_charged_at_block_entry_and_by_code_hook_pay_the_same)
+{
+    uint8_t code[] = { 0xb8, 0x13, 0, 0, 0, 0xeb, 0x00,
+                       0x89, 0xc1, 0xc1, 0xe9, 0x02, 0xbf, 0, 0, 0, 0, 0xfc, 0xf3, 0xab,
+                       0x8b, 0x0d, 0, 0, 0, 0, 0xf3, 0xab,
+                       0xa1, 0, 0, 0, 0, 0x89, 0xc1, 0xf3, 0xab, 0xf4 };
+    const uint32_t entry_rep = BARE_UCODE + 18, hooked_rep = BARE_UCODE + 26;
+    const uint32_t count_move = BARE_UCODE + 33, late_rep = BARE_UCODE + 35;
+    uint32_t dst = REP_DST, count_at = REP_SRC, count2_at = REP_SRC + 4;
+    uint32_t three = 3, two = 2, zero = 0;
+    memcpy(code + 13, &dst, 4);
+    memcpy(code + 22, &count_at, 4);
+    memcpy(code + 29, &count2_at, 4);
+    bare_write(&b, REP_SRC, &three, 4);
+    bare_write(&b, REP_SRC + 4, &two, 4);
+    for (uint32_t i = 0; i < 10; i++)
+        bare_write(&b, REP_DST + 4 * i, &zero, 4);
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_msg(strstr(b.m.message, "halted"), "%s", b.m.message);
+    ck_assert(!has_code_hook(&b.m, entry_rep));
+    ck_assert(has_code_hook(&b.m, hooked_rep));
+    ck_assert(has_code_hook(&b.m, count_move));
+    ck_assert(!has_code_hook(&b.m, late_rep));
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS_START], 3);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS], 4 + 3 + 2);
+    ck_assert_uint_eq(b.m.cycles, dot(&b.m));
+    for (uint32_t i = 0; i < 10; i++)
+        ck_assert_uint_eq(bare_u32(&b, REP_DST + 4 * i), i < 7 ? 0x13 : i < 9 ? 2 : 0);
+}
+END_TEST
+
 /* At the entry of the system call and at the kernel's #PF in its copy to
  * user space: the rep counts in between. */
 static uint64_t at_entry[NCLASSES], at_fault[NCLASSES];
@@ -284,6 +336,7 @@ Suite *machine_suite(void)
     tcase_add_loop_test(tc, a_rep_movsl_of_n_elements_pays_its_start_up_once, 0, 4);
     tcase_add_test(tc, each_rep_pays_its_own_start_up);
     tcase_add_test(tc, a_rep_with_an_address_size_prefix_counts_in_cx);
+    tcase_add_test(tc, reps_charged_at_block_entry_and_by_code_hook_pay_the_same);
     tcase_add_test(tc, a_rep_that_faults_is_charged_for_the_elements_it_moved);
     tcase_add_test(tc, work_done_for_the_kernel_is_charged_as_the_instructions_it_stands_for);
     tcase_add_loop_test(tc, cycles_are_counts_times_costs_after_a_whole_program, 0, 4);

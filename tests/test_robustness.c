@@ -428,23 +428,26 @@ END_TEST
  * ("tcg fatal error", SIGABRT). A CPU raises #UD for each; so does the
  * machine now (engine.h, quirk 10), and the engine's own complaint is kept
  * off stderr: the report is the only line.
+ * Unicorn 2.1 raises #UD for all but lock cmpsb, which it runs as cmpsb
+ * (docs/unicorn.md, quirk 10): with ESI 0 that reads page 0, a #PF.
  */
 static const struct {
     const char *name;
     uint8_t code[8];
     uint32_t len, ud_offset;
+    bool runs_on_21;
 } untranslatable[] = {
-    { "lock cmp %al,(%eax)", { 0xf0, 0x38, 0x00 }, 3, 0 },
-    { "lock cmp %eax,(%eax)", { 0xf0, 0x39, 0x00 }, 3, 0 },
-    { "lock cmpsb", { 0xf0, 0xa6 }, 2, 0 },
-    { "lock cmpl $1,(%eax)", { 0xf0, 0x83, 0x38, 0x01 }, 4, 0 },
-    { "lcall *%eax", { 0xff, 0xd8 }, 2, 0 },
-    { "ljmp *%eax", { 0xff, 0xe8 }, 2, 0 },
-    { "nop; nop; lock cmp", { 0x90, 0x90, 0xf0, 0x39, 0x00 }, 5, 2 },
+    { "lock cmp %al,(%eax)", { 0xf0, 0x38, 0x00 }, 3, 0, false },
+    { "lock cmp %eax,(%eax)", { 0xf0, 0x39, 0x00 }, 3, 0, false },
+    { "lock cmpsb", { 0xf0, 0xa6 }, 2, 0, true },
+    { "lock cmpl $1,(%eax)", { 0xf0, 0x83, 0x38, 0x01 }, 4, 0, false },
+    { "lcall *%eax", { 0xff, 0xd8 }, 2, 0, false },
+    { "ljmp *%eax", { 0xff, 0xe8 }, 2, 0, false },
+    { "nop; nop; lock cmp", { 0x90, 0x90, 0xf0, 0x39, 0x00 }, 5, 2, false },
     /* into (OF clear: nothing) does not end the engine's block, though
      * Capstone counts it among the interrupts (cpu fuzz target:
      * crashes/cpu/machine-into-then-untranslatable) */
-    { "into; lcall *%eax", { 0xce, 0xff, 0xd8 }, 3, 1 },
+    { "into; lcall *%eax", { 0xce, 0xff, 0xd8 }, 3, 1, false },
 };
 
 START_TEST(untranslatable_instruction_is_an_invalid_opcode)
@@ -455,6 +458,12 @@ START_TEST(untranslatable_instruction_is_an_invalid_opcode)
     tiny_elf_init(&e, 0, 0);
     tiny_elf_set_code(&e, untranslatable[_i].code, untranslatable[_i].len);
     emu(&r, "run", write_file("ud.elf", e.bytes, e.size), NULL);
+    if (untranslatable[_i].runs_on_21 && unicorn_at_least(2, 1)) {
+        assert_page_fault(&r, TINY_BASE + TINY_CODE + untranslatable[_i].ud_offset, 0,
+                          X86_PF_USER, untranslatable[_i].name);
+        emu_result_free(&r);
+        return;
+    }
     ck_assert_msg(r.status == 132, "%s: exit %d; stderr: %s", untranslatable[_i].name, r.status,
                   r.err);
     snprintf(want, sizeof want, ": killed by SIGILL: #UD invalid opcode at eip %08x, error 0\n",

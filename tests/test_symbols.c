@@ -158,6 +158,32 @@ START_TEST(a_symbols_file_without_symbols_is_a_usage_error)
 }
 END_TEST
 
+/* Nested and same-address symbols: whatever symbol was found last,
+ * symtab_format_near names every address as symtab_format does. */
+START_TEST(a_name_found_from_the_last_one_is_the_name_a_search_finds)
+{
+    struct symtab st = { 0 };
+    ck_assert_int_eq(symtab_add(&st, "outer", 0x1000, 0x1100, 0), 0);
+    ck_assert_int_eq(symtab_add(&st, "inner", 0x1040, 0x1050, 0), 0);
+    ck_assert_int_eq(symtab_add(&st, "alias", 0x1080, 0x1090, 0), 0);
+    ck_assert_int_eq(symtab_add(&st, "alias2", 0x1080, 0x10a0, 0), 0);
+    ck_assert_int_eq(symtab_add(&st, "next", 0x1200, 0x1300, 0), 0);
+    symtab_finish(&st);
+    static const uint32_t order[] = { 0x1000, 0x1041, 0x1045, 0x1060, 0x1081, 0x1095, 0x10ff,
+                                      0x1100, 0x1150, 0x1200, 0x1201, 0x1000, 0x12ff, 0x1300,
+                                      0x1042, 0xfff, 0x1091 };
+    size_t last = (size_t)-1;
+    char a[128], b[128], shortbuf[8];
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        symtab_format(&st, order[i], a, sizeof a);
+        ck_assert_str_eq(symtab_format_near(&st, order[i], b, sizeof b, &last), a);
+    }
+    symtab_format(&st, 0x1201, a, sizeof shortbuf);   /* cut as snprintf cuts */
+    ck_assert_str_eq(symtab_format_near(&st, 0x1201, shortbuf, sizeof shortbuf, &last), a);
+    symtab_free(&st);
+}
+END_TEST
+
 Suite *symbols_suite(void)
 {
     Suite *s = suite_create("symbols");
@@ -168,6 +194,7 @@ Suite *symbols_suite(void)
     tcase_add_test(tc, a_stripped_program_takes_its_names_from_symbols_file);
     tcase_add_test(tc, a_position_independent_program_is_named_where_it_was_loaded);
     tcase_add_test(tc, a_symbols_file_without_symbols_is_a_usage_error);
+    tcase_add_test(tc, a_name_found_from_the_last_one_is_the_name_a_search_finds);
     suite_add_tcase(s, tc);
     return s;
 }

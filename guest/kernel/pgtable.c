@@ -75,8 +75,16 @@ void paging_init(void)
     swapper_pg_dir = get_zeroed_page();
     if (!swapper_pg_dir)
         panic("out of memory for the page directory");
-    for (uint32_t va = KERNEL_BASE; va < KERNEL_BASE + KERNEL_RAM_SIZE; va += PAGE_SIZE)
-        set_kernel_pte(va, X86_PTE_PRESENT | X86_PTE_RW, _KERNPG_TABLE);
+    /* Paging is off: no TLB to flush yet, so a table at a time, as Linux's
+     * pagetable_init fills them. */
+    for (uint32_t base = KERNEL_BASE; base < KERNEL_BASE + KERNEL_RAM_SIZE;
+         base += PTRS_PER_TABLE * PAGE_SIZE) {
+        uint32_t *pte = pte_alloc_flags(swapper_pg_dir, base, _KERNPG_TABLE);
+        if (!pte)
+            panic("out of memory for the kernel's page tables");
+        for (uint32_t i = 0; i < PTRS_PER_TABLE; i++)
+            pte[i] = (base + i * PAGE_SIZE) | X86_PTE_PRESENT | X86_PTE_RW;
+    }
     load_cr3(swapper_pg_dir);
     __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
     __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 | X86_CR0_PG | X86_CR0_WP) : "memory");

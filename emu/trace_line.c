@@ -1,0 +1,119 @@
+/* Trace lines formatted by hand (trace_line.h). */
+#include "trace_line.h"
+#include <string.h>
+
+/* Every append stops short of the buffer's end; a line is far shorter. */
+static void put(struct trace_line *l, const char *s, size_t n)
+{
+    if (n > TRACE_LINE_MAX - 1 - l->len)
+        n = TRACE_LINE_MAX - 1 - l->len;
+    memcpy(l->buf + l->len, s, n);
+    l->len += n;
+}
+
+static void pad(struct trace_line *l, size_t n)
+{
+    if (n > TRACE_LINE_MAX - 1 - l->len)
+        n = TRACE_LINE_MAX - 1 - l->len;
+    memset(l->buf + l->len, ' ', n);
+    l->len += n;
+}
+
+/* %-Ns */
+static void put_left(struct trace_line *l, const char *s, size_t width)
+{
+    size_t n = strlen(s);
+    put(l, s, n);
+    if (n < width)
+        pad(l, width - n);
+}
+
+static void put_hex8(struct trace_line *l, uint32_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char s[8];
+    for (int i = 7; i >= 0; i--, v >>= 4)
+        s[i] = digits[v & 15];
+    put(l, s, 8);
+}
+
+/* centi / 100 as "%.2f" does: the integer part, a point, two digits. */
+static size_t cycles_text(char out[32], uint64_t centi)
+{
+    char rev[24];
+    size_t n = 0, k = 0;
+    uint64_t whole = centi / 100;
+    unsigned frac = (unsigned)(centi % 100);
+    do
+        rev[n++] = (char)('0' + whole % 10);
+    while ((whole /= 10) != 0);
+    while (n)
+        out[k++] = rev[--n];
+    out[k++] = '.';
+    out[k++] = (char)('0' + frac / 10);
+    out[k++] = (char)('0' + frac % 10);
+    return k;
+}
+
+static void put_cycles(struct trace_line *l, uint64_t centi, int width)
+{
+    char s[32];
+    size_t n = cycles_text(s, centi), w = (size_t)(width < 0 ? -width : width);
+    if (width > 0 && n < w)
+        pad(l, w - n);
+    put(l, s, n);
+    if (width < 0 && n < w)
+        pad(l, w - n);
+}
+
+/* A CSV field: quoted, with its quotes doubled, when it needs to be. */
+static void put_csv(struct trace_line *l, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        put(l, s, strlen(s));
+        return;
+    }
+    put(l, "\"", 1);
+    for (; *s; s++) {
+        if (*s == '"')
+            put(l, "\"", 1);
+        put(l, *s == '\n' ? " " : s, 1);
+    }
+    put(l, "\"", 1);
+}
+
+void trace_line_text(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                     const char *text, uint64_t cost, uint64_t end)
+{
+    l->len = 0;
+    put(l, "  ", 2);
+    put_hex8(l, addr);
+    put(l, kernel ? " k " : " u ", 3);
+    put_left(l, sym, 28);
+    put(l, " ", 1);
+    put_left(l, text, 40);
+    put(l, " +", 2);
+    put_cycles(l, cost, -7);
+    put(l, " ", 1);
+    put_cycles(l, end, 12);
+    put(l, "\n", 1);
+}
+
+void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                    const char *text, uint64_t start, uint64_t end)
+{
+    l->len = 0;
+    put(l, "insn,,,,,,,,,,,,,", 17);
+    put_cycles(l, start, 0);
+    put(l, ",", 1);
+    put_cycles(l, end, 0);
+    put(l, ",", 1);
+    put_cycles(l, end - start, 0);
+    put(l, ",,,,,", 5);
+    put_hex8(l, addr);
+    put(l, ",", 1);
+    put_csv(l, sym);
+    put(l, kernel ? ",kernel," : ",user,", kernel ? 8 : 6);
+    put_csv(l, text);
+    put(l, "\n", 1);
+}
