@@ -51,6 +51,7 @@ struct output_capture {
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
     bool no_sep;
+    bool vgettimeofday;        /* kernel boot option: the user-space clock */
     uint64_t max_insns;
     const char *program;       /* host path of the ELF file */
     const char *argv0;         /* guest argv[0], if not the host path */

@@ -40,6 +40,9 @@ static const char common_options[] =
     "                       CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP;\n"
     "                       ',stepping=N' sets CPUID's stepping\n"
     "  --no-sep             same as ',-sep' on the chosen model\n"
+    "  --vgettimeofday      kernel boot option: gettimeofday and\n"
+    "                       clock_gettime(CLOCK_REALTIME) in user space, in the\n"
+    "                       vsyscall page (the vDSO's __vdso_gettimeofday)\n"
     "  --cost [MODEL:]CLASS=CYCLES\n"
     "                       override one cost class, for every model or one\n"
     "                       (repeatable; emu --list-costs); the calibrated ring\n"
@@ -446,6 +449,8 @@ int main(int argc, char **argv)
             takes = false;
             if (!strcmp(a, "--no-sep"))
                 opts.no_sep = true;
+            else if (!strcmp(a, "--vgettimeofday"))
+                opts.vgettimeofday = true;
             else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
                 opts.verbose = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))

@@ -2,10 +2,11 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
+#include "syscall_nr.h"
 
 const char *sys_path_name(int path)
 {
-    static const char *const names[NPATHS] = { "int80", "sysenter", "trap" };
+    static const char *const names[NPATHS] = { "int80", "sysenter", "trap", "user" };
     return path >= 0 && path < NPATHS ? names[path] : "?";
 }
 
@@ -392,6 +393,41 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
     }
 }
 
+/* The user-space clock of --vgettimeofday (guest/vsyscall/vgettimeofday.S):
+ * a call into one of its entries, timed to the return like a page call; a
+ * row of its own (PATH_USER) if it made no system call on the way. */
+static void track_vclock(struct syscall_tracker *t, struct machine *m,
+                         const struct block *b, const uint64_t at_block[NCLASSES])
+{
+    struct task_track *task = t->task;
+    uint32_t off = b->addr - VSYSCALL_BASE;
+
+    if (in_vsyscall_page(b->addr) && off == VSYSCALL_VGTOD_RETRY_OFFSET)
+        t->vclock_retries++;
+    if (in_vsyscall_page(b->addr) && !task->in_vclock &&
+        (off == VSYSCALL_GTOD_OFFSET || off == VSYSCALL_CLOCK_GETTIME_OFFSET)) {
+        task->in_vclock = true;
+        task->vclock_nr = off == VSYSCALL_GTOD_OFFSET ? SYS_gettimeofday
+                                                      : SYS_clock_gettime;
+        task->vclock_start = m->block_start_cycles - t->prev_last_cost;
+        task->vclock_seq = t->seq;
+        memcpy(task->vclock_counts, at_block, sizeof task->vclock_counts);
+        if (t->prev_last_cls >= 0)
+            task->vclock_counts[t->prev_last_cls]--;
+        task->vclock_ext = task->ext;
+    } else if (task->in_vclock && !in_vsyscall_page(b->addr)) {
+        uint64_t span = m->block_start_cycles - task->vclock_start;
+        struct syscall_record r = { .nr = task->vclock_nr, .path = PATH_USER,
+                                    .via = VIA_PAGE };
+        task->in_vclock = false;
+        if (t->seq != task->vclock_seq)
+            return;
+        t->vclock_calls++;
+        t->vclock_cycles += span - (task->ext.cycles - task->vclock_ext.cycles);
+        add_call(t, &r, span, task->vclock_counts, at_block, &task->vclock_ext);
+    }
+}
+
 static void tracker_on_block(void *ctx, struct machine *m, const struct block *b)
 {
     struct syscall_tracker *t = ctx;
@@ -433,8 +469,10 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
         if (kernel && block_contains(b, t->sysenter_exit))
             r->ret = RET_SYSEXIT;
     }
-    if (!kernel)
+    if (!kernel) {
         track_vsyscall(t, m, b, at_block);
+        track_vclock(t, m, b, at_block);
+    }
     const struct insn *last = &b->insns[b->ninsns - 1];
     t->prev_last_cost = last->cost;
     t->prev_last_cls = insn_charged_later(last) ? -1 : last->cls;

@@ -14,7 +14,10 @@
 
 #define SYSCALL_STATS_MAX 1024
 
-enum sys_path { PATH_INT80, PATH_SYSENTER, PATH_TRAP, NPATHS };
+/* PATH_USER: no kernel entry at all, the user-space clock of
+ * --vgettimeofday (only in call rows: the vDSO's calls that made no system
+ * call, by the number of the call they replace). */
+enum sys_path { PATH_INT80, PATH_SYSENTER, PATH_TRAP, PATH_USER, NPATHS };
 enum sys_phase { PHASE_NONE, PHASE_ENTRY, PHASE_BODY, PHASE_EXIT };
 enum sys_return { RET_NONE, RET_IRET, RET_SYSEXIT, RET_EXITED };
 /* How the program made the call: through the vsyscall page, or with its
@@ -127,6 +130,11 @@ struct task_track {
     enum sys_phase phase;
     bool active;
     bool unknown;            /* the call in flight reached sys_ni_syscall */
+    bool in_vclock;          /* it called the user-space clock: which one, */
+    uint32_t vclock_nr;      /* when, the records begun before it, the */
+    uint64_t vclock_start, vclock_seq; /* counts and ext work at the call */
+    uint64_t vclock_counts[NCLASSES];
+    struct ext_work vclock_ext;
     bool in_vsyscall;        /* it called into the vsyscall page ... */
     uint64_t vsyscall_start; /* ... at this many centicycles */
     uint64_t page_start_counts[NCLASSES];   /* class counts at the page call */
@@ -162,6 +170,9 @@ struct syscall_tracker {
     uint64_t trap_cycles;    /* in traps (faults), centicycles */
     /* calls through the vsyscall page: call .. return, centicycles */
     uint64_t vsyscall_calls, vsyscall_cycles;
+    /* user-space clock calls (--vgettimeofday) that made no system call,
+     * their cycles (call .. return), and the sequence-lock retries */
+    uint64_t vclock_calls, vclock_cycles, vclock_retries;
     /* the caller's view, by number, path and via (the first MAX_CALL_ROWS
      * seen; calls_dropped counts calls of any further one) */
     struct call_row call_rows[MAX_CALL_ROWS];

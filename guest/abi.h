@@ -88,6 +88,28 @@
  * AT_SYSINFO_EHDR points at: glibc only takes AT_SYSINFO when it is there. */
 #define VSYSCALL_EHDR_OFFSET  0x800
 #define VSYSCALL_EHDR         (VSYSCALL_BASE + VSYSCALL_EHDR_OFFSET)
+/*
+ * The user-space clock (boot option --vgettimeofday, BOOT_FLAG_VGETTIMEOFDAY):
+ * __vdso_gettimeofday and __vdso_clock_gettime in the vsyscall page, at these
+ * offsets (guest/vsyscall/vgettimeofday.S), reading the time base the timer
+ * tick publishes in the page below the vsyscall page, read-only to user
+ * mode (struct vgtod_data). Without the option neither exists.
+ */
+#define VSYSCALL_GTOD_OFFSET          0x440
+#define VSYSCALL_CLOCK_GETTIME_OFFSET 0x4c0
+#define VSYSCALL_VGTOD_READ_OFFSET    0x540 /* their shared reader */
+/* where the reader starts again when the sequence count changed under it
+ * (the emulator counts these retries for --report) */
+#define VSYSCALL_VGTOD_RETRY_OFFSET   0x541
+#define VGTOD_DATA            (FIXADDR_TOP - PAGE_SIZE)
+#define VGTOD_SEQ       0x00 /* odd while the kernel writes the rest */
+#define VGTOD_SEC       0x04 /* xtime at the last tick ... */
+#define VGTOD_USEC      0x08
+#define VGTOD_TSC_LO    0x0c /* ... and the TSC at that tick */
+#define VGTOD_TSC_HI    0x10
+#define VGTOD_QUOTIENT  0x14 /* fast_gettimeoffset_quotient: 2^32 / (cycles per usec) */
+#define VGTOD_CYCLES_PER_TICK 0x18
+#define VGTOD_USEC_PER_TICK   0x1c
 
 /* ---- Auxiliary vector entries the kernel passes ---- */
 #define AT_NULL    0
@@ -203,6 +225,9 @@
 #define PTE_SW_PROTNONE 0x400 /* a page kept but inaccessible (PROT_NONE): P clear */
 
 
+/* struct boot_record flags: the kernel boot options */
+#define BOOT_FLAG_VGETTIMEOFDAY 0x1 /* --vgettimeofday: the user-space clock */
+
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
 #define BOOT_VERSION 2
 
@@ -289,7 +314,21 @@ struct boot_record {
     uint32_t reserved[3];
 };
 
+/* The page at VGTOD_DATA (offsets VGTOD_*, for the vsyscall code). */
+struct vgtod_data {
+    uint32_t seq;
+    uint32_t sec, usec;
+    uint32_t tsc_lo, tsc_hi;
+    uint32_t quotient;
+    uint32_t cycles_per_tick;
+    uint32_t usec_per_tick;
+};
+
 _Static_assert(sizeof(struct boot_record) == 80, "boot record layout");
+_Static_assert(__builtin_offsetof(struct vgtod_data, usec_per_tick) == VGTOD_USEC_PER_TICK &&
+               __builtin_offsetof(struct vgtod_data, quotient) == VGTOD_QUOTIENT &&
+               __builtin_offsetof(struct vgtod_data, tsc_lo) == VGTOD_TSC_LO,
+               "vgtod_data layout");
 _Static_assert(sizeof(struct hc_mm) == 36, "hc_mm layout");
 _Static_assert(sizeof(struct hc_io) == 16, "hc_io layout");
 _Static_assert(sizeof(struct hc_vfs) == 56, "hc_vfs layout");

@@ -230,6 +230,7 @@ ENTRY(ret_from_fork)
 ENTRY(irq0_interrupt)
 	pushl $-1
 	SAVE_ALL
+irq0_tick:
 	movl %esp, %eax
 	pushl %eax
 	call do_timer_interrupt
@@ -238,6 +239,13 @@ ENTRY(irq0_interrupt)
 	testl $3, PT_CS(%esp)
 	jnz syscall_exit
 	jmp restore_all
+
+/* The same with --vgettimeofday: the clock's base published first. */
+ENTRY(irq0_interrupt_vgtod)
+	pushl $-1
+	SAVE_ALL
+	call vgtod_tick
+	jmp irq0_tick
 
 /* Exceptions: the stub pushes an error code where the CPU does not (the
  * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap

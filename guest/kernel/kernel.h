@@ -93,11 +93,13 @@ void sysenter_setup(void);
 extern uint32_t vsyscall_entry; /* what AT_SYSINFO says */
 
 /* vdso.c: the ELF image AT_SYSINFO_EHDR points at, inside the vsyscall page */
-void vdso_fill(void *where);
+void vdso_fill(void *where, int with_symbols);
 
 /* timer_tsc.c: the clock */
 void time_init(void);
 void do_gettimeofday(uint32_t *sec, uint32_t *usec);
+void vgtod_init(void);
+void vgtod_tick(void);
 
 /* exec.c: pid 1 becomes the boot program (its registers at the top of
  * its kernel stack); entry.S: leave for it. */

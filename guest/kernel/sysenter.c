@@ -9,6 +9,9 @@ extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
 extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
 extern const uint8_t vsyscall_sigreturn_start[], vsyscall_sigreturn_end[];
 extern const uint8_t vsyscall_rt_sigreturn_start[], vsyscall_rt_sigreturn_end[];
+extern const uint8_t vsyscall_vgtod_start[], vsyscall_vgtod_end[];
+extern void irq0_interrupt_vgtod(void);
+void set_intr_gate(int n, void (*handler)(void));
 
 uint32_t vsyscall_entry;
 
@@ -64,9 +67,17 @@ void sysenter_setup(void)
            vsyscall_sigreturn_end - vsyscall_sigreturn_start);
     memcpy((void *)(VSYSCALL_BASE + VSYSCALL_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
            vsyscall_rt_sigreturn_end - vsyscall_rt_sigreturn_start);
-    vdso_fill((void *)VSYSCALL_EHDR);
+    int vgtod = boot->flags & BOOT_FLAG_VGETTIMEOFDAY;
+    if (vgtod)
+        memcpy((void *)(VSYSCALL_BASE + VSYSCALL_GTOD_OFFSET), vsyscall_vgtod_start,
+               vsyscall_vgtod_end - vsyscall_vgtod_start);
+    vdso_fill((void *)VSYSCALL_EHDR, vgtod);
     set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = VSYSCALL_BASE;
+    if (vgtod) {
+        vgtod_init();
+        set_intr_gate(FIRST_EXTERNAL_VECTOR + IRQ_TIMER, irq0_interrupt_vgtod);
+    }
 
     if (cpu_has(CPUID_FEATURE_SEP))
         enable_sep_cpu();
