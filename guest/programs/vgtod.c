@@ -13,6 +13,7 @@
  *   vgtod loop N      N calls of libc-style gettimeofday (the vDSO's when
  *                     it has one, else the system call), checking order
  *   vgtod sym         which vDSO symbols there are, and where
+ *   vgtod tz          __vdso_gettimeofday with a time zone (the system call)
  *   vgtod write       store into the time-base page (must be SIGSEGV)
  */
 #include "mini/mini.h"
@@ -171,6 +172,12 @@ int main(int argc, char **argv)
         printf("write: the time base took a store from user mode\n");
         return 1;
     }
+    if (!strcmp(mode, "tz") && user) {
+        struct { int minuteswest, dsttime; } tz = { 99, 99 };
+        int r = user(&tv, &tz);
+        printf("tz: ret %d minuteswest %d dsttime %d\n", r, tz.minuteswest, tz.dsttime);
+        return r != 0;
+    }
     if (!strcmp(mode, "check")) {
         if (!user) {
             printf("check: no __vdso_gettimeofday (boot with --vgettimeofday)\n");
@@ -200,6 +207,6 @@ int main(int argc, char **argv)
             user(&tv, 0);
         return 0;
     }
-    puts_fd(2, "usage: vgtod compare|check|loop N | sym | write\n");
+    puts_fd(2, "usage: vgtod compare|check|loop N | sym | tz | write\n");
     return 2;
 }

@@ -8,7 +8,8 @@
  * kernel's do_gettimeofday does (timer_tsc.c): the ticks since the base
  * are added one by one, then the cycles since the last of them are scaled
  * by one 32x32 multiply. So for the same TSC value both give the same time.
- * A time zone, a NULL tv, a clock other than CLOCK_REALTIME, or a base more
+ * A time zone, a NULL tv, a clock other than CLOCK_REALTIME (or _COARSE,
+ * which this kernel reads the same way), or a base more
  * than 2^32 cycles old make the system call through the page's entry. A
  * TSC behind the base's (another CPU's TSC, --tsc-skew) counts as no cycles
  * since it, as Linux's later vread_tsc does. Errors come back as -errno.
@@ -19,6 +20,7 @@
 #define DATA(field)  (VGTOD_DATA + VGTOD_##field)
 #define USEC_PER_SEC 1000000
 #define CLOCK_REALTIME 0
+#define CLOCK_REALTIME_COARSE 5
 
 	.section .rodata.vsyscall, "a"
 	.globl vsyscall_vgtod_start, vsyscall_vgtod_end
@@ -55,8 +57,10 @@ vsyscall_clock_gettime:
 	pushl %esi
 	movl 16(%esp), %esi             /* ts */
 	cmpl $(CLOCK_REALTIME), 12(%esp)
+	je 2f
+	cmpl $(CLOCK_REALTIME_COARSE), 12(%esp)  /* the same clock in this kernel */
 	jne 1f
-	call vgtod_read
+2:	call vgtod_read
 	jc 1f
 	movl %ebx, (%esi)
 	imull $1000, %ecx, %ecx
