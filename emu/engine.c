@@ -292,6 +292,12 @@ static void on_engine_abort(int sig)
 
 bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err)
 {
+    return engine_run_count(uc, begin, until, 0, err);
+}
+
+bool engine_run_count(uc_engine *uc, uint32_t begin, uint32_t until, uint64_t count,
+                      uc_err *err)
+{
     sigjmp_buf env;
     struct sigaction sa, old;
     volatile bool returned = false;
@@ -302,7 +308,7 @@ bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err)
     sigaction(SIGABRT, &sa, &old);
     if (sigsetjmp(env, 1) == 0) {
         engine_abort_target = &env;
-        *err = uc_emu_start(uc, begin, until, 0, 0);
+        *err = uc_emu_start(uc, begin, until, 0, (size_t)count);
         returned = true;
     }
     engine_abort_target = NULL;

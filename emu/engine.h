@@ -88,6 +88,23 @@
  *     engine chains the running block to blocks the flush frees, and the
  *     emulator crashes.) Test: test_addrspace
  *     code_at_the_same_address_in_two_spaces_runs_each_its_own.
+ * 18. (--smp) Each CPU is its own engine over the same host pages, and an
+ *     engine only notices changes of code it translated made by its own
+ *     stores: another CPU's write would leave a stale translation running.
+ *     emu/smp_code.c keeps each page some CPU ran code from with a copy of
+ *     its bytes; after each turn a changed page drops the translations of
+ *     every other engine that ran code there (UC_CTL_TB_FLUSH, outside a
+ *     run). Test: none yet (docs/smp.md, "left to do").
+ * 19. (--smp) A stop requested from a hook (uc_emu_stop in the block hook,
+ *     or the instruction count of uc_emu_start) leaves the engine so that
+ *     a later page fault inside a rep string op ends the run with no
+ *     exception raised and EIP at the rep: the fault is never delivered,
+ *     and every run stops there again. Also, a stop from the block hook
+ *     leaves EIP at whatever was last written back, not the block's
+ *     address. Seen on 2.0.1: with --smp 2 the kernel's first
+ *     copy_to_user onto the new program's stack (a not-present page).
+ *     Not worked around yet: emu/smp.c stops the machine (125) with a
+ *     message when a turn makes no progress, instead of spinning.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -128,6 +145,9 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
 int engine_watch(uc_engine *uc, struct engine_reports *r);
 /* uc_emu_start, but false if the translator aborted instead of returning. */
 bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err);
+/* The same, stopping after count instructions (0: no limit). */
+bool engine_run_count(uc_engine *uc, uint32_t begin, uint32_t until, uint64_t count,
+                      uc_err *err);
 /* A code hook on the instruction at addr only. 0 or -1. */
 int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user);
 /* A code hook on every instruction. 0 or -1. */

@@ -4,6 +4,7 @@
 #include "cpu_insns.h"
 #include "hypercall.h"
 #include "irq.h"
+#include "smp.h"
 #include "sysenter.h"
 #include "trap.h"
 
@@ -89,9 +90,11 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         reg_write(m, UC_X86_REG_EIP, addr);
         return;
     }
-    /* A due timer interrupt is taken before the block runs; the handler's
-     * first block comes back here. */
-    if (irq_check(m, addr))
+    /* A due interrupt is taken before the block runs; the handler's first
+     * block comes back here. The PIC is wired to CPU 0. */
+    if (m->smp && smp_ipi_check(m, addr))
+        return;
+    if (m->cpu_id == 0 && irq_check(m, addr))
         return;
     if (m->insns + b->ninsns > m->opts->max_insns) {
         over_budget(m);
@@ -99,6 +102,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     }
     if (addr < KERNEL_BASE)
         as_note_code(m->as, addr, size);
+    if (m->smp)
+        smp_note_code(m, addr, size);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;
@@ -108,7 +113,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * starts at it. Anything else in between ends that rep. */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->irq.shadow = ends_with_sti(m, b);
+    m->sti_shadow = ends_with_sti(m, b);
     machine_notify_block(m, b);
 }
 
@@ -139,7 +144,7 @@ int machine_init_bare(struct machine *m, const struct run_options *opts)
     if (add_hooks(m))
         return machine_fail(m, 125, "cannot install engine hooks");
     irq_init(m);
-    return 0;
+    return smp_init(m, add_hooks);
 }
 
 int machine_init(struct machine *m, const struct run_options *opts)
@@ -184,6 +189,51 @@ static bool halted_at(struct machine *m, uint32_t eip)
     return op && *op == 0xf4;
 }
 
+/* One run of the current CPU's engine and what it reported. True if it
+ * stopped at a hlt (EIP after it) that nothing here handled. */
+static bool run_slice(struct machine *m)
+{
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    uc_err e = UC_ERR_OK;
+
+    if (!engine_run_count(m->uc, eip, m->abort_ud_pending ? m->abort_ud_at : KERNEL_BASE,
+                          m->smp ? m->smp->turn_left : 0, &e)) {
+        engine_aborted(m);
+        return false;
+    }
+    if (m->stop != STOP_NONE)
+        return false;
+    if (m->reports.ud) {
+        raise_reported_ud(m);
+        return false;
+    }
+    if (m->reports.wrap) {
+        raise_wrapped_pf(m);
+        return false;
+    }
+    if (m->abort_ud_pending && reg_read(m, UC_X86_REG_EIP) == m->abort_ud_at) {
+        raise_ud_after_abort(m);
+        return false;
+    }
+    eip = reg_read(m, UC_X86_REG_EIP);
+    if (e != UC_ERR_OK) {
+        machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
+        return false;
+    }
+    if (halted_at(m, eip))
+        return true;
+    /* the quantum's instructions are done (smp.h): the rest of the block
+     * runs next time, charged then */
+    if (m->smp) {
+        uint32_t index;
+        if (block_find_insn(m->cur_block, eip, &index))
+            truncate_current_block(m, index);
+        return false;
+    }
+    machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
+    return false;
+}
+
 /*
  * KERNEL_BASE is the "until" address: kernel memory there holds no code
  * and user mode cannot fetch from a supervisor page, so reaching it never
@@ -191,38 +241,14 @@ static bool halted_at(struct machine *m, uint32_t eip)
  */
 int machine_run(struct machine *m)
 {
+    if (m->smp)
+        smp_run(m, run_slice);
     while (m->stop == STOP_NONE) {
-        uint32_t eip = reg_read(m, UC_X86_REG_EIP);
-        uc_err e = UC_ERR_OK;
-
-        if (!engine_run(m->uc, eip, m->abort_ud_pending ? m->abort_ud_at : KERNEL_BASE, &e)) {
-            engine_aborted(m);
-            continue;
-        }
-        if (m->stop != STOP_NONE)
-            break;
-        if (m->reports.ud) {
-            raise_reported_ud(m);
-            continue;
-        }
-        if (m->reports.wrap) {
-            raise_wrapped_pf(m);
-            continue;
-        }
-        if (m->abort_ud_pending && reg_read(m, UC_X86_REG_EIP) == m->abort_ud_at) {
-            raise_ud_after_abort(m);
-            continue;
-        }
-
-        eip = reg_read(m, UC_X86_REG_EIP);
         /* hlt ends the engine's run: wait for the next interrupt, in
          * modeled time (irq.h) */
-        if (e == UC_ERR_OK && halted_at(m, eip) && irq_halt(m))
-            continue;
-        if (e != UC_ERR_OK)
-            machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
-        else
-            machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
+        if (run_slice(m) && !irq_halt(m))
+            machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x",
+                         reg_read(m, UC_X86_REG_EIP));
     }
     switch (m->stop) {
     case STOP_EXIT: return m->exit_status;

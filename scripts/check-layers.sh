@@ -68,6 +68,8 @@ mmcall        2
 vfscall       2
 boot          2
 run           2
+smp           2
+smp_code      2
 syscalls      3
 spans         3
 trace         4

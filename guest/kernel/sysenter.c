@@ -4,6 +4,8 @@
  */
 #include "kernel.h"
 #include "mm.h"
+#include "sched.h"
+#include "smp.h"
 
 extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
 extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
@@ -14,7 +16,7 @@ uint32_t vsyscall_entry;
 
 /*
  * sysenter loads ESP from an MSR, not from the TSS, so each CPU gets a tiny
- * trampoline page: SYSENTER_EIP points at its start, which loads the real
+ * trampoline page (it runs on each CPU: the page and the TSS are its own): SYSENTER_EIP points at its start, which loads the real
  * kernel stack (the TSS's esp0, which follows the running task) and jumps
  * to sysenter_entry; SYSENTER_ESP is the page's top, used by nothing.
  */
@@ -36,7 +38,11 @@ static void enable_sep_cpu(void)
     wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
     wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)page + PAGE_SIZE, 0);
     wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)page, 0);
+#ifdef CONFIG_SMP
+    printk("Enabling SEP on CPU %d", smp_processor_id());
+#else
     printk("Enabling SEP on CPU 0");
+#endif
 }
 
 void sysenter_setup(void)
@@ -61,6 +67,11 @@ void sysenter_setup(void)
     set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = VSYSCALL_BASE;
 
-    if (cpu_has(CPUID_FEATURE_SEP))
+    if (cpu_has(CPUID_FEATURE_SEP)) {
         enable_sep_cpu();
+#ifdef CONFIG_SMP
+        /* the patch: each CPU its own trampoline page and MSRs */
+        smp_call_function(enable_sep_cpu);
+#endif
+    }
 }
