@@ -32,7 +32,7 @@ HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN)
 HOST_LDFLAGS = $(SAN)
 
 GUEST_CC := gcc
-GUEST_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -ffreestanding -fno-pic -fno-pie \
+GUEST_CFLAGS := -m32 -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
 # The system-call handlers' arguments are the saved user registers of
 # pt_regs (entry.S): a sibling call would write its own arguments over them
@@ -137,11 +137,17 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
 # helper server puts that on a TCP port for Debian's gdb to attach to.
 GDB_FAKE := $(BUILD)/tests/gdb_fake.c.o
 GDB_FAKE_SERVER := $(BUILD)/tests/gdb_fake_server
-$(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(filter $(BUILD)/emu/gdb%,$(EMU_OBJS))
+GDB_STUB_OBJS = $(filter-out $(BUILD)/emu/gdb_machine.c.o,$(filter $(BUILD)/emu/gdb%,$(EMU_OBJS)))
+$(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(GDB_STUB_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 GDB_RIG := $(BUILD)/tests/gdb_rig.c.o
 $(BUILD)/tests/test_gdbstub $(BUILD)/tests/test_gdbstub_hostile: $(GDB_FAKE) $(GDB_RIG)
 $(BUILD)/tests/test_gdb_client: | $(GDB_FAKE_SERVER)
+# The debugger's hold in this process (tests/debug_rig.h).
+$(BUILD)/tests/test_debug $(BUILD)/tests/test_debug_steps $(BUILD)/tests/test_debug_watch \
+	$(BUILD)/tests/test_debug_mem: $(BUILD)/tests/debug_rig.c.o
+# emu run --gdb in a child, with Debian's gdb or a raw socket (tests/emu_gdb.h).
+$(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile: $(BUILD)/tests/emu_gdb.c.o
 
 # ---- real static i386 programs: glibc, musl, busybox (tests/test_static.c) ----
 # Each guest/programs/static/NAME.c becomes static/NAME-glibc (gcc-multilib's
@@ -216,7 +222,7 @@ fuzz:
 .SECONDARY:
 
 .PHONY: all run test test-asan bench lat plot clean traces samples fuzz fuzz-targets fuzz-seeds install
-all: $(EMU) $(PROGRAMS)
+all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
 # (make run REPLAY_N=1000000 replays them exactly, in about two minutes); the

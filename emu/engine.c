@@ -167,19 +167,29 @@ uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
     return (uint32_t)code;
 }
 
+void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout)
+{
+    (void)engine_take_exception(uc, ctx, layout);
+}
+
 /* ---- quirks 3, 13 and 14: raising the privilege level from a hook ---- */
 
-/*
- * A real-mode load of SS (PE briefly clear; the API's CR0 write has no
- * side effects on 2.0.1) makes the CPL 0; with PE back on, CS and SS then
- * load from the GDT with full checks.
- */
-bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp)
+/* A real-mode load of SS (PE briefly clear; the API's CR0 write has no
+ * side effects on 2.0.1) makes the CPL 0. */
+static uc_err cpl0_by_real_mode_ss(uc_engine *uc)
 {
     uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0), zero = 0;
     engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PE);
-    uc_err e1 = uc_reg_write(uc, UC_X86_REG_SS, &zero);
+    uc_err e = uc_reg_write(uc, UC_X86_REG_SS, &zero);
     engine_reg_write(uc, UC_X86_REG_CR0, cr0);
+    return e;
+}
+
+/* With the CPL 0 and PE back on, CS and SS load from the GDT with full
+ * checks. */
+bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp)
+{
+    uc_err e1 = cpl0_by_real_mode_ss(uc);
     uint32_t cs32 = cs, ss32 = ss;
     uc_err e2 = uc_reg_write(uc, UC_X86_REG_CS, &cs32);
     uc_err e3 = uc_reg_write(uc, UC_X86_REG_SS, &ss32);
@@ -263,6 +273,48 @@ void engine_retranslate_page(uc_engine *uc, uint32_t addr)
 {
     addr &= ~(uint32_t)(PAGE_SIZE - 1);
     uc_ctl_remove_cache(uc, addr, addr + PAGE_SIZE);
+}
+
+/* ---- quirks 15 and 16: the debugger's hooks ---- */
+
+/* An address the MMU cannot map at ring 0 either (nothing there) drops
+ * nothing; the fault it raises inside the engine goes with the restored
+ * state, and the engine clears its pending exception on every start. */
+void engine_retranslate_ranges(uc_engine *uc, uc_context *ctx, const struct engine_range *r,
+                               size_t n)
+{
+    if (n == 0)
+        return;
+    uc_context_save(uc, ctx);
+    if (engine_reg_read(uc, UC_X86_REG_CS) & X86_SEL_RPL)
+        cpl0_by_real_mode_ss(uc);
+    for (size_t i = 0; i < n; i++)
+        if (r[i].len)
+            uc_ctl_remove_cache(uc, (uint64_t)r[i].start, (uint64_t)r[i].start + r[i].len);
+    uc_context_restore(uc, ctx);
+}
+
+int engine_hook_code_range(uc_engine *uc, uint32_t begin, uint32_t end, uc_cb_hookcode_t cb,
+                           void *user, uc_hook *h)
+{
+    return uc_hook_add(uc, h, UC_HOOK_CODE, cb, user, (uint64_t)begin, (uint64_t)end) ==
+                   UC_ERR_OK
+               ? 0
+               : -1;
+}
+
+int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint32_t end,
+                    uc_cb_hookmem_t cb, void *user, uc_hook *h)
+{
+    int type = (reads ? UC_HOOK_MEM_READ : 0) | (writes ? UC_HOOK_MEM_WRITE : 0);
+    return uc_hook_add(uc, h, type, cb, user, (uint64_t)begin, (uint64_t)end) == UC_ERR_OK
+               ? 0
+               : -1;
+}
+
+void engine_unhook(uc_engine *uc, uc_hook h)
+{
+    uc_hook_del(uc, h);
 }
 
 /* ---- quirk 9: the sysenter hook ---- */

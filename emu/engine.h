@@ -6,7 +6,9 @@
  *  1. Spurious #DF. The engine never finishes delivering an exception, so
  *     its "exception in flight" stays set, and the next fault is reported
  *     as a double fault, the one after as a triple fault (upstream issue
- *     #1883). engine_take_exception() clears it after each fault.
+ *     #1883). engine_take_exception() clears it after each fault, and
+ *     engine_clear_in_flight() after a stop for the debugger, which can
+ *     leave it set with no fault reported.
  *     Test: test_trap many_faults_in_one_engine_are_never_double_faults.
  *  2. The error code of an exception is not in the API. engine_probe_layout()
  *     finds where the saved CPU context keeps it (and the in-flight field
@@ -45,7 +47,9 @@
  *     on the instruction's own address can stand in for them:
  *     engine_hook_code_at() adds one, engine_retranslate() drops the
  *     block's translation so that the hook is seen, and the run restarts
- *     at the block. Tests: test_cpu_insns rdtsc_counts_modeled_cycles,
+ *     at the block. The same hooks charge rep string ops run by run, and
+ *     stop a Pentium Pro's sysexit (machine.h, sysenter.h). Tests:
+ *     test_cpu_insns rdtsc_counts_modeled_cycles,
  *     sysenter_msrs_exist_only_with_sep.
  *  9. sysenter only calls the UC_X86_INS_SYSENTER hook, then adds the
  *     instruction's length (2) to EIP; EIP read inside the hook is not the
@@ -75,7 +79,31 @@
  *     flush, hidden flags unchanged), which 3 relies on. On 2.1 it flushes
  *     the TLB and the jump cache: still correct, but every ring raise then
  *     costs a flush. Test: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS).
- * 15, 16. (Kept for the debugger's quirks, which come with it.)
+ * 15. A hook only applies to code translated after it is added (memory
+ *     hooks too: translated code skips them), so the debugger's new hooks
+ *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
+ *     the whole 1 GiB translation buffer on 2.0.1 (until 2.1.3): seconds,
+ *     and a gigabyte of memory touched. uc_ctl_remove_cache drops a range
+ *     but finds it through the MMU at the current privilege: asked from
+ *     ring 3 about kernel code it drops nothing and sets CR2 as a page
+ *     fault would. engine_retranslate_ranges() asks as ring 0 (the SS load
+ *     of 3) and then puts the saved CPU state back. Tests: test_debug
+ *     retranslating_kernel_code_from_ring3_misses_it,
+ *     breakpoints_in_kernel_code_set_from_ring3_hit.
+ * 16. Hooks at one instruction run in the order they were added, and a
+ *     hook that stops the engine (uc_emu_stop) or writes EIP ends the list:
+ *     the later ones never see that instruction; so every code hook the
+ *     machine adds asks the debugger first (machine_hold_insn), and a rep
+ *     op's run, which its hook charges (8), is charged only if it runs.
+ *     Stopping from a block hook keeps the block from running, from a code
+ *     hook the instruction. A code hook sees EIP at its instruction; a
+ *     block hook entered by a direct jump from the block before sees that
+ *     block's stale EIP, and a write of EIP from a hook restarts the engine
+ *     instead of letting it stop: machine_pause() notes where, and
+ *     machine_run sets EIP once the engine has returned. Tests: test_debug
+ *     breakpoint_on_rdtsc_stops_before_it,
+ *     stepping_through_system_calls_counts_as_without,
+ *     stepping_through_a_rep_op_charges_its_start_up_once.
  * 17. Translations are cached by address (the guest-physical page, here the
  *     virtual one), and the engine only notices a change of a page's bytes
  *     made through its own stores. When the emulator replaces the bytes of
@@ -95,16 +123,14 @@
  *     its bytes; after each turn a changed page drops the translations of
  *     every other engine that ran code there (UC_CTL_TB_FLUSH, outside a
  *     run). Test: none yet (docs/smp.md, "left to do").
- * 19. (--smp) A stop requested from a hook (uc_emu_stop in the block hook,
- *     or the instruction count of uc_emu_start) leaves the engine so that
- *     a later page fault inside a rep string op ends the run with no
- *     exception raised and EIP at the rep: the fault is never delivered,
- *     and every run stops there again. Also, a stop from the block hook
- *     leaves EIP at whatever was last written back, not the block's
- *     address. Seen on 2.0.1: with --smp 2 the kernel's first
- *     copy_to_user onto the new program's stack (a not-present page).
- *     Not worked around yet: emu/smp.c stops the machine (125) with a
- *     message when a turn makes no progress, instead of spinning.
+ * 19. (--smp) A turn ends by uc_emu_start's instruction count, i.e. a
+ *     stop requested from a hook: the engine may then keep a fault in
+ *     flight (as 1), and a later page fault (the kernel's first
+ *     copy_to_user onto a new stack, a rep movsl) ends every run without
+ *     being raised. emu/run.c clears the in-flight mark after each count
+ *     stop (engine_clear_in_flight, as the debugger's pause does); a turn
+ *     that still makes no progress stops the machine (125) instead of
+ *     spinning. Test: test_smp programs_run_to_their_end_on_2_and_4_cpus.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -137,6 +163,9 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
 /* The pending exception's error code; marks no exception in flight. */
 uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
                                const struct engine_layout *layout);
+/* Mark no exception in flight: the engine stopped between instructions
+ * for the debugger (quirk 1: a stop from a code hook can leave the mark). */
+void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout);
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
 bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
 /* Back every guest address with host memory. 0 or -1. */
@@ -153,14 +182,29 @@ int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void 
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
- * bytes run. The page tables loaded now must map it. */
+ * bytes run. Only for code the CPU can fetch at the current privilege
+ * through the page tables loaded now (quirk 15). */
 void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+/* Forget the translations of each [start, start+len), whatever the
+ * privilege level (quirk 15); ctx: a context of uc to save the CPU in. */
+struct engine_range {
+    uint32_t start, len;
+};
+void engine_retranslate_ranges(uc_engine *uc, uc_context *ctx, const struct engine_range *r,
+                               size_t n);
+/* A code hook on [begin, end] (every instruction if begin > end), and
+ * memory hooks on guest reads and/or writes starting in [begin, end]; *h
+ * is for engine_unhook. 0 or -1. */
+int engine_hook_code_range(uc_engine *uc, uint32_t begin, uint32_t end, uc_cb_hookcode_t cb,
+                           void *user, uc_hook *h);
+int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint32_t end,
+                    uc_cb_hookmem_t cb, void *user, uc_hook *h);
+void engine_unhook(uc_engine *uc, uc_hook h);
 /* Quirk 17: forget the translations of the user page at addr, whose bytes
  * the emulator is about to replace. Only at CPL 0 and while the loaded
  * page tables map the page present: the engine finds the translations
  * through its MMU, at the privilege of the moment. */
 void engine_retranslate_page(uc_engine *uc, uint32_t addr);
-
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

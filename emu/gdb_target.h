@@ -15,8 +15,10 @@
 /* GDB's signal numbers (gdb/signals.def), as used in stop replies. */
 #define GDB_SIGINT  2
 #define GDB_SIGTRAP 5
+#define GDB_SIGABRT 6
 #define GDB_SIGKILL 9
 #define GDB_SIGSEGV 11
+#define GDB_SIGXCPU 24
 
 /* Z0..Z4: the packet's type digit. */
 enum gdb_point_type {

@@ -27,6 +27,13 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
     engine_stop(m->uc);
 }
 
+void machine_pause(struct machine *m, uint32_t eip)
+{
+    m->paused = true;
+    m->pause_eip = eip;
+    engine_stop(m->uc);
+}
+
 int machine_create(struct machine *m, const struct run_options *opts)
 {
     char err[256];
@@ -189,6 +196,8 @@ static void on_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
     (void)uc;
+    if (machine_hold_insn(m, (uint32_t)address))
+        return;
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].insn)
             m->observers[i].insn(m->observers[i].ctx, m, (uint32_t)address, size);
@@ -211,6 +220,8 @@ int machine_observe(struct machine *m, const struct machine_observer *o)
 
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 {
+    if (m->hold.delivered)
+        m->hold.delivered(m->hold.ctx, m, e);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].delivery)
             m->observers[i].delivery(m->observers[i].ctx, m, e);

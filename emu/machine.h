@@ -33,7 +33,7 @@ enum stop_reason {
     STOP_PANIC,       /* the guest kernel panicked */
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
-    STOP_DEADLOCK,    /* every process waits for something no one can do (124) */
+    STOP_DEADLOCK,    /* every process waits for something no one can do */
 };
 
 /* --mem: the user memory all processes together may hold. */
@@ -142,6 +142,24 @@ struct irq_state {
     uint64_t halts;            /* hlt instructions that waited for an interrupt */
 };
 
+/*
+ * A debugger's hold on the machine (emu/debug.c). The execution loop asks
+ * block() before it charges a block, and every code hook the machine puts
+ * in asks insn() first (hooks at one instruction run in the order added,
+ * and one that stops the engine or moves EIP ends the list: docs/unicorn.md,
+ * quirk 16). True: the debugger has paused the machine there, before the
+ * block or instruction ran (machine_pause).
+ */
+struct machine_hold {
+    void *ctx;
+    bool (*block)(void *ctx, struct machine *m, const struct block *b, uint32_t addr);
+    bool (*insn)(void *ctx, struct machine *m, uint32_t addr);
+    /* an interrupt or exception went through the IDT (before observers) */
+    void (*delivered)(void *ctx, struct machine *m, const struct delivery_event *e);
+    /* the kernel found a page fault to be the program's (MM_BAD_FAULT) */
+    void (*program_fault)(void *ctx, struct machine *m, const struct delivery_event *e);
+};
+
 #define MACHINE_MAX_OBSERVERS 8
 #define MAX_SPECIAL_HOOKS 1024
 
@@ -211,6 +229,9 @@ struct machine {
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
     bool insn_hooked;              /* the every-instruction hook is in */
+    struct machine_hold hold;      /* a debugger's, or all NULL */
+    bool paused;                   /* the debugger stopped the engine */
+    uint32_t pause_eip;            /* before this instruction */
 
     /* why the run ended */
     enum stop_reason stop;
@@ -242,6 +263,22 @@ static inline void reg_write(struct machine *m, int reg, uint32_t value)
 {
     engine_reg_write(m->uc, reg, value);
 }
+
+/* The debugger's say (struct machine_hold); false without a debugger. */
+static inline bool machine_hold_block(struct machine *m, const struct block *b, uint32_t addr)
+{
+    return m->hold.block && m->hold.block(m->hold.ctx, m, b, addr);
+}
+
+static inline bool machine_hold_insn(struct machine *m, uint32_t addr)
+{
+    return m->hold.insn && m->hold.insn(m->hold.ctx, m, addr);
+}
+
+/* Stop the engine for the debugger before the instruction at eip:
+ * machine_run returns MACHINE_PAUSED (run.h) with EIP there, and the next
+ * machine_run goes on. */
+void machine_pause(struct machine *m, uint32_t eip);
 
 /* Charge count instructions of class cls. */
 void charge(struct machine *m, int cls, uint64_t count);

@@ -7,6 +7,7 @@
 #include "boot.h"
 #include "calibrate.h"
 #include "compare.h"
+#include "gdb_machine.h"
 #include "names.h"
 #include "outputs.h"
 #include "run.h"
@@ -84,10 +85,15 @@ static const char run_text[] =
     "                       terminal, and --strace and --report write elsewhere)\n"
     "  --no-cycle-model     no cycle accounting (for make bench): no cycles,\n"
     "                       traces, budget or modeled TSC\n"
+    "  --gdb [HOST:]PORT    serve GDB's remote protocol (HOST 127.0.0.1 unless\n"
+    "                       given; PORT 0 picks a free one; emu prints it)\n"
+    "  -s                   the same as --gdb " GDB_SHORTHAND_SPEC "\n"
+    "  -S, --gdb-wait       with --gdb or -s: stop before the kernel's first\n"
+    "                       instruction until a debugger attaches\n"
     "\n"
     "exit status: the program's own; 128+N if a fault killed it with signal N;\n"
-    "2 usage error; 124 instruction budget exhausted or deadlock; 125 machine\n"
-    "failure; 126 program cannot be run; 127 program not found\n";
+    "2 usage error; 124 instruction budget exhausted; 125 machine failure;\n"
+    "126 program cannot be run; 127 program not found\n";
 
 static const char compare_text[] =
     "usage: emu compare [options] PROGRAM [ARGS...]\n"
@@ -291,7 +297,14 @@ static int start(struct machine *m, const struct run_options *opts,
     return status;
 }
 
-static int run(const struct run_options *opts, struct outputs *out)
+/* --gdb: where the stub listens, and whether the machine waits for it. */
+struct gdb_options {
+    const char *listen;
+    bool wait;
+};
+
+static int run(const struct run_options *opts, struct outputs *out,
+               const struct gdb_options *gdb)
 {
     struct machine *m = calloc(1, sizeof *m);
     struct syscall_tracker *sys = calloc(1, sizeof *sys);
@@ -303,7 +316,7 @@ static int run(const struct run_options *opts, struct outputs *out)
     }
     int status = start(m, opts, sys, out);
     if (status == 0) {
-        status = machine_run(m);
+        status = gdb->listen ? gdb_machine_run(m, sys, gdb->listen, gdb->wait) : machine_run(m);
         if (outputs_finish(out, m, sys) && !status)
             status = 2;
         if (m->stop != STOP_EXIT)
@@ -330,6 +343,7 @@ int main(int argc, char **argv)
     bool compare = false, cpu_given = false;
     struct compare_options co = { .syscall = -1 };
     struct outputs out = { 0 };
+    struct gdb_options gdb = { 0 };
     char err[256];
 
     if (argc < 2)
@@ -411,6 +425,8 @@ int main(int argc, char **argv)
                 return usage_error("%s", "too many --env options");
             env[envc++] = (char *)val;
             env[envc] = NULL;
+        } else if (!compare && !strcmp(a, "--gdb") && val) {
+            gdb.listen = val;
         } else if (compare && !strcmp(a, "--cpus") && val) {
             co.cpus = val;
         } else if (compare && !strcmp(a, "--svg") && val) {
@@ -431,6 +447,10 @@ int main(int argc, char **argv)
                 opts.verbose = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))
                 opts.no_cycle_model = true;
+            else if (!compare && !strcmp(a, "-s"))
+                gdb.listen = GDB_SHORTHAND_SPEC;
+            else if (!compare && (!strcmp(a, "-S") || !strcmp(a, "--gdb-wait")))
+                gdb.wait = true;
             else if (compare && !strcmp(a, "--article"))
                 co.article = true;
             else if (compare && output_option(&(struct outputs){ 0 }, a, val, err,
@@ -460,6 +480,10 @@ int main(int argc, char **argv)
 
     if (compare)
         return compare_main(&opts, &co);
+    if (gdb.wait && !gdb.listen)
+        return usage_error("%s", "--gdb-wait (-S) needs --gdb PORT or -s");
+    if (gdb.listen && opts.no_cycle_model)
+        return usage_error("%s", "--gdb needs the cycle model (not --no-cycle-model)");
     int rc = check_outputs(&out, &opts);
-    return rc ? rc : run(&opts, &out);
+    return rc ? rc : run(&opts, &out, &gdb);
 }

@@ -8,6 +8,7 @@
 #include "mmcall.h"
 #include <errno.h>
 #include <string.h>
+#include "../guest/x86.h"
 #include "mm_costs.h"
 #include "vfs.h"
 
@@ -85,6 +86,17 @@ static int32_t op_shm_fault(struct machine *m, const struct hc_mm *r)
     return n;
 }
 
+/* A debugger that catches faults stops at the program's page faults, not
+ * at every one demand paging resolves. */
+static int32_t op_bad_fault(struct machine *m, const struct hc_mm *r)
+{
+    const struct delivery_event e = { .vector = X86_VEC_PF, .kind = EVENT_FAULT, .from_cpl = 3,
+                                      .error_code = r->arg, .return_eip = r->arg2 };
+    if (m->hold.program_fault)
+        m->hold.program_fault(m->hold.ctx, m, &e);
+    return 0;
+}
+
 void mm_hypercall(struct machine *m, struct hc_mm *r)
 {
     /* The "out" that carries the request stands for work the kernel does
@@ -104,6 +116,7 @@ void mm_hypercall(struct machine *m, struct hc_mm *r)
         if (!r->result)
             mm_cost_charge(m, MM_COST_COPY_PAGE, 1);
         break;
+    case MM_BAD_FAULT: r->result = op_bad_fault(m, r); break;
     case MM_MOVE: r->result = as_move(m->as, m->uc, &m->mem, r->addr, r->len, r->arg); break;
     case MM_SHM_CREATE: r->result = as_shm_create(m->as, r->len); break;
     case MM_SHM_FREE: r->result = op_shm_free(m, r); break;

@@ -60,13 +60,15 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->stop != STOP_NONE) {
+    if (m->stop != STOP_NONE || m->paused) {
         engine_stop(uc);
         return;
     }
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
     if (!b) {
+        if (machine_hold_block(m, NULL, addr))
+            return;
         /* Code Capstone cannot decode still runs in the engine (which
          * ignores a stray lock prefix, for one): count it as one
          * instruction, or a loop of it ("lock jmp .") would never meet
@@ -96,6 +98,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         return;
     if (m->cpu_id == 0 && irq_check(m, addr))
         return;
+    /* A debugger stops before the block is charged: it runs, and is
+     * charged, when the machine goes on. */
+    if (machine_hold_block(m, b, addr))
+        return;
     if (m->insns + b->ninsns > m->opts->max_insns) {
         over_budget(m);
         return;
@@ -110,7 +116,9 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     charge_block(m, b);
     m->insns += b->ninsns;
     /* A rep op ends its block; each further run of it is a block that
-     * starts at it. Anything else in between ends that rep. */
+     * starts at it. Anything else in between ends that rep. (The rest of
+     * a block a debugger stopped inside is a block too, which changes
+     * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
     m->sti_shadow = ends_with_sti(m, b);
@@ -215,6 +223,8 @@ static bool run_slice(struct machine *m)
         raise_ud_after_abort(m);
         return false;
     }
+    if (m->paused)
+        return false;
     eip = reg_read(m, UC_X86_REG_EIP);
     if (e != UC_ERR_OK) {
         machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
@@ -228,6 +238,9 @@ static bool run_slice(struct machine *m)
         uint32_t index;
         if (block_find_insn(m->cur_block, eip, &index))
             truncate_current_block(m, index);
+        /* stopped from the count's hook: a fault may be left in flight
+         * (quirk 1), and the next one would never be raised (quirk 19) */
+        engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
         return false;
     }
     machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
@@ -244,6 +257,18 @@ int machine_run(struct machine *m)
     if (m->smp)
         smp_run(m, run_slice);
     while (m->stop == STOP_NONE) {
+        if (m->paused) {
+            /* A block hook that stops the engine leaves EIP behind when
+             * the block was entered by a direct jump (docs/unicorn.md,
+             * quirk 16); and EIP cannot be set from a hook that stops. */
+            reg_write(m, UC_X86_REG_EIP, m->pause_eip);
+            /* Stopped from a hook, the engine may still mark a fault in
+             * flight that it never reported (quirk 1): the next one would
+             * come out as #DF, or stop the CPU as a triple fault. */
+            engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+            m->paused = false;
+            return MACHINE_PAUSED;
+        }
         /* hlt ends the engine's run: wait for the next interrupt, in
          * modeled time (irq.h) */
         if (run_slice(m) && !irq_halt(m))
@@ -254,9 +279,7 @@ int machine_run(struct machine *m)
     case STOP_EXIT: return m->exit_status;
     case STOP_KILLED: return m->exit_status;
     case STOP_EXEC_ERROR: return 126;
-    /* the guest would never end: a runaway, or every process waits */
-    case STOP_BUDGET:
-    case STOP_DEADLOCK: return 124;
+    case STOP_BUDGET: return 124;
     default: return 125;
     }
 }

@@ -14,7 +14,11 @@
 int machine_init_bare(struct machine *m, const struct run_options *opts);
 /* A machine with the guest kernel booting the program in opts. */
 int machine_init(struct machine *m, const struct run_options *opts);
-/* Run until something stops the machine; returns the emu exit status. */
+/* machine_run's result when a debugger paused the machine (machine_pause). */
+#define MACHINE_PAUSED (-1)
+
+/* Run until something stops the machine; returns the emu exit status, or
+ * MACHINE_PAUSED, and then the next call goes on from there. */
 int machine_run(struct machine *m);
 /* The UC_HOOK_BLOCK callback. */
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user);

@@ -89,6 +89,7 @@ static void ext_open(struct task_track *task, struct machine *m, const struct de
     task->ext_user = e->from_cpl != 0;
     task->ext_eip = e->return_eip;
     task->ext_esp = e->return_esp;
+    task->ext_rep = m->rep_live && m->rep_addr == e->return_eip;
     task->ext_start = m->cycles;
     memcpy(task->ext_start_counts, m->class_count, sizeof task->ext_start_counts);
 }
@@ -110,6 +111,14 @@ static void ext_check_close(struct task_track *task, struct machine *m, const st
     task->ext.cycles += m->block_start_cycles - task->ext_start;
     for (int c = 0; c < NCLASSES; c++)
         task->ext.counts[c] += now[c] - task->ext_start_counts[c];
+    /* A rep string op the interrupt cut pays its start-up again when it
+     * resumes (machine.h): that start-up is the interrupt's doing too. */
+    const struct insn *first = &b->insns[0];
+    if (task->ext_rep && b->addr == task->ext_eip && b->ninsns && (first->flags & SPECIAL_REP)) {
+        int cls = rep_start_class(first->cls);
+        task->ext.counts[cls]++;
+        task->ext.cycles += m->cpu.cost[cls];
+    }
     task->ext_open = false;
 }
 

@@ -137,6 +137,7 @@ struct task_track {
     bool ext_open;           /* an interrupt's work is under way: from */
     bool ext_user;           /* user mode (ends at its next user block), or */
     uint32_t ext_eip, ext_esp; /* the kernel (ends back at EIP with ESP) */
+    bool ext_rep;            /* it cut a rep string op, which starts again */
     uint64_t ext_start;      /* centicycles at the delivery */
     uint64_t ext_start_counts[NCLASSES];
     struct ext_work rec_ext, page_ext; /* ext at the record's start, page call's */

@@ -1,16 +1,21 @@
 #include "user_memory.h"
 #include <string.h>
 
-static const uint32_t user_ok = X86_PTE_PRESENT | X86_PTE_USER;
+/* Does a page-table entry allow the access? */
+static bool allows(uint32_t entry, bool user, bool write)
+{
+    return (entry & X86_PTE_PRESENT) && (!user || (entry & X86_PTE_USER)) &&
+           (!write || (entry & X86_PTE_RW));
+}
 
-/* The address ring 3's addr maps to, or false; *room: the bytes left in
- * its page. The page tables point each page at itself (README, Memory
- * layout), but the walk does not assume it. */
-static bool translate(struct machine *m, uint32_t addr, uint32_t *phys, uint32_t *room,
-                      bool *unpaged)
+/* The page tables point each page at itself (README, Memory layout), but
+ * the walk does not assume it. *unpaged: it stopped at an entry that is not
+ * present. */
+static bool walk(struct machine *m, uint32_t addr, bool user, bool write, uint32_t *phys,
+                 uint32_t *room, bool *unpaged)
 {
     if (!(reg_read(m, UC_X86_REG_CR0) & X86_CR0_PG)) {
-        if (addr >= USER_SPACE_TOP)
+        if (user && addr >= USER_SPACE_TOP)
             return false;
         *phys = addr;
         *room = 0x1000 - (addr & 0xfff);
@@ -23,9 +28,9 @@ static bool translate(struct machine *m, uint32_t addr, uint32_t *phys, uint32_t
         return false;
     memcpy(&pde, pde_p, 4);
     *unpaged = !(pde & X86_PTE_PRESENT);
-    if ((pde & user_ok) != user_ok)
+    if (!allows(pde, user, write))
         return false;
-    if (pde & X86_PTE_PSE) {
+    if ((pde & X86_PTE_PSE) && (reg_read(m, UC_X86_REG_CR4) & X86_CR4_PSE)) {
         *phys = (pde & 0xffc00000u) | (addr & 0x3fffff);
         *room = 0x400000 - (addr & 0x3fffff);
         return true;
@@ -35,11 +40,18 @@ static bool translate(struct machine *m, uint32_t addr, uint32_t *phys, uint32_t
         return false;
     memcpy(&pte, pte_p, 4);
     *unpaged = !(pte & X86_PTE_PRESENT);
-    if ((pte & user_ok) != user_ok)
+    if (!allows(pte, user, write))
         return false;
     *phys = (pte & ~0xfffu) | (addr & 0xfff);
     *room = 0x1000 - (addr & 0xfff);
     return true;
+}
+
+bool page_walk(struct machine *m, uint32_t addr, bool user, bool write, uint32_t *phys,
+               uint32_t *room)
+{
+    bool unpaged;
+    return walk(m, addr, user, write, phys, room, &unpaged);
 }
 
 size_t user_read(struct machine *m, uint32_t addr, void *buf, size_t len)
@@ -49,7 +61,7 @@ size_t user_read(struct machine *m, uint32_t addr, void *buf, size_t len)
         uint32_t phys, room;
         bool unpaged = false;
         if ((uint64_t)addr + done > UINT32_MAX ||
-            !translate(m, addr + (uint32_t)done, &phys, &room, &unpaged)) {
+            !walk(m, addr + (uint32_t)done, true, false, &phys, &room, &unpaged)) {
             m->user_reads_unpaged += unpaged;
             break;
         }

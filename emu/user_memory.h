@@ -15,6 +15,17 @@
 #include <stdint.h>
 #include "machine.h"
 
+/*
+ * The page walk behind it: where addr maps to through the current page
+ * tables, if the access is allowed; *room: the bytes left in its page.
+ * user: as ring 3 (user pages only; with paging off, user space only);
+ * write: writable pages only (the kernel sets CR0.WP, so for it too).
+ * The debugger reads and writes this way, with the kernel's view above
+ * user space (debug_mem.c).
+ */
+bool page_walk(struct machine *m, uint32_t addr, bool user, bool write, uint32_t *phys,
+               uint32_t *room);
+
 /* Copy up to len bytes at addr into buf; returns how many could be read. */
 size_t user_read(struct machine *m, uint32_t addr, void *buf, size_t len);
 /* A user word; false if ring 3 could not read all of it. */

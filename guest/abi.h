@@ -193,6 +193,10 @@
 #define MM_INVALIDATE 12 /* [addr, addr+len) may stop being executable */
 #define MM_COW       13  /* addr: the first write to a private page of a file
                             mapping (charged as copy_page) */
+#define MM_BAD_FAULT 14  /* the page fault at addr (error code arg, at eip arg2,
+                            from ring 3) is the program's: no page will be
+                            mapped, and the kernel signals it (a debugger's
+                            catch-faults stops here) */
 
 /*
  * ---- SMP (--smp N, emu/smp.h) ----

@@ -18,12 +18,12 @@
 #   2 mechanisms  what the CPU does: IDT delivery, the timer and interrupt
 #                 controller (irq), sysenter, CPUID/MSR/TSC/
 #                 ports, hypercalls (mmcall: the address-space ones;
-#                 vfscall: the file tree's),
-#                 booting, the execution loop
+#                 vfscall: the file tree's), booting, the execution loop,
+#                 and stopping it for a debugger (debug, debug_mem)
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare and the
 #                 metrics programs report to it, the GDB remote stub
-#                 (gdb_*, gdbstub)
+#                 (gdb_*, gdbstub) and the machine behind it (gdb_machine)
 #   5 main        the command line
 set -eu
 
@@ -70,6 +70,8 @@ boot          2
 run           2
 smp           2
 smp_code      2
+debug         2
+debug_mem     2
 syscalls      3
 spans         3
 trace         4
@@ -94,6 +96,7 @@ gdb_session   4
 gdb_commands  4
 gdb_query     4
 gdbstub       4
+gdb_machine   4
 main          5
 outputs       5
 '

@@ -145,6 +145,22 @@ START_TEST(verbose_boot_enables_sep_on_every_cpu)
 }
 END_TEST
 
+START_TEST(programs_run_to_their_end_on_2_and_4_cpus)
+{
+    struct emu_result one, r;
+    emu(&one, "run", program("hello"), NULL);
+    ck_assert_int_eq(one.status, 0);
+    const char *ns[] = { "2", "4" };
+    for (int i = 0; i < 2; i++) {
+        emu(&r, "run", "--smp", ns[i], program("hello"), NULL);
+        ck_assert_msg(r.status == 0, "--smp %s: %d %s", ns[i], r.status, r.err);
+        ck_assert_str_eq(r.out, one.out);
+        emu_result_free(&r);
+    }
+    emu_result_free(&one);
+}
+END_TEST
+
 START_TEST(one_cpu_is_the_machine_without_smp)
 {
     struct emu_result a, b;
@@ -187,6 +203,7 @@ int main(void)
     tcase_set_timeout(cli, 60);
     tcase_add_test(cli, verbose_boot_enables_sep_on_every_cpu);
     tcase_add_test(cli, one_cpu_is_the_machine_without_smp);
+    tcase_add_test(cli, programs_run_to_their_end_on_2_and_4_cpus);
     tcase_add_test(cli, bad_smp_counts_are_usage_errors);
     suite_add_tcase(s, cli);
     return run_suite(s);

@@ -185,6 +185,7 @@ void do_page_fault(struct trap_frame *tf)
             return;
     }
     if (user) {
+        mm_call(MM_BAD_FAULT, 0, addr, 0, tf->error_code, tf->eip, 0);
         user_fault(tf, addr, SIGSEGV,
                    (tf->error_code & X86_PF_PROT) ? SEGV_ACCERR : SEGV_MAPERR, addr,
                    oom_note(err));
