@@ -191,7 +191,7 @@ $(TESTS): | $(STATIC_BINS) $(DYNAMIC_BIN) $(I386_OK) $(TEST_DEPS_OK)
 # The replay test runs every corpus and crash file through the fuzz harness.
 FUZZ_HARNESS := $(BUILD)/tests/fuzz/harness.c.o $(GDB_FAKE)
 $(BUILD)/tests/test_fuzz_replay: $(FUZZ_HARNESS)
-FUZZ_TARGETS := elf syscall gdb
+FUZZ_TARGETS := elf syscall gdb cpu
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 60
 # No comparison tracing: it costs a quarter of the run time in the per-block
@@ -204,12 +204,12 @@ $(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK) $(SYSCALL_NR)
 	$(CC) $(HOST_CFLAGS) -DFUZZ_TARGET_NAME='"$*"' -c $< -o $@
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS)
 	$(CC) $(HOST_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(UC_LIBS) -lm
-fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz
+fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz $(BUILD)/guest/programs/cpu_fuzz
 
 # Regenerate the committed seed corpora (tests/fuzz/make_seeds.c).
 fuzz-seeds: $(BUILD)/guest/programs/hello $(SYSCALL_NR)
 	@mkdir -p $(BUILD)/fuzz tests/fuzz/corpus/elf tests/fuzz/corpus/syscall tests/fuzz/corpus/gdb \
-		tests/fuzz/crashes/elf
+		tests/fuzz/corpus/cpu tests/fuzz/crashes/elf
 	$(CC) -std=gnu11 -O2 $(WARN) -I$(GEN) -o $(BUILD)/fuzz/make_seeds tests/fuzz/make_seeds.c
 	$(BUILD)/fuzz/make_seeds tests/fuzz $(BUILD)/guest/programs/hello
 

@@ -236,6 +236,21 @@ void as_note_code(struct addrspaces *as, uint32_t addr, uint32_t size)
         note_page(as, last);
 }
 
+int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap)
+{
+    size_t n = 0;
+    if (as->code_overflow)
+        return -1;
+    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
+        if (!as->code[i] || as->code[i] == TOMBSTONE)
+            continue;
+        if (n == cap)
+            return -1;
+        out[n++] = (as->code[i] - 1) << PAGE_SHIFT;
+    }
+    return (int)n;
+}
+
 struct retranslate_ctx {
     uc_engine *uc;
     uint32_t lo, hi, pages;

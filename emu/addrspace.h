@@ -59,6 +59,10 @@ const struct as_stats *addrspaces_stats(const struct addrspaces *as);
  * page the outgoing space maps. */
 void as_note_code(struct addrspaces *as, uint32_t addr, uint32_t size);
 void as_track_code(struct addrspaces *as, bool on);
+/* The user code pages noted since their translations were last dropped,
+ * into out; their number, or -1 if there are more than cap or too many
+ * were noted to keep. */
+int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap);
 
 /*
  * The results are 0 or -errno; -EIO means the host failed and the machine

@@ -25,7 +25,9 @@ static int read_program(struct machine *m, uint8_t **out, size_t *size)
         memcpy(*out, m->opts->program_image, *size);
         return 0;
     }
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    /* Non-blocking, so that a FIFO is refused below instead of waiting
+     * for a writer in open(). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return machine_fail(m, errno == ENOENT ? 127 : 126, "%s: %s", path,
                             strerror(errno));
@@ -134,17 +136,16 @@ static int write_boot_record(struct machine *m, const uint8_t *image, size_t siz
     return 0;
 }
 
-int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
+/* A new file tree holding the program (m->opts), and the boot record. */
+static int new_tree_and_record(struct machine *m)
 {
     char err[256];
-    int rc;
-    if (ksyms_load(&m->ksyms, image, size, err, sizeof err) ||
-        kernel_load(image, size, &m->mem, err, sizeof err))
-        return machine_fail(m, 125, "%s", err);
     uint8_t *program = NULL;
     size_t program_size = 0;
-    if ((rc = read_program(m, &program, &program_size)))
+    int rc = read_program(m, &program, &program_size);
+    if (rc)
         return rc;
+    vfs_free(m->vfs);
     m->vfs = vfscall_new_tree(m, program_size, err, sizeof err);
     if (!m->vfs) {
         free(program);
@@ -152,10 +153,37 @@ int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
     }
     rc = write_boot_record(m, program, program_size);
     free(program);
-    if (rc)
+    return rc;
+}
+
+int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
+{
+    char err[256];
+    int rc;
+    if (ksyms_load(&m->ksyms, image, size, err, sizeof err) ||
+        kernel_load(image, size, &m->mem, err, sizeof err))
+        return machine_fail(m, 125, "%s", err);
+    if ((rc = new_tree_and_record(m)))
         return rc;
     reg_write(m, UC_X86_REG_EBX, BOOT_RECORD_ADDR);
     reg_write(m, UC_X86_REG_EIP, m->ksyms.entry);
+    return 0;
+}
+
+/*
+ * The file tree lives outside guest memory, so a snapshot does not bring
+ * it back: a machine restored to exec_boot_program gets a new tree with
+ * the new program, and the one handle the kernel opened before (its root,
+ * start_kernel's cwd) opened again; handles are the lowest free, so the
+ * numbers match those of a fresh boot.
+ */
+int machine_write_boot_record(struct machine *m)
+{
+    int rc = new_tree_and_record(m);
+    if (rc)
+        return rc;
+    if (vfs_open(m->vfs, VFS_ROOT, "/", 1, VFS_O_DIRECTORY | VFS_O_RDONLY, 0) < 0)
+        return machine_fail(m, 125, "cannot open the file tree's root again");
     return 0;
 }
 

@@ -12,5 +12,9 @@
 int machine_boot(struct machine *m);
 /* The same with another kernel image (tests). */
 int machine_boot_image(struct machine *m, const uint8_t *image, size_t size);
+/* For a machine restored to exec_boot_program (the fuzz targets): a new
+ * file tree with the program of m->opts, and its boot record. 0 or the
+ * exit status. */
+int machine_write_boot_record(struct machine *m);
 
 #endif

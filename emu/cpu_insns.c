@@ -57,13 +57,26 @@ static uint64_t tsc_at(struct machine *m, uint32_t addr)
     return cycles_before(m, addr) / 100;
 }
 
-/* Give EDX:EAX a value and skip the 2-byte instruction at addr. */
+/* Skip the 2-byte instruction at the linear address addr. */
+static void skip_insn(struct machine *m, uint32_t index, uint32_t addr)
+{
+    truncate_current_block(m, index + 1);
+    reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m) + 2);
+}
+
+/* Give EDX:EAX a value and skip the instruction. */
 static void complete_with(struct machine *m, uint32_t index, uint32_t addr, uint64_t v)
 {
     reg_write(m, UC_X86_REG_EAX, (uint32_t)v);
     reg_write(m, UC_X86_REG_EDX, (uint32_t)(v >> 32));
-    truncate_current_block(m, index + 1);
-    reg_write(m, UC_X86_REG_EIP, addr + 2);
+    skip_insn(m, index, addr);
+}
+
+/* #GP(0) at the instruction at the linear address addr. */
+static void gp0_at(struct machine *m, uint32_t index, uint32_t addr)
+{
+    truncate_current_block(m, index);
+    raise_fault(m, X86_VEC_GP, true, 0, addr - code_segment_base(m));
 }
 
 static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
@@ -76,12 +89,10 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
     if (msr == MSR_IA32_TSC) {
         /* This model's TSC is its cycle count: reads see it, writes are
          * dropped. */
-        if (is_read) {
+        if (is_read)
             complete_with(m, index, in->addr, tsc_at(m, in->addr));
-        } else {
-            truncate_current_block(m, index + 1);
-            reg_write(m, UC_X86_REG_EIP, in->addr + 2);
-        }
+        else
+            skip_insn(m, index, in->addr);
         return;
     }
     bool sep_msr = msr >= MSR_IA32_SYSENTER_CS && msr <= MSR_IA32_SYSENTER_EIP;
@@ -89,8 +100,7 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
      * Pro has them too (Linux wrote them there when its check let SEP on). */
     if (sep_msr && (m->cpu.sep_works || m->cpu.sep_unsupported))
         return;
-    truncate_current_block(m, index);
-    raise_fault(m, X86_VEC_GP, true, 0, in->addr);
+    gp0_at(m, index, in->addr);
 }
 
 /*
@@ -103,8 +113,30 @@ static void io_permission(struct machine *m, const struct insn *in, uint32_t ind
     uint32_t iopl = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IOPL) >> X86_EFLAGS_IOPL_SHIFT;
     if (cpl <= iopl)
         return;
-    truncate_current_block(m, index);
-    raise_fault(m, X86_VEC_GP, true, 0, in->addr);
+    gp0_at(m, index, in->addr);
+}
+
+/*
+ * A ring-3 iret (engine.h, quirk 21): the CPU ignores VM in the EFLAGS
+ * image below CPL 0, the engine does not, so the image hides it while the
+ * engine runs the iret. A 16-bit iret pops no VM.
+ */
+static void iret_at_cpl3(struct machine *m, const struct insn *in)
+{
+    uint32_t cs_base, ss_base;
+    bool cs32, ss32, toggled = false;
+    uint8_t op[2];
+    if ((reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 3 ||
+        (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_VM) ||
+        !segment_of(m, UC_X86_REG_CS, &cs_base, &cs32) ||
+        !segment_of(m, UC_X86_REG_SS, &ss_base, &ss32) ||
+        opcode_at(m, in->addr, op, &toggled) < 0 || op[0] != 0xcf || cs32 == toggled)
+        return;
+    uint32_t esp = reg_read(m, UC_X86_REG_ESP);
+    uint32_t off = ss32 ? esp + 8 : ((esp + 8) & 0xffff);
+    if (!ss32 && off > 0xfffc)
+        return;
+    engine_iret_hide_vm(&m->mem, ss_base + off, &m->iret_patch);
 }
 
 void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
@@ -130,4 +162,6 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         msr_access(m, in, index);
     else if (in->flags & SPECIAL_IO)
         io_permission(m, in, index);
+    else if (in->flags & SPECIAL_IRET)
+        iret_at_cpl3(m, in);
 }

@@ -114,7 +114,7 @@ static int arith_class(const cs_x86 *x)
     return CLASS_ALU;
 }
 
-static int string_class(const cs_insn *insn, uint8_t *flags)
+static int string_class(const cs_insn *insn, uint16_t *flags)
 {
     const cs_x86 *x = &insn->detail->x86;
     /* movsd/cmpsd with operands are the SSE2 forms */
@@ -137,7 +137,7 @@ static int string_class(const cs_insn *insn, uint8_t *flags)
     }
 }
 
-int classify_insn(const cs_insn *insn, uint8_t *flags)
+int classify_insn(const cs_insn *insn, uint16_t *flags)
 {
     const cs_x86 *x = &insn->detail->x86;
     *flags = 0;
@@ -147,7 +147,7 @@ int classify_insn(const cs_insn *insn, uint8_t *flags)
     case X86_INS_INT: case X86_INS_INT3: case X86_INS_INTO: case X86_INS_INT1:
         *flags |= INSN_SOFTINT;
         return CLASS_INT;
-    case X86_INS_IRET: case X86_INS_IRETD: return CLASS_IRET;
+    case X86_INS_IRET: case X86_INS_IRETD: *flags |= SPECIAL_IRET; return CLASS_IRET;
     case X86_INS_RDTSC: *flags |= SPECIAL_RDTSC; return CLASS_RDTSC;
     case X86_INS_RDMSR: *flags |= SPECIAL_RDMSR; return CLASS_RDMSR;
     case X86_INS_WRMSR: *flags |= SPECIAL_WRMSR; return CLASS_WRMSR;

@@ -21,8 +21,9 @@
 #define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
 #define SPECIAL_REP    0x10  /* rep string op: charged as it runs (machine.h) */
 #define SPECIAL_SYSEXIT 0x80 /* sysexit: the Pentium Pro's fails (sysenter.h) */
+#define SPECIAL_IRET   0x100 /* iret: at CPL 3 the engine takes VM (engine.h) */
 #define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO | SPECIAL_REP | \
-                  SPECIAL_SYSEXIT)
+                  SPECIAL_SYSEXIT | SPECIAL_IRET)
 #define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
 #define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
 
@@ -30,7 +31,7 @@ struct insn {
     uint32_t addr;
     uint8_t len;
     uint8_t cls;         /* enum insn_class */
-    uint8_t flags;
+    uint16_t flags;      /* SPECIAL_* and INSN_* */
     uint8_t int_vector;  /* for INSN_SOFTINT */
     uint32_t cost;       /* centicycles charged at block entry */
 };
@@ -45,7 +46,7 @@ struct block {
     uint32_t addr, size;
     uint32_t ninsns;
     uint64_t cost;       /* centicycles, sum of insn costs */
-    uint8_t specials;    /* OR of the insns' SPECIAL_* flags */
+    uint16_t specials;   /* OR of the insns' SPECIAL_* flags */
     uint32_t ntally;     /* the classes of the insns charged at entry */
     struct class_tally *tally;
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
@@ -68,7 +69,7 @@ const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
 void block_free(struct block *b);
-int classify_insn(const cs_insn *insn, uint8_t *flags);
+int classify_insn(const cs_insn *insn, uint16_t *flags);
 /* The class of a rep string op's start-up, from its per-element class. */
 int rep_start_class(int element_cls);
 /* Is an instruction's cost charged when it runs, not at block entry? */

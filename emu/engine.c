@@ -1,10 +1,13 @@
 /* The workarounds engine.h lists, each behind an engine_* function. */
+#define _GNU_SOURCE /* fopencookie */
 #include "engine.h"
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../guest/x86.h"
 
 int engine_open(uc_engine **uc)
@@ -89,6 +92,35 @@ static int run_until_fault(uc_engine *uc, uint32_t addr, struct probe_state *ps)
     return ps->faults == before + 1 ? 0 : -1;
 }
 
+/*
+ * An int n and an exception reach the interrupt hook alike. The CPU state
+ * notes which it was in the word that is 0 after the #GP just taken (in
+ * ps->ctx) and 1 after "int $0x21"; QEMU keeps it after the error code.
+ */
+static int probe_is_int(uc_engine *uc, struct probe_state *ps, size_t n, size_t ec,
+                        size_t *is_int)
+{
+    enum { SOFT = 0x21 };   /* any vector the probe's engine has no other use for */
+    static const uint8_t soft[] = { 0xcd, SOFT, 0xf4 };
+    uint8_t *after_fault = malloc(n);
+    int rc = -1;
+    if (!after_fault)
+        return -1;
+    memcpy(after_fault, ps->ctx, n);
+    uc_mem_write(uc, PROBE_BASE + 0x200, soft, sizeof soft);
+    if (run_until_fault(uc, PROBE_BASE + 0x200, ps) == 0 && ps->last_vector == SOFT) {
+        /* the word after the error code first, then any */
+        for (size_t i = 0, off = ec + 4; i <= n / 4 && rc; off = 4 * i++) {
+            if (off + 4 <= n && ctx_int((const uc_context *)after_fault, off) == 0 && ctx_int(ps->ctx, off) == 1) {
+                *is_int = off;
+                rc = 0;
+            }
+        }
+    }
+    free(after_fault);
+    return rc;
+}
+
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
 {
     const uint16_t sel1 = 0x1238, sel2 = 0x2ab0;
@@ -132,7 +164,8 @@ int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
             memcpy((uint8_t *)ps.ctx + oe, &none, sizeof none);
             uc_context_restore(uc, ps.ctx);
             if (run_until_fault(uc, PROBE_BASE + 0x100, &ps) == 0 &&
-                ps.last_vector == X86_VEC_GP && ctx_int(ps.ctx, ec) == sel2) {
+                ps.last_vector == X86_VEC_GP && ctx_int(ps.ctx, ec) == sel2 &&
+                probe_is_int(uc, &ps, n, ec, &layout->is_int_offset) == 0) {
                 layout->context_size = n;
                 layout->old_exception_offset = oe;
                 layout->error_code_offset = ec;
@@ -156,20 +189,23 @@ out:
     return rc;
 }
 
-uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
-                               const struct engine_layout *layout)
+void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                           struct engine_exception *out)
 {
-    int32_t code, none = -1;
+    int32_t code, is_int, none = -1;
     uc_context_save(uc, ctx);
     memcpy(&code, (uint8_t *)ctx + layout->error_code_offset, sizeof code);
+    memcpy(&is_int, (uint8_t *)ctx + layout->is_int_offset, sizeof is_int);
     memcpy((uint8_t *)ctx + layout->old_exception_offset, &none, sizeof none);
     uc_context_restore(uc, ctx);
-    return (uint32_t)code;
+    out->error_code = (uint32_t)code;
+    out->software = is_int == 1;
 }
 
 void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout)
 {
-    (void)engine_take_exception(uc, ctx, layout);
+    struct engine_exception ignored;
+    engine_take_exception(uc, ctx, layout, &ignored);
 }
 
 /* ---- quirks 3, 13 and 14: raising the privilege level from a hook ---- */
@@ -208,13 +244,38 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem)
                    FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         memory_map(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
-    return 0;
+    return engine_back_wrap(uc);
 }
 
-/* ---- quirks 5 and 7: what the engine reports instead of raising ---- */
+/* ---- quirk 5: an access past 0xffffffff ---- */
 
-/* An access past 0xffffffff comes here as a 64-bit address. A 32-bit CPU
- * wraps to page 0, which is never mapped, and raises #PF there. */
+/*
+ * The engine's addresses are 64 bits wide, so an access that runs past
+ * 0xffffffff reaches 0x100000000 and up instead of wrapping. Unbacked (4),
+ * it would end the run from inside the instruction, before the engine has
+ * brought EIP and the lazily kept arithmetic flags up to date.
+ *
+ * A data access or a fetch that crosses 0xffffffff goes at most a few
+ * bytes on, into one page: backed, the access goes on to the page walk,
+ * whose indexes keep bits 22-31 and 12-21 of the address, so it finds
+ * page 0, never mapped, and the engine raises #PF itself, at the
+ * instruction, with its flags, and CR2 reads (in the API and the guest)
+ * as the wrapped address. Nothing ever reads or writes that page.
+ *
+ * A fetch at EIP in a code segment whose base and EIP add up further past
+ * 4 GiB (a TLS descriptor can have any base) is the one access that lands
+ * beyond it. Mapping all of the memory again 4 GiB up would run such code,
+ * but without the code hooks the machine puts at the 32-bit addresses
+ * (in/out, iret, rdtsc: the engine then entered vm86 mode on an iret);
+ * such a fetch is reported here instead, at the start of its block, where
+ * the engine's state is whole, and the machine raises #PF on the wrapped
+ * address.
+ */
+int engine_back_wrap(uc_engine *uc)
+{
+    return uc_mem_map(uc, ENGINE_WRAP, PAGE_SIZE, UC_PROT_ALL) == UC_ERR_OK ? 0 : -1;
+}
+
 static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int size,
                         int64_t value, void *user)
 {
@@ -222,13 +283,14 @@ static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int s
     (void)uc;
     (void)size;
     (void)value;
-    if (address > UINT32_MAX) {
-        r->wrap = true;
-        r->wrap_write = type == UC_MEM_WRITE_UNMAPPED;
+    if (type == UC_MEM_FETCH_UNMAPPED && address > UINT32_MAX) {
+        r->wrapped_fetch = true;
         r->wrap_addr = (uint32_t)address;
     }
     return false;
 }
+
+/* ---- quirk 7: #UD ---- */
 
 /* The run stops after this whatever it returns. */
 static bool on_invalid_insn(uc_engine *uc, void *user)
@@ -242,7 +304,7 @@ static bool on_invalid_insn(uc_engine *uc, void *user)
 int engine_watch(uc_engine *uc, struct engine_reports *r)
 {
     uc_hook h;
-    if (uc_hook_add(uc, &h, UC_HOOK_MEM_UNMAPPED, on_unmapped, r, 1, 0) != UC_ERR_OK ||
+    if (uc_hook_add(uc, &h, UC_HOOK_MEM_FETCH_UNMAPPED, on_unmapped, r, 1, 0) != UC_ERR_OK ||
         uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
         return -1;
     return 0;
@@ -250,10 +312,15 @@ int engine_watch(uc_engine *uc, struct engine_reports *r)
 
 /* ---- quirk 8: instructions that cannot be hooked as instructions ---- */
 
-int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user)
+int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user,
+                        uc_hook *h)
 {
-    uc_hook h;
-    return uc_hook_add(uc, &h, UC_HOOK_CODE, cb, user, addr, addr) == UC_ERR_OK ? 0 : -1;
+    return uc_hook_add(uc, h, UC_HOOK_CODE, cb, user, addr, addr) == UC_ERR_OK ? 0 : -1;
+}
+
+void engine_unhook(uc_engine *uc, uc_hook h)
+{
+    uc_hook_del(uc, h);
 }
 
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user)
@@ -312,9 +379,77 @@ int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint
                : -1;
 }
 
-void engine_unhook(uc_engine *uc, uc_hook h)
+/* ---- quirk 21: iret at CPL 3 and EFLAGS.VM ---- */
+
+/*
+ * The engine's iret enters virtual-8086 mode whenever the EFLAGS image it
+ * pops has VM set; a CPU does that only at CPL 0 and otherwise ignores
+ * the bit. Before a ring-3 iret runs, the image loses VM for as long as
+ * the engine needs it; the word goes back as soon as the iret is done or
+ * has faulted, so the program never sees the change.
+ */
+bool engine_iret_hide_vm(struct guest_memory *mem, uint32_t eflags_addr,
+                         struct engine_iret_patch *p)
 {
-    uc_hook_del(uc, h);
+    uint32_t v;
+    uint8_t *w = eflags_addr <= UINT32_MAX - 3 ? guest_ptr(mem, eflags_addr, 4) : NULL;
+    if (!w)
+        return false;
+    memcpy(&v, w, 4);
+    if (!(v & X86_EFLAGS_VM))
+        return false;
+    p->active = true;
+    p->addr = eflags_addr;
+    p->word = v;
+    v &= ~X86_EFLAGS_VM;
+    memcpy(w, &v, 4);
+    return true;
+}
+
+void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p)
+{
+    if (!p->active)
+        return;
+    memcpy(guest_ptr(mem, p->addr, 4), &p->word, 4);
+    p->active = false;
+}
+
+/* ---- quirk 23: memory rewritten behind the engine's back ---- */
+
+/*
+ * The engine cannot see the host rewrite guest memory (a snapshot being
+ * restored): its translations of those pages and its TLB's answers from
+ * the old page tables stay. uc_ctl_remove_cache looks a page up through
+ * the current page tables and silently skips one they do not map; with
+ * paging off for the call (an API write of CR0 has no side effects on
+ * 2.0.1, quirk 14) every page is found at itself, where it lives (quirk
+ * 12). The TLB that filled meanwhile is flushed after.
+ */
+void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
+{
+    uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0);
+    engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PG);
+    for (size_t i = 0; i < n; i++)
+        uc_ctl_remove_cache(uc, pages[i], (uint64_t)pages[i] + PAGE_SIZE);
+    engine_reg_write(uc, UC_X86_REG_CR0, cr0);
+    engine_flush_tlb(uc);
+}
+
+/*
+ * 2.0.1 has no call that flushes the TLB (its uc_ctl_flush_tlb is
+ * UC_CTL_TB_FLUSH, the translations); mapping memory flushes it as a side
+ * effect, so a page is mapped past 4 GiB, where no guest access goes
+ * while nothing runs, and unmapped again. 2.1 has UC_CTL_TLB_FLUSH.
+ */
+void engine_flush_tlb(uc_engine *uc)
+{
+#if UC_VERSION_MAJOR > 2 || (UC_VERSION_MAJOR == 2 && UC_VERSION_MINOR >= 1)
+    uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TLB_FLUSH, 0));
+#else
+    const uint64_t scratch = (uint64_t)UINT32_MAX + 1;
+    if (uc_mem_map(uc, scratch, PAGE_SIZE, UC_PROT_READ) == UC_ERR_OK)
+        uc_mem_unmap(uc, scratch, PAGE_SIZE);
+#endif
 }
 
 /* ---- quirk 9: the sysenter hook ---- */
@@ -330,11 +465,19 @@ void engine_sysenter_resume(uc_engine *uc, uint32_t eip)
 
 /*
  * Any program can write the bytes the translator aborts on and jump to
- * them, so the engine runs with SIGABRT caught. The engine prints its own
- * line on stderr first; that cannot be helped. Each recovery keeps one of
+ * them, so the engine runs with SIGABRT caught. Each recovery keeps one of
  * the engine's 64 nested-run slots, so a run can afford only a few.
+ *
+ * Before abort() the translator prints "FILE:LINE: tcg fatal error" with
+ * fprintf(stderr). The emulator shares that stream (its reports, the
+ * guest's stderr, --strace), and the sanitizers write to descriptor 2
+ * directly, so neither can be pointed elsewhere while the engine runs.
+ * Instead stderr becomes an unbuffered stream over descriptor 2 that drops
+ * exactly that one line, and only while the engine runs; everything else
+ * passes through unchanged, in order.
  */
 static sigjmp_buf *volatile engine_abort_target;
+static volatile bool engine_running;
 
 static void on_engine_abort(int sig)
 {
@@ -342,27 +485,72 @@ static void on_engine_abort(int sig)
     siglongjmp(*engine_abort_target, 1);
 }
 
-bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err)
+static bool is_translator_complaint(const char *buf, size_t len)
+{
+    static const char tail[] = ": tcg fatal error\n";
+    size_t n = sizeof tail - 1;
+    return len > n && !memcmp(buf + len - n, tail, n) && !memchr(buf, '\n', len - n);
+}
+
+static ssize_t stderr_write(void *cookie, const char *buf, size_t len)
+{
+    (void)cookie;
+    if (engine_running && is_translator_complaint(buf, len))
+        return (ssize_t)len;
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(STDERR_FILENO, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return done ? (ssize_t)done : -1;
+        done += (size_t)n;
+    }
+    return (ssize_t)len;
+}
+
+static void filter_stderr(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    cookie_io_functions_t io = { .write = stderr_write };
+    FILE *f = fopencookie(NULL, "w", io);
+    if (!f)
+        return;
+    setvbuf(f, NULL, _IONBF, 0);
+    fflush(stderr);
+    stderr = f;
+}
+
+/*
+ * until is an exit address compiled into the translated code (quirk 18):
+ * ENGINE_NO_EXIT for a run that only a hook ends.
+ */
+bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err)
 {
     return engine_run_count(uc, begin, until, 0, err);
 }
 
-bool engine_run_count(uc_engine *uc, uint32_t begin, uint32_t until, uint64_t count,
+bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t count,
                       uc_err *err)
 {
     sigjmp_buf env;
     struct sigaction sa, old;
     volatile bool returned = false;
 
+    filter_stderr();
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_engine_abort;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGABRT, &sa, &old);
     if (sigsetjmp(env, 1) == 0) {
         engine_abort_target = &env;
+        engine_running = true;
         *err = uc_emu_start(uc, begin, until, 0, (size_t)count);
         returned = true;
     }
+    engine_running = false;
     engine_abort_target = NULL;
     sigaction(SIGABRT, &old, NULL);
     return returned;

@@ -10,11 +10,13 @@
  *     engine_clear_in_flight() after a stop for the debugger, which can
  *     leave it set with no fault reported.
  *     Test: test_trap many_faults_in_one_engine_are_never_double_faults.
- *  2. The error code of an exception is not in the API. engine_probe_layout()
- *     finds where the saved CPU context keeps it (and the in-flight field
- *     of 1) by raising known faults on a scratch engine at start-up;
- *     engine_take_exception() reads it. Tests: test_engine
- *     probe_finds_error_code_before_in_flight_exception, test_trap
+ *  2. The error code of an exception, and whether the vector came from an
+ *     int n or a fault, are not in the API. engine_probe_layout() finds
+ *     where the saved CPU context keeps them (and the in-flight field of
+ *     1) by raising known faults and an int on a scratch engine at start-
+ *     up; engine_take_exception() reads them. Tests: test_engine
+ *     probe_finds_error_code_before_in_flight_exception,
+ *     probe_finds_the_software_interrupt_flag, test_trap
  *     loading_kernel_ds_from_ring3_is_gp_with_selector.
  *  3. A hook cannot raise the privilege level: uc_reg_write of CS or SS
  *     is checked like a segment load at the current CPL (13), so at CPL 3
@@ -30,11 +32,18 @@
  *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
  *     test_trap faults hole-read (a #PF at 0xe0000000).
  *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
- *     code at the end of the vsyscall page) is reported to the unmapped-
- *     memory hook as a 64-bit address and ends the run. engine_watch()
- *     notes it (engine_reports.wrap); the machine raises the #PF a 32-bit
- *     CPU would raise on the wrapped address, in the never-mapped page 0.
- *     Test: test_robustness running_off_the_end_of_the_address_space_is_a_page_fault.
+ *     code at the end of the vsyscall page) reaches 0x100000000, a 64-bit
+ *     address; unbacked, it would end the run mid-instruction with EIP
+ *     and the lazy flags stale. engine_back_wrap() backs one page there:
+ *     the page walk (32 bits of the address) finds page 0, never mapped,
+ *     and the engine raises #PF itself, precisely. A fetch fault's CR2
+ *     then lies below the block (20, trap.c). A fetch further up (a code
+ *     segment whose base and EIP pass 4 GiB) is reported at its block's
+ *     start (engine_reports.wrapped_fetch) and the machine raises #PF on
+ *     the wrapped address. Tests: test_robustness
+ *     running_off_the_end_of_the_address_space_is_a_page_fault,
+ *     test_hostile a_wrapping_access_after_a_flag_change_faults_at_its_own_instruction,
+ *     code_whose_segment_base_and_eip_pass_4gib_is_a_page_fault.
  *  6. in and out do not check IOPL. They get per-address code hooks (8),
  *     and the CPU model raises #GP(0) at CPL 3 (emu/cpu_insns.c). Tests:
  *     test_trap faults in, out; test_hypercall
@@ -55,13 +64,19 @@
  *     instruction's length (2) to EIP; EIP read inside the hook is not the
  *     instruction's (it reads as the block's start). engine_sysenter_resume()
  *     sets where execution goes on, allowing for the 2; the machine knows
- *     the instruction from its own decode of the block. Tests: test_sysenter
- *     sysenter_enters_ring0_at_msr_eip_and_esp, sysenter_without_sep_is_ud.
+ *     the instruction from its own decode of the block. With TF set the
+ *     engine raises the single-step trap after the hook even when the hook
+ *     raised a fault instead; the machine drops that trap. Tests:
+ *     test_sysenter sysenter_enters_ring0_at_msr_eip_and_esp,
+ *     sysenter_without_sep_is_ud, test_hostile
+ *     single_step_into_sysenter_without_sep_is_invalid_opcode.
  * 10. "tcg fatal error": the translator aborts the whole process on some
  *     encodings a CPU rejects with #UD (lock cmp, lock cmps, a far call or
- *     jump through a register). engine_run() runs with SIGABRT caught and
- *     says so; the machine then runs up to the culprit and raises #UD.
- *     Tests: test_engine a_translator_abort_is_survived, test_robustness
+ *     jump through a register), after printing that line on stderr.
+ *     engine_run() runs with SIGABRT caught and says so, and stderr drops
+ *     exactly that line while the engine runs; the machine then runs up
+ *     to the culprit and raises #UD. Tests: test_engine
+ *     a_translator_abort_is_survived, test_robustness
  *     untranslatable_instruction_is_an_invalid_opcode.
  * 11. CPUID answers as the engine's default CPU (leaf 1 EDX 0x07088100: no
  *     SEP, no FPU), and uc_ctl_set_cpu_model does not change that. A
@@ -116,14 +131,60 @@
  *     engine chains the running block to blocks the flush frees, and the
  *     emulator crashes.) Test: test_addrspace
  *     code_at_the_same_address_in_two_spaces_runs_each_its_own.
- * 18. (--smp) Each CPU is its own engine over the same host pages, and an
+ * 18. uc_emu_start's "until" is not checked as code runs: it is compiled
+ *     into each translation as a halt before that address, whatever the
+ *     privilege (with KERNEL_BASE there, ring-3 code running into
+ *     0xc0000000 halted the machine). engine_run() takes ENGINE_NO_EXIT,
+ *     an address no 32-bit fetch reaches, for a run only a hook ends; a
+ *     run up to an address (trap.c, run_to) drops the translations that
+ *     carry the halt when it is done. Test: test_hostile
+ *     running_into_kernel_space_is_a_page_fault_at_0xc0000000.
+ * 19. Two instructions come to UC_HOOK_INSN_INVALID as #UD: "int $6" (the
+ *     engine takes vector 6 for an invalid opcode) and icebp (f1, INT1).
+ *     raise_reported_ud() looks at the bytes: int $6 is a software
+ *     interrupt through gate 6, icebp a #DB trap without the gate's DPL
+ *     check. Tests: test_hostile int6_from_ring3_is_gp_on_its_dpl0_gate,
+ *     icebp_is_a_debug_trap.
+ * 20. The engine fetches a block's code as it translates it, so a fetch
+ *     that faults partway through the block (into a supervisor page, an
+ *     unmapped one, past 4 GiB) is raised at the block's first
+ *     instruction, before any of it ran. The machine runs up to the
+ *     instruction that needs the page (18's "until"), where the fetch
+ *     faults again, now at the right place. Test: as 18.
+ * 21. iret enters virtual-8086 mode whenever the EFLAGS image it pops has
+ *     VM set; a CPU does that only at CPL 0. Ring-3 irets get a code hook
+ *     (as in 8) and engine_iret_hide_vm() clears VM in the image while the
+ *     engine runs the iret; the word goes back as soon as it is done or
+ *     has faulted. Test: test_hostile iret_with_vm_set_at_cpl3_is_ignored.
+ * 22. A store into the block that is running (self-modifying code) makes
+ *     the engine drop the rest of that block and run the store again as a
+ *     block of its own; the block hook had already charged all of it. The
+ *     machine refunds from the store on and traces it once (run.c,
+ *     abandoned_block). Test: test_hostile
+ *     a_store_into_its_own_block_is_charged_and_traced_once.
+ * 23. Memory the host rewrites (a snapshot restored, emu/snapshot.h) is
+ *     not seen by the engine: its translations of those pages and its TLB
+ *     stay. uc_ctl_remove_cache finds a page through the current page
+ *     tables (and skips one they do not map), and 2.0.1 has no TLB flush
+ *     in its API (its uc_ctl_flush_tlb is the translation flush).
+ *     engine_forget_pages() removes translations with paging off for the
+ *     call (14) and engine_flush_tlb() maps and unmaps a page past 4 GiB,
+ *     which flushes the TLB. Test: test_fuzz_replay
+ *     a_restored_machine_runs_an_input_as_a_fresh_one.
+ * 24. Dirty-page tracking is stubbed out in 2.0.1: every page counts as
+ *     holding code, so every guest store takes the self-modifying-code
+ *     path (a lookup that allocates), and a code page written to often
+ *     gets a bitmap uc_close never frees. Only the cost is seen (stores
+ *     are slow, most under ASan); the fuzz targets suppress that one leak
+ *     (tests/fuzz/lsan.supp). Test: none can show a cost without timing.
+ * 25. (--smp) Each CPU is its own engine over the same host pages, and an
  *     engine only notices changes of code it translated made by its own
  *     stores: another CPU's write would leave a stale translation running.
  *     emu/smp_code.c keeps each page some CPU ran code from with a copy of
  *     its bytes; after each turn a changed page drops the translations of
  *     every other engine that ran code there (UC_CTL_TB_FLUSH, outside a
- *     run). Test: none yet (docs/smp.md, "left to do").
- * 19. (--smp) A turn ends by uc_emu_start's instruction count, i.e. a
+ *     run). Test: test_smp code_written_by_one_cpu_runs_new_on_another.
+ * 26. (--smp) A turn ends by uc_emu_start's instruction count, i.e. a
  *     stop requested from a hook: the engine may then keep a fault in
  *     flight (as 1), and a later page fault (the kernel's first
  *     copy_to_user onto a new stack, a rep movsl) ends every run without
@@ -146,39 +207,58 @@ struct engine_layout {
     size_t context_size;
     size_t error_code_offset;
     size_t old_exception_offset;
+    size_t is_int_offset;      /* 1: the vector came from int n, not a fault */
 };
 
-/* What the engine reported instead of raising an exception (quirks 5, 7);
- * the machine delivers it once the run has returned. */
+/* What the engine knew about the interrupt its hook was just given. */
+struct engine_exception {
+    uint32_t error_code;
+    bool software;             /* int n / int3 / into, not an exception */
+};
+
+/* What the engine reported instead of raising an exception (quirks 5,
+ * 7); the machine delivers it once the run has returned. */
 struct engine_reports {
     bool ud;              /* an invalid opcode at EIP */
-    bool wrap;            /* an access ran past 0xffffffff ... */
-    bool wrap_write;      /* ... a write? */
-    uint32_t wrap_addr;   /* where it wrapped to: a #PF's CR2 */
+    bool wrapped_fetch;   /* a fetch at the block's start, past 4 GiB + 4 KiB, */
+    uint32_t wrap_addr;   /* ... at this address once wrapped: a #PF's CR2 */
 };
 
 int engine_open(uc_engine **uc);
 /* 0, or -1 with a reason in err. */
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
-/* The pending exception's error code; marks no exception in flight. */
-uint32_t engine_take_exception(uc_engine *uc, uc_context *ctx,
-                               const struct engine_layout *layout);
+/* The pending interrupt's error code and kind; marks no exception in
+ * flight. */
+void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                           struct engine_exception *out);
 /* Mark no exception in flight: the engine stopped between instructions
  * for the debugger (quirk 1: a stop from a code hook can leave the mark). */
 void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout);
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp. */
 bool engine_enter_ring0(uc_engine *uc, uint16_t cs, uint16_t ss, uint32_t esp);
-/* Back every guest address with host memory. 0 or -1. */
+/* Back every guest address with host memory, and the page past 4 GiB.
+ * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
-/* Note invalid opcodes and accesses past 4 GiB in r. 0 or -1. */
+/* Where an access across 0xffffffff lands (quirk 5): one page, backed so
+ * that the page walk, not the backing check, answers it. */
+#define ENGINE_WRAP ((uint64_t)UINT32_MAX + 1)
+int engine_back_wrap(uc_engine *uc);
+/* Note invalid opcodes and fetches past the wrap page in r. 0 or -1. */
 int engine_watch(uc_engine *uc, struct engine_reports *r);
-/* uc_emu_start, but false if the translator aborted instead of returning. */
-bool engine_run(uc_engine *uc, uint32_t begin, uint32_t until, uc_err *err);
+/* An address no instruction fetch reaches: the run ends only when a hook
+ * stops it (quirk 18). */
+#define ENGINE_NO_EXIT UINT64_MAX
+/* uc_emu_start from begin, stopping before the instruction at until;
+ * false if the translator aborted instead of returning (quirk 10). */
+bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err);
+/* A code hook on the instruction at addr only, its handle in *h. 0 or -1. */
+int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user,
+                        uc_hook *h);
+/* Remove a hook; the engine frees it when its outermost run returns. */
+void engine_unhook(uc_engine *uc, uc_hook h);
 /* The same, stopping after count instructions (0: no limit). */
-bool engine_run_count(uc_engine *uc, uint32_t begin, uint32_t until, uint64_t count,
+bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t count,
                       uc_err *err);
-/* A code hook on the instruction at addr only. 0 or -1. */
-int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user);
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
@@ -199,12 +279,26 @@ int engine_hook_code_range(uc_engine *uc, uint32_t begin, uint32_t end, uc_cb_ho
                            void *user, uc_hook *h);
 int engine_hook_mem(uc_engine *uc, bool reads, bool writes, uint32_t begin, uint32_t end,
                     uc_cb_hookmem_t cb, void *user, uc_hook *h);
-void engine_unhook(uc_engine *uc, uc_hook h);
 /* Quirk 17: forget the translations of the user page at addr, whose bytes
  * the emulator is about to replace. Only at CPL 0 and while the loaded
  * page tables map the page present: the engine finds the translations
  * through its MMU, at the privilege of the moment. */
 void engine_retranslate_page(uc_engine *uc, uint32_t addr);
+/* An EFLAGS image in a ring-3 iret frame with VM hidden from the engine
+ * (quirk 21), until engine_iret_restore puts the word back. */
+struct engine_iret_patch {
+    bool active;
+    uint32_t addr;
+    uint32_t word;
+};
+/* Clear VM in the 32-bit word at eflags_addr if set; true if it was. */
+bool engine_iret_hide_vm(struct guest_memory *mem, uint32_t eflags_addr,
+                         struct engine_iret_patch *p);
+void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
+/* Guest memory at these pages changed from the host: drop the engine's
+ * translations of them and its TLB (quirk 23). */
+void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
+void engine_flush_tlb(uc_engine *uc);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

@@ -51,12 +51,26 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
         }
         FILE *f = io->fd == 1 ? stdout : stderr;
         size_t n = fwrite(buf, 1, io->len, f);
-        fflush(f);
+        if (fflush(f) != 0 || n < io->len) {
+            /* the host could not take it (a full disk, a closed pipe):
+             * the program's write fails as it would on Linux */
+            io->result = -(errno ? errno : EIO);
+            clearerr(f);
+            return;
+        }
         io->result = (int32_t)n;
         return;
     }
     if (io->fd != 0) {
         io->result = -EBADF;
+        return;
+    }
+    if (m->opts->stdin_data) {
+        size_t left = m->opts->stdin_size - m->stdin_pos;
+        size_t n = left < io->len ? left : io->len;
+        memcpy(buf, m->opts->stdin_data + m->stdin_pos, n);
+        m->stdin_pos += n;
+        io->result = (int32_t)n;
         return;
     }
     ssize_t n = m->opts->quiet ? 0 : read(STDIN_FILENO, buf, io->len);

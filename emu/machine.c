@@ -198,6 +198,11 @@ static void on_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     (void)uc;
     if (machine_hold_insn(m, (uint32_t)address))
         return;
+    /* the restart of an abandoned block's store, told once (run.c) */
+    if (m->traced_insn == (uint32_t)address && address) {
+        m->traced_insn = 0;
+        return;
+    }
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].insn)
             m->observers[i].insn(m->observers[i].ctx, m, (uint32_t)address, size);

@@ -63,6 +63,8 @@ struct run_options {
     bool verbose;              /* print kernel boot messages */
     bool quiet;                /* swallow guest stdout (compare) */
     struct output_capture *capture; /* if set: keep guest stdout there */
+    const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
+    size_t stdin_size;         /* instead of the host's stdin (fuzzing) */
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
     const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
     int ncost_overrides;
@@ -71,6 +73,14 @@ struct run_options {
     uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
                                   (0: VFS_DEFAULT_LIMIT) */
     int smp;                   /* --smp: CPUs (0 or 1: one) */
+};
+
+/* Why the engine runs up to an address and stops there (trap.h). */
+enum run_to_why {
+    RUN_TO_NONE,
+    RUN_TO_UD,       /* after a translator abort: #UD at the culprit */
+    RUN_TO_FETCH,    /* a code fetch fault raised at its block's start */
+    RUN_TO_PAUSE,    /* machine_run_until: return there */
 };
 
 /* An interrupt or exception that went through the IDT. */
@@ -183,13 +193,21 @@ struct machine_hold {
     const struct insn *rep_charged; /* a rep run charged in this block, */      \
     struct rep_step rep_step;      /* and what it was charged */                \
     uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */ \
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
     int nspecial;                                                               \
+    bool hooks_full;               /* the run paused to drop them all (run.c) */ \
     int delivery_depth;                                                         \
     bool sti_shadow;               /* the last block ended with sti: no         \
                                       interrupt before its next instruction */  \
+    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */ \
+    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */  \
     int engine_aborts;             /* translations the engine aborted */        \
-    bool abort_ud_pending;         /* after an abort: run up to abort_ud_at, */ \
-    uint32_t abort_ud_at;          /* then raise #UD there (run.c) */
+    enum run_to_why run_to_why;    /* run up to the linear address run_to, */   \
+    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */        \
+    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */   \
+    uint32_t pause_to, pause_from; /* run_to, to come back after it */          \
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
 
 struct cpu_local {
     CPU_LOCAL_FIELDS
@@ -215,6 +233,7 @@ struct machine {
     struct ksyms ksyms;
     struct vfs *vfs;                /* the file tree (vfs.h) */
     struct addrspaces *as;          /* every process's user memory */
+    size_t stdin_pos;               /* read so far of opts->stdin_data */
 
     /* cycle and instruction accounting (instructions: of all CPUs) */
     struct block_cache blocks;
@@ -225,6 +244,10 @@ struct machine {
                                        instructions it stands for (mm_costs.c):
                                        the cycles are their dot product with
                                        cpu.cost */
+    struct {                       /* the last block Capstone could not */
+        uint32_t addr, size;       /* decode (run.c) */
+        uint8_t bytes[32];
+    } undecodable;
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
@@ -232,6 +255,7 @@ struct machine {
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
     uint32_t pause_eip;            /* before this instruction */
+    uint32_t traced_insn;          /* already told: not again (run.c) */
 
     /* why the run ended */
     enum stop_reason stop;

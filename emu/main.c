@@ -179,6 +179,13 @@ static bool parse_size(const char *s, uint64_t *out)
     return true;
 }
 
+/* A --cpus list: models separated by ';', none of them empty. */
+static bool cpu_list_ok(const char *list)
+{
+    size_t n = strlen(list);
+    return n && list[0] != ';' && list[n - 1] != ';' && !strstr(list, ";;");
+}
+
 /* "MODEL:CLASS=CYCLES" names one of the models; "CLASS=CYCLES" all. The
  * machine applies each to the runs of its model (machine.c). */
 static int check_cost(const char *cost, const char *run_cpu)
@@ -324,7 +331,11 @@ static int run(const struct run_options *opts, struct outputs *out,
     } else {
         fprintf(stderr, "emu: %s\n", m->message);
     }
-    outputs_close(out);
+    if (outputs_close(out)) {
+        fprintf(stderr, "emu: %s: cannot write the trace: %s\n", out->trace.path,
+                errno ? strerror(errno) : "write error");
+        status = 125;
+    }
     machine_destroy(m);
     free(m);
     free(sys);
@@ -464,6 +475,8 @@ int main(int argc, char **argv)
     }
     if (i >= argc)
         return usage_error("%s", "missing PROGRAM");
+    if (co.cpus && !cpu_list_ok(co.cpus))
+        return usage_error("--cpus wants CPU models separated by ';', not '%s'", co.cpus);
     /* compare runs the models of --cpus, each with or without SEP */
     if (compare && (cpu_given || opts.no_sep))
         return usage_error("%s", "emu compare takes its models from --cpus "

@@ -72,9 +72,9 @@ int outputs_finish(struct outputs *o, struct machine *m, const struct syscall_tr
     return rc;
 }
 
-void outputs_close(struct outputs *o)
+int outputs_close(struct outputs *o)
 {
-    trace_close(o->trace_out);
+    int trace_failed = trace_close(o->trace_out), why = errno;
     strace_close(o->strace_out);
     profile_close(o->profile);
     progress_close(o->progress);
@@ -83,4 +83,6 @@ void outputs_close(struct outputs *o)
     o->strace_out = NULL;
     o->profile = NULL;
     o->progress = NULL;
+    errno = why;
+    return trace_failed;
 }

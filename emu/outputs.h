@@ -48,6 +48,7 @@ int outputs_open(struct outputs *o, struct machine *m);
 int outputs_attach(struct outputs *o, struct machine *m, struct syscall_tracker *sys);
 /* After the run: the report and the profile. 0, or -1 after saying why. */
 int outputs_finish(struct outputs *o, struct machine *m, const struct syscall_tracker *sys);
-void outputs_close(struct outputs *o);
+/* -1 if the trace could not be written (errno says why), else 0. */
+int outputs_close(struct outputs *o);
 
 #endif

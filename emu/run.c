@@ -1,5 +1,6 @@
 /* The execution loop: hooks, the block hook, machine_run. */
 #include "run.h"
+#include <string.h>
 #include "boot.h"
 #include "cpu_insns.h"
 #include "hypercall.h"
@@ -9,35 +10,114 @@
 #include "trap.h"
 
 /* Code hooks go in only for the addresses that need them, so most code
- * runs without a per-instruction callback. */
+ * runs without a per-instruction callback. The kernel's own irets run at
+ * CPL 0, where the engine's iret is right (engine.h, quirk 21). */
+static bool needs_hook(const struct insn *in)
+{
+    return (in->flags & SPECIALS) && (!(in->flags & SPECIAL_IRET) || !in_kernel_ram(in->addr));
+}
+
+#define NSLOTS (2 * MAX_SPECIAL_HOOKS)
+
+static uint32_t slot_of(uint32_t addr)
+{
+    return (addr * 2654435761u) >> 21 & (NSLOTS - 1);
+}
+
 static bool is_hooked(const struct machine *m, uint32_t addr)
 {
-    for (int h = 0; h < m->nspecial; h++)
-        if (m->special_addrs[h] == addr)
+    for (uint32_t s = slot_of(addr); m->special_slots[s]; s = (s + 1) & (NSLOTS - 1))
+        if (m->special_addrs[m->special_slots[s] - 1] == addr)
             return true;
     return false;
+}
+
+static void index_special(struct machine *m, int i)
+{
+    uint32_t s = slot_of(m->special_addrs[i]);
+    while (m->special_slots[s])
+        s = (s + 1) & (NSLOTS - 1);
+    m->special_slots[s] = (uint16_t)(i + 1);
 }
 
 static bool specials_hooked(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if ((b->insns[i].flags & SPECIALS) && !is_hooked(m, b->insns[i].addr))
+        if (needs_hook(&b->insns[i]) && !is_hooked(m, b->insns[i].addr))
             return false;
     return true;
 }
 
+/* 0, or -1 when the table is full (or the engine refuses a hook). */
 static int hook_specials(struct machine *m, const struct block *b)
 {
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
-        if (!(in->flags & SPECIALS) || is_hooked(m, in->addr))
+        if (!needs_hook(in) || is_hooked(m, in->addr))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS ||
-            engine_hook_code_at(m->uc, in->addr, on_special_insn, m))
+            engine_hook_code_at(m->uc, in->addr, on_special_insn, m,
+                                &m->special_hooks[m->nspecial]))
             return -1;
-        m->special_addrs[m->nspecial++] = in->addr;
+        m->special_addrs[m->nspecial] = in->addr;
+        index_special(m, m->nspecial++);
     }
     return 0;
+}
+
+/*
+ * A program can make any number of such instructions (writing rdtsc to a
+ * fresh address and calling it, over and over). When the table is full
+ * the engine stops, every code hook goes (the engine frees them when its
+ * run has returned), and blocks get theirs again as they run.
+ */
+void forget_special_hooks(struct machine *m, int keep)
+{
+    while (m->nspecial > keep)
+        engine_unhook(m->uc, m->special_hooks[--m->nspecial]);
+    memset(m->special_slots, 0, sizeof m->special_slots);
+    for (int i = 0; i < m->nspecial; i++)
+        index_special(m, i);
+}
+
+/*
+ * A store into the block that is running makes the engine give up the
+ * rest of that block and run the store again as a block of its own
+ * (engine.h, quirk 22), so the block hook charged instructions that never
+ * ran. A one-instruction block at an instruction of the current block with
+ * more of it still charged is that restart: refund from that instruction
+ * (its block charges it again) and trace it only once. A loop back into
+ * the block lands there with the block's whole tail, not one instruction.
+ */
+static void abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
+{
+    const struct block *cur = m->cur_block;
+    uint32_t k;
+    if (!cur || b->ninsns != 1 || addr == cur->addr || m->run_to_why != RUN_TO_NONE ||
+        !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+        return;
+    truncate_current_block(m, k);
+    if (m->insn_hooked)
+        m->traced_insn = addr;
+}
+
+/* The last block Capstone could not decode: a loop of it ("lock jmp .")
+ * is not decoded again on every turn, which made it ten times slower per
+ * instruction than any other loop. */
+static bool known_undecodable(const struct machine *m, uint32_t addr, const uint8_t *code,
+                              uint32_t size)
+{
+    return m->undecodable.size == size && m->undecodable.addr == addr &&
+           size <= sizeof m->undecodable.bytes && !memcmp(m->undecodable.bytes, code, size);
+}
+
+static void note_undecodable(struct machine *m, uint32_t addr, const uint8_t *code, uint32_t size)
+{
+    if (size > sizeof m->undecodable.bytes)
+        return;
+    m->undecodable.addr = addr;
+    m->undecodable.size = size;
+    memcpy(m->undecodable.bytes, code, size);
 }
 
 static void over_budget(struct machine *m)
@@ -60,12 +140,24 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->stop != STOP_NONE || m->paused) {
+    if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
         engine_stop(uc);
         return;
     }
+    m->drop_step_trap = false;
+    m->traced_insn = 0;
+    engine_iret_restore(&m->mem, &m->iret_patch);
+    /* A block decoded again at its own address (its code changed) frees
+     * the old one: if that is the current block, it is gone. */
+    if (m->cur_block && m->cur_block->addr == addr)
+        m->cur_block = NULL;
     const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
-    const struct block *b = code ? block_lookup(&m->blocks, addr, code, size) : NULL;
+    const struct block *b = NULL;
+    if (code && !known_undecodable(m, addr, code, size)) {
+        b = block_lookup(&m->blocks, addr, code, size);
+        if (!b)
+            note_undecodable(m, addr, code, size);
+    }
     if (!b) {
         if (machine_hold_block(m, NULL, addr))
             return;
@@ -85,11 +177,12 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      */
     if (b->specials && !specials_hooked(m, b)) {
         if (hook_specials(m, b)) {
-            machine_stop(m, STOP_MACHINE, "too many special instructions to hook");
-            return;
+            /* stop at the restart: writing EIP cancels a stop */
+            m->hooks_full = true;
+        } else {
+            engine_retranslate(uc, addr, size);
         }
-        engine_retranslate(uc, addr, size);
-        reg_write(m, UC_X86_REG_EIP, addr);
+        reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
         return;
     }
     /* A due interrupt is taken before the block runs; the handler's first
@@ -110,6 +203,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         as_note_code(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
+    abandoned_block(m, addr, b);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;
@@ -172,23 +266,28 @@ int machine_init(struct machine *m, const struct run_options *opts)
 
 static void engine_aborted(struct machine *m)
 {
-    uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), base = code_segment_base(m);
     if (++m->engine_aborts > MAX_ENGINE_ABORTS) {
         machine_stop(m, STOP_MACHINE, "the engine failed to translate code at eip %08x", eip);
         return;
     }
-    m->abort_ud_at = first_undecodable(&m->blocks, &m->mem, eip);
-    m->abort_ud_pending = true;
+    if (m->run_to_why != RUN_TO_PAUSE)
+        disarm_run_to(m);
+    arm_run_to(m, RUN_TO_UD, base + eip, first_undecodable(&m->blocks, &m->mem, base + eip));
 }
 
-/* Stopped at abort_ud_at: raise #UD there, unless the code has changed since. */
-static void raise_ud_after_abort(struct machine *m)
+/* At run_to: raise #UD there after an abort, unless the code has changed
+ * since; after a misplaced fetch fault, just go on, to fault again. */
+static void reached_run_to(struct machine *m)
 {
-    m->abort_ud_pending = false;
-    if (decodable(&m->blocks, &m->mem, m->abort_ud_at))
+    enum run_to_why why = m->run_to_why;
+    uint32_t at = m->run_to;
+    disarm_run_to(m);
+    m->run_paused = why == RUN_TO_PAUSE;
+    if (why != RUN_TO_UD || decodable(&m->blocks, &m->mem, at))
         return;
     m->delivery_depth = 0;
-    raise_fault(m, X86_VEC_UD, false, 0, m->abort_ud_at);
+    raise_fault(m, X86_VEC_UD, false, 0, at - code_segment_base(m));
 }
 
 static bool halted_at(struct machine *m, uint32_t eip)
@@ -197,83 +296,126 @@ static bool halted_at(struct machine *m, uint32_t eip)
     return op && *op == 0xf4;
 }
 
-/* One run of the current CPU's engine and what it reported. True if it
- * stopped at a hlt (EIP after it) that nothing here handled. */
+/* A turn's count of instructions is done (smp.h): the rest of the block
+ * runs next time, charged then. Stopped from the count's hook, the engine
+ * may keep a fault in flight (quirk 1), and the next one would never be
+ * raised (quirk 26). */
+static void count_stop(struct machine *m, uint32_t eip)
+{
+    uint32_t index;
+    if (m->cur_block && block_find_insn(m->cur_block, code_segment_base(m) + eip, &index))
+        truncate_current_block(m, index);
+    engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+}
+
+/*
+ * One run of the running CPU's engine, with no exit address (engine.h,
+ * quirk 18): ring-3 code that runs into 0xc0000000 takes the #PF a CPU
+ * raises there. True if it stopped at a hlt (EIP after it) that nothing
+ * here handled; the caller waits for an interrupt. With --smp the run
+ * also ends when the turn's instructions are done.
+ */
 static bool run_slice(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
-
-    if (!engine_run_count(m->uc, eip, m->abort_ud_pending ? m->abort_ud_at : KERNEL_BASE,
-                          m->smp ? m->smp->turn_left : 0, &e)) {
+    bool returned = engine_run_count(m->uc, eip, until, m->smp ? m->smp->turn_left : 0, &e);
+    engine_iret_restore(&m->mem, &m->iret_patch);
+    if (!returned) {
         engine_aborted(m);
         return false;
     }
     if (m->stop != STOP_NONE)
         return false;
+    if (m->hooks_full) {
+        m->hooks_full = false;
+        forget_special_hooks(m, 0);
+        return false;
+    }
     if (m->reports.ud) {
         raise_reported_ud(m);
         return false;
     }
-    if (m->reports.wrap) {
-        raise_wrapped_pf(m);
+    if (m->reports.wrapped_fetch) {
+        raise_wrapped_fetch(m);
         return false;
     }
-    if (m->abort_ud_pending && reg_read(m, UC_X86_REG_EIP) == m->abort_ud_at) {
-        raise_ud_after_abort(m);
-        return false;
-    }
-    if (m->paused)
+    if (m->paused || m->run_paused)
         return false;
     eip = reg_read(m, UC_X86_REG_EIP);
+    if (m->run_to_why != RUN_TO_NONE) {
+        if (code_segment_base(m) + eip == m->run_to) {
+            reached_run_to(m);
+            return false;
+        }
+        /* stopped by a hook on the way there (a fetch fault, armed just
+         * now), or by the turn's count: run again */
+        if (e == UC_ERR_OK) {
+            if (m->smp)
+                count_stop(m, eip);
+            return false;
+        }
+    }
     if (e != UC_ERR_OK) {
         machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
         return false;
     }
     if (halted_at(m, eip))
         return true;
-    /* the quantum's instructions are done (smp.h): the rest of the block
-     * runs next time, charged then */
     if (m->smp) {
-        uint32_t index;
-        if (block_find_insn(m->cur_block, eip, &index))
-            truncate_current_block(m, index);
-        /* stopped from the count's hook: a fault may be left in flight
-         * (quirk 1), and the next one would never be raised (quirk 19) */
-        engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+        count_stop(m, eip);
         return false;
     }
     machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
     return false;
 }
 
-/*
- * KERNEL_BASE is the "until" address: kernel memory there holds no code
- * and user mode cannot fetch from a supervisor page, so reaching it never
- * ends a run early.
- */
-int machine_run(struct machine *m)
+/* The loop ends with the run, at a pause for the debugger (m->paused) or
+ * at machine_run_until's address (m->run_paused). With --smp the CPUs
+ * take turns (smp_run). */
+static void run_loop(struct machine *m)
 {
-    if (m->smp)
+    if (m->smp) {
         smp_run(m, run_slice);
-    while (m->stop == STOP_NONE) {
-        if (m->paused) {
-            /* A block hook that stops the engine leaves EIP behind when
-             * the block was entered by a direct jump (docs/unicorn.md,
-             * quirk 16); and EIP cannot be set from a hook that stops. */
-            reg_write(m, UC_X86_REG_EIP, m->pause_eip);
-            /* Stopped from a hook, the engine may still mark a fault in
-             * flight that it never reported (quirk 1): the next one would
-             * come out as #DF, or stop the CPU as a triple fault. */
-            engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
-            m->paused = false;
-            return MACHINE_PAUSED;
-        }
-        /* hlt ends the engine's run: wait for the next interrupt, in
-         * modeled time (irq.h) */
+        return;
+    }
+    /* hlt ends the engine's run: wait for the next interrupt, in modeled
+     * time (irq.h) */
+    while (m->stop == STOP_NONE && !m->paused && !m->run_paused)
         if (run_slice(m) && !irq_halt(m))
             machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x",
                          reg_read(m, UC_X86_REG_EIP));
+}
+
+bool machine_run_until(struct machine *m, uint32_t at)
+{
+    /* the code at and before it on its page may carry the stop */
+    arm_run_to(m, RUN_TO_PAUSE, at & ~(PAGE_SIZE - 1), at);
+    m->run_paused = false;
+    run_loop(m);
+    bool paused = m->run_paused;
+    m->run_paused = false;
+    m->pause_held = false;
+    if (!paused)
+        disarm_run_to(m);
+    return paused;
+}
+
+int machine_run(struct machine *m)
+{
+    run_loop(m);
+    if (m->stop == STOP_NONE && m->paused) {
+        /* A block hook that stops the engine leaves EIP behind when the
+         * block was entered by a direct jump (docs/unicorn.md, quirk 16);
+         * and EIP cannot be set from a hook that stops. */
+        reg_write(m, UC_X86_REG_EIP, m->pause_eip);
+        /* Stopped from a hook, the engine may still mark a fault in
+         * flight that it never reported (quirk 1): the next one would
+         * come out as #DF, or stop the CPU as a triple fault. */
+        engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+        m->paused = false;
+        return MACHINE_PAUSED;
     }
     switch (m->stop) {
     case STOP_EXIT: return m->exit_status;

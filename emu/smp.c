@@ -280,7 +280,7 @@ static void drop_stale(struct machine *m)
 
 /*
  * One turn: SMP_QUANTUM_INSNS instructions, or up to a hlt. The engine may
- * return before its count is done (quirk 19: after a stop from a hook, it
+ * return before its count is done (quirk 26: after a stop from a hook, it
  * can come back after each run of a rep op); the turn goes on from there.
  */
 static bool run_turn(struct machine *m, bool (*run_slice)(struct machine *m))
@@ -293,6 +293,8 @@ static bool run_turn(struct machine *m, bool (*run_slice)(struct machine *m))
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
         if (run_slice(m))
             return true;
+        if (m->paused || m->run_paused)
+            return false;
         uint64_t done = m->insns - start;
         if (done >= SMP_QUANTUM_INSNS ||
             (m->insns == before && reg_read(m, UC_X86_REG_EIP) == eip))
@@ -300,17 +302,17 @@ static bool run_turn(struct machine *m, bool (*run_slice)(struct machine *m))
         m->smp->turn_left = SMP_QUANTUM_INSNS - done;
     }
     /* A turn that ran nothing will run nothing next time either: the
-     * engine returns without raising the fault it met (quirk 19). */
-    if (m->stop == STOP_NONE && m->insns == start &&
+     * engine returns without raising the fault it met (quirk 26). */
+    if (m->stop == STOP_NONE && !m->paused && !m->run_paused && m->insns == start &&
         reg_read(m, UC_X86_REG_EIP) == start_eip)
         machine_stop(m, STOP_MACHINE, "the engine makes no progress at eip %08x "
-                     "(engine quirk 19, docs/smp.md)", start_eip);
+                     "(engine quirk 26, docs/smp.md)", start_eip);
     return false;
 }
 
 int smp_run(struct machine *m, bool (*run_slice)(struct machine *m))
 {
-    while (m->stop == STOP_NONE) {
+    while (m->stop == STOP_NONE && !m->paused && !m->run_paused) {
         int c = furthest_behind(m);
         if (c < 0) {
             machine_stop(m, STOP_MACHINE, "the machine halted: every CPU is in hlt with "

@@ -23,7 +23,7 @@
  * cycles) gets its turn: a design choice, not a hardware figure; it bounds
  * how late an IPI is seen (a few microseconds of modeled time) and how
  * often the engines switch. Counted by the engine (uc_emu_start's count),
- * which stops at an instruction with EIP right (quirk 19). */
+ * which stops at an instruction with EIP right (quirk 26). */
 #define SMP_QUANTUM_INSNS 5000
 
 enum cpu_run_state {

@@ -1,5 +1,5 @@
 /*
- * Engine quirk 18 (engine.h): an engine notices a change of code it has
+ * Engine quirk 25 (engine.h): an engine notices a change of code it has
  * translated only when the change is one of its own stores. Another CPU's
  * engine writes the same host page behind its back, and the stale
  * translation would run. Each page some CPU ran code from is kept here

@@ -25,12 +25,18 @@ static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
     return in->cls == CLASS_SYSENTER ? in : NULL;
 }
 
-/* The fault goes to its handler, where raise_fault has pointed EIP. */
+/*
+ * The fault goes to its handler, where raise_fault has pointed EIP. With
+ * TF set the engine still raises the single-step trap it owes a completed
+ * sysenter (engine.h, quirk 9): a faulting one did not complete, so that
+ * trap is dropped.
+ */
 static void sysenter_fault(struct machine *m, uint32_t index, int vector,
                            bool has_error, uint32_t addr)
 {
     truncate_current_block(m, index);
-    raise_fault(m, vector, has_error, 0, addr);
+    m->drop_step_trap = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_TF) != 0;
+    raise_fault(m, vector, has_error, 0, addr - code_segment_base(m));
     engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP));
 }
 

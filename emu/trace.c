@@ -380,7 +380,10 @@ int trace_close(struct trace *t)
     flush_insn(t);
     if (t->o.format == TRACE_JSON)
         trace_json_end(&t->json);
-    int rc = fclose(t->f);
+    /* a write that failed on the way (the buffer went out and was lost)
+     * leaves only the error indicator: fclose alone may not tell */
+    int rc = ferror(t->f);
+    rc |= fclose(t->f);
     free(t);
     return rc ? -1 : 0;
 }

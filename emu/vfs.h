@@ -133,6 +133,8 @@ struct vfs_config {
 /* What the host was asked for, for tests and bounds. */
 struct vfs_host_stats {
     uint64_t getdents;       /* getdents64 calls on host directories */
+    uint64_t listed;         /* entries those calls gave that the vfs keeps */
+    uint64_t listed_bytes;   /* their records and names, in host memory */
     uint64_t opens;          /* openat2 calls */
     uint64_t preads;
     uint32_t fds_open;       /* descriptors held now, the root's aside */

@@ -339,8 +339,11 @@ static int take_records(struct vfs *v, struct vfs_node *d, int dfd, const uint8_
         if (type == VFS_DT_UNKNOWN)
             type = type_by_stat(v, dfd, name);
         struct vfs_dent *e = dent_new(name, nlen, type);
-        if (e)
+        if (e) {
             e->ino = ino;
+            v->host.listed++;
+            v->host.listed_bytes += sizeof *e + nlen + 1;
+        }
         int err = listing_add(l, e);
         if (err)
             return err;

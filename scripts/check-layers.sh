@@ -19,7 +19,7 @@
 #                 controller (irq), sysenter, CPUID/MSR/TSC/
 #                 ports, hypercalls (mmcall: the address-space ones;
 #                 vfscall: the file tree's), booting, the execution loop,
-#                 and stopping it for a debugger (debug, debug_mem)
+#                 stopping it for a debugger (debug, debug_mem), snapshots
 #   3 accounting  system calls and traps, from the machine's events
 #   4 outputs     trace files, --strace, --report, emu compare and the
 #                 metrics programs report to it, the GDB remote stub
@@ -72,6 +72,7 @@ smp           2
 smp_code      2
 debug         2
 debug_mem     2
+snapshot      2
 syscalls      3
 spans         3
 trace         4

@@ -153,15 +153,20 @@ START_TEST(sep_cpu_gets_trampoline_and_sysenter_page)
     boot("pentium4");
     ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_CS), __KERNEL_CS);
     uint32_t page = (uint32_t)msr(MSR_IA32_SYSENTER_EIP);
-    ck_assert_uint_eq(msr(MSR_IA32_SYSENTER_ESP), page + PAGE_SIZE);
     ck_assert(in_kernel_ram(page));
-    const uint8_t *t = guest_ptr(&m->mem, page, 11);
-    ck_assert(t[0] == 0x8b && t[1] == 0x25 && t[6] == 0xe9);  /* movl esp0, %esp; jmp */
+    /* the stack a trap on the trampoline runs on: the top of a page of its
+     * own, not the code's (Linux's fix of 17 December 2002) */
+    uint32_t esp = (uint32_t)msr(MSR_IA32_SYSENTER_ESP);
+    ck_assert(in_kernel_ram(esp - 1) && esp % PAGE_SIZE == 0);
+    ck_assert_uint_ne(esp - PAGE_SIZE, page & ~(PAGE_SIZE - 1));
+    const uint8_t *t = guest_ptr(&m->mem, page, 12);
+    /* movl %ss:esp0, %esp (DS is still the caller's); jmp */
+    ck_assert(t[0] == 0x36 && t[1] == 0x8b && t[2] == 0x25 && t[7] == 0xe9);
     uint32_t slot, rel;
-    memcpy(&slot, t + 2, 4);
-    memcpy(&rel, t + 7, 4);
+    memcpy(&slot, t + 3, 4);
+    memcpy(&rel, t + 8, 4);
     ck_assert_uint_eq(slot, sym("init_tss") + 4);
-    ck_assert_uint_eq(page + 11 + rel, sym("sysenter_entry"));
+    ck_assert_uint_eq(page + 12 + rel, sym("sysenter_entry"));
     const uint8_t *v = guest_ptr(&m->mem, VSYSCALL_BASE, 11);
     static const uint8_t stub[] = { 0x51, 0x52, 0x55, 0x89, 0xe5, 0x0f, 0x34,
                                     0x5d, 0x5a, 0x59, 0xc3 };

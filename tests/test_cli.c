@@ -111,6 +111,35 @@ START_TEST(unknown_cpu_is_2_and_points_at_list_cpus)
 }
 END_TEST
 
+/* A trace that cannot be written (a full device) is an error, not a
+ * trace silently lost: one line, exit 125. */
+START_TEST(trace_write_error_is_reported)
+{
+    struct emu_result r;
+    if (_i)
+        emu(&r, "run", "--trace", "/dev/full", "--trace-insns", program("hello"), NULL);
+    else
+        emu(&r, "run", "--trace", "/dev/full", program("hello"), NULL);
+    ck_assert_msg(r.status == 125, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.err, "emu: /dev/full: cannot write the trace: No space left on device\n");
+    ck_assert_str_eq(r.out, "hello\n");
+    emu_result_free(&r);
+}
+END_TEST
+
+/* emu compare with no model in --cpus is a usage error, not an empty table. */
+START_TEST(compare_without_a_cpu_model_is_2)
+{
+    static const char *const lists[] = { "", ";;;", "pentium4;", ";pentium3", "pentium4;;pentium3" };
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", lists[_i], program("hello"), NULL);
+    ck_assert_msg(r.status == 2, "--cpus '%s': exit %d: %s", lists[_i], r.status, r.err);
+    ck_assert_msg(strstr(r.err, "--cpus") && count_char(r.err, '\n') == 1, "%s", r.err);
+    ck_assert_str_eq(r.out, "");
+    emu_result_free(&r);
+}
+END_TEST
+
 START_TEST(no_program_is_2)
 {
     struct emu_result r;
@@ -372,6 +401,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, a_cost_for_one_model_applies_to_that_model);
     tcase_add_test(tc, progress_shows_only_when_asked_in_a_pipe);
     tcase_add_test(tc, installed_emu_runs_from_another_directory);
+    tcase_add_loop_test(tc, trace_write_error_is_reported, 0, 2);
+    tcase_add_loop_test(tc, compare_without_a_cpu_model_is_2, 0, 5);
     tcase_add_test(tc, calibrate_without_its_replays_fails_in_one_line);
     tcase_add_test(tc, bad_cost_and_stepping_flags_are_2);
     suite_add_tcase(s, tc);

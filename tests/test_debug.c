@@ -94,7 +94,7 @@ START_TEST(breakpoints_in_kernel_code_set_from_ring3_hit)
     ck_assert_uint_eq(reg(g, UC_X86_REG_CS), __USER_CS);
     uint32_t cr2 = reg(g, UC_X86_REG_CR2);
     /* the trampoline's jmp, after its movl in the same block */
-    uint32_t jmp = msr(g, MSR_IA32_SYSENTER_EIP) + 6;
+    uint32_t jmp = msr(g, MSR_IA32_SYSENTER_EIP) + 7;
     uint8_t op = 0;
     ck_assert_uint_eq(debug_read_mem(&d, jmp, &op, 1), 1);
     ck_assert_uint_eq(op, 0xe9);
@@ -119,7 +119,7 @@ START_TEST(retranslating_kernel_code_from_ring3_misses_it)
     debug_clear(&d);
     /* CR2 holds the last demand-paging fault: the program's own page */
     uint32_t cr2 = reg(g, UC_X86_REG_CR2);
-    uint32_t jmp = msr(g, MSR_IA32_SYSENTER_EIP) + 6;
+    uint32_t jmp = msr(g, MSR_IA32_SYSENTER_EIP) + 7;
     ck_assert_uint_ne(cr2, jmp);
     /* a hook on code translated before it, and only that code dropped */
     uc_hook h;

@@ -94,9 +94,24 @@ syscall_exit:
 restore_all:
 	RESTORE_ALL
 
+/*
+ * sysenter clears only IF, RF and VM, so a sysenter-entered kernel runs
+ * with the caller's NT; an iret with NT set is a return to the task in
+ * the TSS back link (#TS). sysexit ignores NT, so only the paths below,
+ * which leave through iret, clear the flags first; the frame's EFLAGS,
+ * NT included, go back to the program. Linux clears NT (with AC and TF)
+ * on SYSENTER entry since 3.18 ("x86_64, entry: Filter RFLAGS.NT on entry
+ * from userspace", October 2014; its i386 entry_32.S later did the same);
+ * 2.5.53 did not, and its iret then failed.
+ */
+#define CLEAR_SYSENTER_FLAGS \
+	pushl $(X86_EFLAGS_FIXED); \
+	popfl
+
 /* Pending work: run it, then always leave through iret, which restores
  * every register sysexit would not. */
 syscall_exit_work:
+	CLEAR_SYSENTER_FLAGS
 	sti
 	movl %esp, %eax
 	pushl %eax
@@ -106,6 +121,7 @@ syscall_exit_work:
 	jmp restore_all
 
 syscall_badsys:
+	CLEAR_SYSENTER_FLAGS
 	call sys_ni_syscall
 	movl %eax, PT_EAX(%esp)
 	jmp syscall_exit
@@ -162,6 +178,7 @@ sysenter_exit:
 sysenter_badstack:
 	pushl %eax
 	SAVE_ALL
+	CLEAR_SYSENTER_FLAGS
 	GET_THREAD_INFO(%ebx)
 	movl $(-EFAULT), PT_EAX(%esp)
 	jmp syscall_exit

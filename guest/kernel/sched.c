@@ -228,23 +228,6 @@ void load_TLS(const struct task_struct *t)
         cpu_gdt(smp_processor_id())[GDT_ENTRY_TLS_MIN + i] = t->tls_array[i];
 }
 
-#define savesegment(seg, value) \
-    __asm__ volatile("mov %%" #seg ", %0" : "=r"(value))
-
-/* A selector that no longer names a usable descriptor loads as null. */
-#define loadsegment(seg, value)                                   \
-    __asm__ volatile("1: mov %0, %%" #seg "\n"                    \
-                     "2:\n"                                        \
-                     ".section .fixup, \"ax\"\n"                   \
-                     "3: pushl $0\n"                               \
-                     "   popl %%" #seg "\n"                        \
-                     "   jmp 2b\n"                                 \
-                     ".previous\n"                                 \
-                     ".section __ex_table, \"a\"\n"                \
-                     "   .align 4\n"                               \
-                     "   .long 1b, 3b\n"                           \
-                     ".previous" : : "r"(value))
-
 /* After a switch, in the task switched to: what the one left behind
  * could not do on its own stack. */
 static void finish_task_switch(void)

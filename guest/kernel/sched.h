@@ -225,4 +225,22 @@ void fpu_forget(struct task_struct *t);
 void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp);
 void ret_from_fork(void);
 
+#define savesegment(seg, value) \
+    __asm__ volatile("mov %%" #seg ", %0" : "=r"(value))
+
+/* A selector that does not load (its descriptor gone, or a kernel one with
+ * RPL 3) loads as null: the fault is fixed up through __ex_table. */
+#define loadsegment(seg, value)                                   \
+    __asm__ volatile("1: mov %0, %%" #seg "\n"                    \
+                     "2:\n"                                        \
+                     ".section .fixup, \"ax\"\n"                   \
+                     "3: pushl $0\n"                               \
+                     "   popl %%" #seg "\n"                        \
+                     "   jmp 2b\n"                                 \
+                     ".previous\n"                                 \
+                     ".section __ex_table, \"a\"\n"                \
+                     "   .align 4\n"                               \
+                     "   .long 1b, 3b\n"                           \
+                     ".previous" : : "r"(value))
+
 #endif

@@ -80,23 +80,6 @@ _Static_assert(__builtin_offsetof(struct sigframe, sc) == 8, "sigframe layout");
                     X86_EFLAGS_SF | X86_EFLAGS_ZF | X86_EFLAGS_AF | X86_EFLAGS_PF | \
                     X86_EFLAGS_CF)
 
-#define savesegment(seg, value) \
-    __asm__ volatile("mov %%" #seg ", %0" : "=r"(value))
-
-/* A selector that does not load (a kernel one with RPL 3) loads as null. */
-#define loadsegment(seg, value)                                   \
-    __asm__ volatile("1: mov %0, %%" #seg "\n"                    \
-                     "2:\n"                                        \
-                     ".section .fixup, \"ax\"\n"                   \
-                     "3: pushl $0\n"                               \
-                     "   popl %%" #seg "\n"                        \
-                     "   jmp 2b\n"                                 \
-                     ".previous\n"                                 \
-                     ".section __ex_table, \"a\"\n"                \
-                     "   .align 4\n"                               \
-                     "   .long 1b, 3b\n"                           \
-                     ".previous" : : "r"(value))
-
 /* The frame goes below the interrupted stack, or at the top of the
  * alternate stack for SA_ONSTACK when not already on it; the handler
  * starts with (ESP + 4) 16-byte aligned, as the i386 ABI expects. */

@@ -16,27 +16,35 @@ uint32_t vsyscall_entry;
 
 /*
  * sysenter loads ESP from an MSR, not from the TSS, so each CPU gets a tiny
- * trampoline page (it runs on each CPU: the page and the TSS are its own): SYSENTER_EIP points at its start, which loads the real
- * kernel stack (the TSS's esp0, which follows the running task) and jumps
- * to sysenter_entry; SYSENTER_ESP is the page's top, used by nothing.
+ * trampoline page (it runs on each CPU: the page and the TSS are its own):
+ * SYSENTER_EIP points at its start, which loads the real kernel stack (the
+ * TSS's esp0, which follows the running task) and jumps to sysenter_entry.
+ * SYSENTER_ESP is used only by a trap taken on the trampoline's first
+ * instruction (TF set across sysenter: trap.c); as in Linux's fix of 17
+ * December 2002, that stack is not the code's page, so the trap's frame
+ * never lands on a page of code.
  */
 static void enable_sep_cpu(void)
 {
     uint8_t *page = get_zeroed_page();
+    uint8_t *stack = get_zeroed_page();
 
-    if (!page)
+    if (!page || !stack)
         panic("no page for the sysenter trampoline");
     uint32_t esp0_slot = (uint32_t)tss_esp0_slot();
-    uint32_t rel32 = (uint32_t)sysenter_entry - ((uint32_t)page + 11);
+    uint32_t rel32 = (uint32_t)sysenter_entry - ((uint32_t)page + 12);
 
-    page[0] = 0x8b;                 /* movl esp0_slot, %esp */
-    page[1] = 0x25;
-    memcpy(page + 2, &esp0_slot, 4);
-    page[6] = 0xe9;                 /* jmp sysenter_entry */
-    memcpy(page + 7, &rel32, 4);
+    /* Through SS, which sysenter loaded flat (SYSENTER_CS + 8): DS is
+     * still the caller's, and may be a TLS segment with any base. */
+    page[0] = 0x36;                 /* movl %ss:esp0_slot, %esp */
+    page[1] = 0x8b;
+    page[2] = 0x25;
+    memcpy(page + 3, &esp0_slot, 4);
+    page[7] = 0xe9;                 /* jmp sysenter_entry */
+    memcpy(page + 8, &rel32, 4);
 
     wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
-    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)page + PAGE_SIZE, 0);
+    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)stack + PAGE_SIZE, 0);
     wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)page, 0);
 #ifdef CONFIG_SMP
     printk("Enabling SEP on CPU %d", smp_processor_id());

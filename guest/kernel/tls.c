@@ -74,9 +74,13 @@ int set_tls_of(struct task_struct *t, uint32_t uinfo)
     }
     if (idx < GDT_ENTRY_TLS_MIN || idx > GDT_ENTRY_TLS_MAX)
         return -EINVAL;
-    /* A code segment with "contents" 3 is not allowed (conforming code). */
-    if (((u.flags >> UD_CONTENTS_SHIFT) & 3) == 3 && !desc_empty(&u))
-        return -EINVAL;
+    /*
+     * Linux 2.5.53 installs any descriptor it is given, as this does:
+     * code (conforming too), 16-bit, expand-down, not present, with any
+     * base; make_descriptor only forces S=1 and DPL 3, so nothing runs
+     * above ring 3. (Its modify_ldt refused conforming code; 3.19 began
+     * refusing code, 16-bit and not-present TLS entries.)
+     */
     t->tls_array[idx - GDT_ENTRY_TLS_MIN] = desc_empty(&u) ? 0 : make_descriptor(&u);
     return 0;
 }

@@ -192,6 +192,10 @@ static int kernel_single_step(struct trap_frame *tf)
     return 1;
 }
 
+/* The fault a kernel exception-table fixup last answered: what
+ * do_iret_fault reports when the fixup was a failed return to user mode. */
+static uint32_t fixed_vector, fixed_error;
+
 void do_trap(struct trap_frame *tf)
 {
     uint32_t cr2 = tf->vector == X86_VEC_PF ? read_cr2() : 0;
@@ -215,6 +219,8 @@ void do_trap(struct trap_frame *tf)
         return;
     uint32_t fixup = search_exception_table(tf->eip);
     if (fixup) {
+        fixed_vector = tf->vector;
+        fixed_error = tf->error_code;
         tf->eip = fixup;
         return;
     }
@@ -224,13 +230,14 @@ void do_trap(struct trap_frame *tf)
 
 /* Returning to user space faulted on the iret itself: the saved frame is
  * unusable (a forged sigcontext's selectors), so the program dies as Linux
- * kills it, with SIGSEGV. */
+ * kills it, with SIGSEGV, reported with the fault the iret took (#GP for a
+ * bad selector, #NP, #SS, #TS). */
 void do_iret_fault(void)
 {
     struct pt_regs *regs = task_pt_regs(current);
     struct trap_frame tf = {
-        .vector = X86_VEC_GP, .eip = regs->eip, .xcs = regs->xcs,
-        .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
+        .vector = fixed_vector, .error_code = fixed_error, .eip = regs->eip,
+        .xcs = regs->xcs, .eflags = regs->eflags, .esp = regs->esp, .xss = regs->xss,
     };
     kill_user(&tf, 0, SIGSEGV);
 }

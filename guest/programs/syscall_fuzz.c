@@ -1,8 +1,9 @@
 /*
- * syscall_fuzz HEX: make the system calls that HEX (the fuzz input, as a
- * hex string) describes, then exit 0. tests/fuzz/harness.c runs it; any
- * end is fine for the program (an exit, a fault that kills it, the
- * instruction budget) but never a guest kernel panic or a machine failure.
+ * syscall_fuzz [HEX]: make the system calls that the fuzz input describes,
+ * then exit 0: HEX, or without it stdin as it is (how tests/fuzz/harness.c
+ * gives it). Any end is fine for the program (an exit, a fault that kills
+ * it, the instruction budget) but never a guest kernel panic or a machine
+ * failure.
  *
  * The input is a sequence of records, read until it runs out or
  * MAX_CALLS calls have been made:
@@ -149,6 +150,15 @@ static int hexval(char c)
     return -1;
 }
 
+/* The input as it is, from stdin: up to MAX_INPUT bytes. */
+static void read_input(void)
+{
+    input_len = 0;
+    for (long n; input_len < MAX_INPUT; input_len += (uint32_t)n)
+        if ((n = syscall3(SYS_read, 0, input + input_len, MAX_INPUT - input_len)) <= 0)
+            break;
+}
+
 /* Decode up to MAX_INPUT bytes; stop at the first non-hex character. */
 static void decode(const char *hex)
 {
@@ -202,17 +212,22 @@ int main(int argc, char **argv)
     struct fuzz_call fc;
     long r;
 
-    if (argc != 2) {
-        puts_fd(2, "usage: syscall_fuzz HEX\n");
+    if (argc > 2) {
+        puts_fd(2, "usage: syscall_fuzz [HEX]  (without HEX: the input from stdin)\n");
         return 2;
     }
-    decode(argv[1]);
+    /* the same for every input, so before it is read (the fuzz harness
+     * keeps a machine at that read) */
     r = syscall6(SYS_mmap2, SCRATCH, SCRATCH_SIZE, PROT_RW,
                  MAP_PRIVATE_ANON | MAP_FIXED_NOREPLACE, -1, 0);
     if (r != (long)SCRATCH) {
         printf("syscall_fuzz: mmap2 of the scratch area returned %ld\n", r);
         return 1;
     }
+    if (argc == 2)
+        decode(argv[1]);
+    else
+        read_input();
     for (uint32_t i = 0; input_len && i < PAGE_SIZE; i++)
         ((uint8_t *)SCRATCH)[i] = input[i % input_len];
 

@@ -1,5 +1,7 @@
 #include "harness.h"
 #include <stdio.h>
+#include "../../emu/boot.h"
+#include "../../emu/snapshot.h"
 #include <stdlib.h>
 #include <string.h>
 #include "../gdb_fake.h"
@@ -9,8 +11,9 @@
 #endif
 
 void (*fuzz_machine_hook)(struct machine *m);
+void (*fuzz_input_hook)(struct machine *m);
 
-static const char *const target_names[FUZZ_NTARGETS] = { "elf", "syscall", "gdb" };
+static const char *const target_names[FUZZ_NTARGETS] = { "elf", "syscall", "gdb", "cpu" };
 
 static const char *const syscall_cpus[] = {
     "pentium4", "pentium3", "pentiumpro", "pentium4,-sep", "pentium3,-sep",
@@ -28,20 +31,6 @@ int fuzz_target_by_name(const char *name)
         if (!strcmp(name, target_names[t]))
             return t;
     return -1;
-}
-
-static char *to_hex(const uint8_t *data, size_t size)
-{
-    static const char digits[] = "0123456789abcdef";
-    char *hex = malloc(2 * size + 1);
-    if (!hex)
-        return NULL;
-    for (size_t i = 0; i < size; i++) {
-        hex[2 * i] = digits[data[i] >> 4];
-        hex[2 * i + 1] = digits[data[i] & 15];
-    }
-    hex[2 * size] = 0;
-    return hex;
 }
 
 /* ---- gdb: the stub's session over the fake machine ---- */
@@ -171,20 +160,218 @@ static void gdb_fuzz_run(const uint8_t *input, size_t size, struct fuzz_result *
     free(data);
 }
 
+/* ---- elf, syscall, cpu: a machine per target and CPU model ---- */
+
+/*
+ * Booting the kernel and loading the program is most of what a short run
+ * costs, so each target and CPU model keeps a machine that did it once,
+ * and every input starts from there: the snapshot comes back
+ * (emu/snapshot.h) and the run goes on with the input.
+ *   syscall, cpu  the machine is kept as the program, set up, reads its
+ *                 input from stdin (the first sys_read); the input is
+ *                 what that read returns
+ *   elf           each input is a program, so the machine is kept as the
+ *                 kernel is about to load it (exec_boot_program) and the
+ *                 input goes into the boot record there; what the kernel
+ *                 read of the record before (the clock, the epoch, the
+ *                 random bytes) is the same for every input
+ * A machine that cannot come back (a run that spent an engine abort) is
+ * booted anew.
+ */
+struct kept {
+    struct machine m;
+    struct syscall_tracker sys, sys_then;
+    struct snapshot *snap;
+    struct run_options opts;
+    char *argv[3];
+    bool ready;
+};
+
+static struct kept *kept[FUZZ_NTARGETS][NCPUS];
+bool fuzz_fresh_boot;
+
+struct input {
+    const char *cpu;
+    const char *program;
+    const uint8_t *image;
+    size_t image_size;
+    const uint8_t *stdin_data; /* the program's input, if it reads it */
+    size_t stdin_size;
+    uint64_t budget;
+};
+
+static char elf_name[] = "fuzz-input", syscall_name[] = "syscall_fuzz", cpu_name[] = "cpu_fuzz";
+static char env0[] = "PATH=/usr/bin:/bin";
+static char *envp[] = { env0, NULL };
+
+/* The program files the syscall and cpu targets run, read once. */
+static const uint8_t *guest_program(const char *name, size_t *size)
+{
+    static struct { const char *name; uint8_t *data; size_t size; } files[2];
+    for (int i = 0; i < 2; i++) {
+        if (files[i].name && !strcmp(files[i].name, name)) {
+            *size = files[i].size;
+            return files[i].data;
+        }
+    }
+    char path[256];
+    snprintf(path, sizeof path, BUILD_DIR "/guest/programs/%s", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *data = malloc(PROGRAM_MAX);
+    size_t n = data ? fread(data, 1, PROGRAM_MAX, f) : 0;
+    fclose(f);
+    for (int i = 0; i < 2; i++) {
+        if (!files[i].name) {
+            files[i].name = name;
+            files[i].data = data;
+            files[i].size = n;
+            *size = n;
+            return data;
+        }
+    }
+    free(data);
+    return NULL;
+}
+
+static void set_input(struct run_options *o, char **argv, const struct input *in)
+{
+    o->cpu_spec = in->cpu;
+    o->program = in->program;
+    o->program_image = in->image;
+    o->program_size = in->image_size;
+    o->max_insns = in->budget;
+    o->stdin_data = in->stdin_data;
+    o->stdin_size = in->stdin_size;
+    o->argv = argv;
+    argv[0] = (char *)in->program;
+    argv[1] = NULL;
+    o->argc = 1;
+}
+
+static void base_options(struct run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->epoch_sec = 1040103547u;
+    o->quiet = true;
+    o->envp = envp;
+}
+
+static void drop(struct kept *k)
+{
+    snapshot_free(k->snap);
+    machine_destroy(&k->m);
+    free(k);
+}
+
+/* A machine booted up to exec_boot_program, kept there. */
+static struct kept *build(const struct input *in, char *err, size_t errlen)
+{
+    struct kept *k = calloc(1, sizeof *k);
+    if (!k) {
+        snprintf(err, errlen, "harness: out of memory");
+        return NULL;
+    }
+    base_options(&k->opts);
+    set_input(&k->opts, k->argv, in);
+    int rc = machine_init_bare(&k->m, &k->opts);
+    if (!rc && syscalls_attach(&k->sys, &k->m))
+        rc = machine_fail(&k->m, 125, "harness: cannot track system calls");
+    if (!rc && fuzz_machine_hook)
+        fuzz_machine_hook(&k->m);
+    if (!rc)
+        rc = machine_boot(&k->m);
+    enum ksym at = in->stdin_data ? KSYM_sys_read : KSYM_exec_boot_program;
+    if (!rc && !machine_run_until(&k->m, k->m.ksyms.addr[at])) {
+        char why[sizeof k->m.message];
+        snprintf(why, sizeof why, "%s", k->m.message);
+        rc = machine_fail(&k->m, 125, "harness: the kernel did not reach %s: %s",
+                          in->stdin_data ? "sys_read" : "exec_boot_program", why);
+    }
+    if (!rc && !(k->snap = snapshot_take(&k->m, err, errlen)))
+        rc = 125;
+    else if (rc)
+        snprintf(err, errlen, "%s", k->m.message);
+    if (rc) {
+        drop(k);
+        return NULL;
+    }
+    k->sys_then = k->sys;
+    return k;
+}
+
+static void run_kept(struct kept **slot, const struct input *in, struct fuzz_result *r)
+{
+    char err[512] = "";
+    struct kept *k = *slot;
+    if (k && snapshot_restore(&k->m, k->snap)) {
+        drop(k);
+        k = *slot = NULL;
+    }
+    if (!k && !(k = *slot = build(in, err, sizeof err))) {
+        r->init_status = 125;
+        snprintf(r->message, sizeof r->message, "%s", err);
+        return;
+    }
+    set_input(&k->opts, k->argv, in);
+    k->sys = k->sys_then;
+    if (fuzz_input_hook)
+        fuzz_input_hook(&k->m);
+    r->init_status = in->stdin_data ? 0 : machine_write_boot_record(&k->m);
+    if (r->init_status == 0) {
+        r->status = machine_run(&k->m);
+        r->stop = k->m.stop;
+    } else {
+        r->status = r->init_status;
+    }
+    r->insns = k->m.insns;
+    r->cycles = k->m.cycles;
+    snprintf(r->message, sizeof r->message, "%s", k->m.message);
+}
+
+/* The same run on a machine booted for it alone (fuzz_fresh_boot): what a
+ * kept machine must match. */
+static void run_fresh(const struct input *in, struct fuzz_result *r)
+{
+    struct machine *m = calloc(1, sizeof *m);
+    struct syscall_tracker *sys = calloc(1, sizeof *sys);
+    struct run_options opts;
+    char *argv[3];
+    base_options(&opts);
+    set_input(&opts, argv, in);
+    if (!m || !sys) {
+        r->init_status = 125;
+        snprintf(r->message, sizeof r->message, "harness: out of memory");
+        free(m);
+        free(sys);
+        return;
+    }
+    r->init_status = machine_init(m, &opts);
+    if (r->init_status == 0 && syscalls_attach(sys, m))
+        r->init_status = machine_fail(m, 125, "harness: cannot track system calls");
+    if (r->init_status == 0) {
+        if (fuzz_machine_hook)
+            fuzz_machine_hook(m);
+        if (fuzz_input_hook)
+            fuzz_input_hook(m);
+        r->status = machine_run(m);
+        r->stop = m->stop;
+    } else {
+        r->status = r->init_status;
+    }
+    r->insns = m->insns;
+    r->cycles = m->cycles;
+    snprintf(r->message, sizeof r->message, "%s", m->message);
+    machine_destroy(m);
+    free(m);
+    free(sys);
+}
+
 void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_result *r)
 {
-    static char elf_name[] = "fuzz-input", prog_name[] = "syscall_fuzz";
-    static char env0[] = "PATH=/usr/bin:/bin";
-    char *envp[] = { env0, NULL };
-    char *argv[3] = { NULL, NULL, NULL };
-    char *hex = NULL;
-    struct run_options opts = {
-        .cpu_spec = "pentium4",
-        .epoch_sec = 1040103547u,
-        .quiet = true,
-        .envp = envp,
-        .argv = argv,
-    };
+    struct input in = { .cpu = "pentium4" };
+    unsigned cpu = 0;
 
     memset(r, 0, sizeof *r);
     r->stop = STOP_NONE;
@@ -193,53 +380,43 @@ void fuzz_run(enum fuzz_target t, const uint8_t *data, size_t size, struct fuzz_
         return;
     }
     if (t == FUZZ_ELF) {
-        opts.program = elf_name;
-        opts.program_image = data;
-        opts.program_size = size;
-        opts.max_insns = FUZZ_ELF_BUDGET;
-        argv[0] = elf_name;
-        opts.argc = 1;
+        in.program = elf_name;
+        in.image = data;
+        in.image_size = size;
+        in.budget = FUZZ_ELF_BUDGET;
     } else {
-        size_t n = size ? size - 1 : 0;
-        if (n > FUZZ_SYSCALL_MAX_INPUT)
-            n = FUZZ_SYSCALL_MAX_INPUT;
-        opts.cpu_spec = syscall_cpus[size ? data[0] % NCPUS : 0];
-        opts.program = BUILD_DIR "/guest/programs/syscall_fuzz";
-        opts.max_insns = FUZZ_SYSCALL_BUDGET;
-        hex = to_hex(size ? data + 1 : data, n);
-        argv[0] = prog_name;
-        argv[1] = hex;
-        opts.argc = 2;
+        size_t n = size ? size - 1 : 0, max = t == FUZZ_CPU ? FUZZ_CPU_MAX_INPUT
+                                                             : FUZZ_SYSCALL_MAX_INPUT;
+        cpu = size ? data[0] % NCPUS : 0;
+        in.cpu = syscall_cpus[cpu];
+        in.program = t == FUZZ_CPU ? cpu_name : syscall_name;
+        in.image = guest_program(in.program, &in.image_size);
+        in.budget = t == FUZZ_CPU ? FUZZ_CPU_BUDGET : FUZZ_SYSCALL_BUDGET;
+        /* never NULL: the program reads its input from stdin */
+        in.stdin_data = size ? data + 1 : data;
+        in.stdin_size = n > max ? max : n;
+        if (!in.image) {
+            r->init_status = 125;
+            snprintf(r->message, sizeof r->message, "harness: cannot read %s", in.program);
+            return;
+        }
     }
-    snprintf(r->cpu, sizeof r->cpu, "%s", opts.cpu_spec);
+    snprintf(r->cpu, sizeof r->cpu, "%s", in.cpu);
+    if (fuzz_fresh_boot)
+        run_fresh(&in, r);
+    else
+        run_kept(&kept[t][cpu], &in, r);
+}
 
-    struct machine *m = calloc(1, sizeof *m);
-    struct syscall_tracker *sys = calloc(1, sizeof *sys);
-    if (!m || !sys || (t == FUZZ_SYSCALL && !hex)) {
-        r->init_status = 125;
-        snprintf(r->message, sizeof r->message, "harness: out of memory");
-        free(m);
-        free(sys);
-        free(hex);
-        return;
+void fuzz_release(void)
+{
+    for (int t = 0; t < FUZZ_NTARGETS; t++) {
+        for (unsigned c = 0; c < NCPUS; c++) {
+            if (kept[t][c])
+                drop(kept[t][c]);
+            kept[t][c] = NULL;
+        }
     }
-    r->init_status = machine_init(m, &opts);
-    /* the accounting runs too: it reads guest memory on every call */
-    if (r->init_status == 0 && syscalls_attach(sys, m))
-        r->init_status = machine_fail(m, 125, "harness: cannot track system calls");
-    if (r->init_status == 0) {
-        if (fuzz_machine_hook)
-            fuzz_machine_hook(m);
-        r->status = machine_run(m);
-        r->stop = m->stop;
-    } else {
-        r->status = r->init_status;
-    }
-    snprintf(r->message, sizeof r->message, "%s", m->message);
-    machine_destroy(m);
-    free(m);
-    free(sys);
-    free(hex);
 }
 
 bool fuzz_clean(enum fuzz_target t, const struct fuzz_result *r, char *why, size_t cap)
@@ -260,7 +437,7 @@ bool fuzz_clean(enum fuzz_target t, const struct fuzz_result *r, char *why, size
         case STOP_EXEC_ERROR:
             if (t == FUZZ_ELF)
                 return true;
-            what = "the kernel refused the syscall_fuzz program";
+            what = "the kernel refused the fuzz target's program";
             break;
         case STOP_PANIC:
             what = "guest kernel panic";

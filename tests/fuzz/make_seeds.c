@@ -7,6 +7,8 @@
  *                        comment has the record format; byte 0: the CPU)
  *   DIR/corpus/gdb/      GDB remote protocol byte streams: the session
  *                        Debian's gdb 13 opens, every command, hostile ones
+ *   DIR/corpus/cpu/      inputs for guest/programs/cpu_fuzz: one for each
+ *                        CPU state of docs/robustness.md's round two
  *   DIR/crashes/elf/     tiny programs that once crashed, hung or failed
  *                        the machine (docs/robustness.md)
  * make fuzz-seeds runs it; the output is committed.
@@ -423,6 +425,90 @@ static void gdb_seeds(void)
     gdone("hostile");
 }
 
+/* ---- cpu_fuzz inputs (its header comment has the layout) ---- */
+
+enum { POPF = 0, IRET = 1, LJMP = 2, LCALL = 3, TOP = 4, SEGS = 8, VIA_TLS = 16 };
+#define TLS_ENTRY(i) ((i) << 5)
+#define CODE_AT 0x40000000u
+#define NO_TLS 0x80000000u
+/* struct user_desc flags: 32-bit, code, limit in pages */
+#define CODE32 (0x01 | 0x04 | 0x10)
+
+struct cpu_seed {
+    uint32_t cpu, how;
+    uint32_t tls[3][3];          /* base, limit, flags */
+    uint32_t eflags;
+    uint16_t sel[4];             /* ds es fs gs */
+    uint32_t regs[7];            /* eax ecx edx ebx ebp esi edi */
+    const char *code;            /* hex */
+};
+
+static void cpu_seed(const char *name, const struct cpu_seed *c)
+{
+    len = 0;
+    b(c->cpu);
+    b(c->how);
+    for (int i = 0; i < 3; i++) {
+        w32(c->tls[i][0]);
+        w32(c->tls[i][1]);
+        w32(c->tls[i][2] ? c->tls[i][2] : NO_TLS);
+    }
+    w32(c->eflags ? c->eflags : 0x202);
+    for (int i = 0; i < 4; i++)
+        w16(c->sel[i]);
+    for (int i = 0; i < 7; i++)
+        w32(c->regs[i]);
+    for (const char *h = c->code; h[0] && h[1]; h += 2) {
+        unsigned v;
+        sscanf(h, "%2x", &v);
+        b(v);
+    }
+    put("corpus/cpu", name, in, len);
+}
+
+static void cpu_seeds(void)
+{
+    /* the issue 13 rows the cpu target must reach, one seed each */
+    cpu_seed("exit", &(struct cpu_seed){ .code = "" });
+    cpu_seed("top-of-user", &(struct cpu_seed){ .how = TOP,
+             .code = "90909090909090909090909090909090" });
+    cpu_seed("top-of-user-one", &(struct cpu_seed){ .how = TOP, .code = "90" });
+    /* pushf; orl $0x100,(%esp); popf; sysenter */
+    cpu_seed("tf-sysenter", &(struct cpu_seed){ .code = "9c810c24000100009d0f34" });
+    cpu_seed("tf-sysenter-p3", &(struct cpu_seed){ .cpu = 1, .code = "9c810c24000100009d0f34" });
+    cpu_seed("iret-vm", &(struct cpu_seed){ .how = IRET, .eflags = 0x20202, .code = "90" });
+    cpu_seed("iret-vm-iopl", &(struct cpu_seed){ .how = IRET, .eflags = 0x23202, .code = "fa" });
+    /* int $8 in a based 32-bit code segment, entered by a far jump */
+    cpu_seed("tls-code-int8", &(struct cpu_seed){ .how = LJMP,
+             .tls = { { 0x00400000, 0xfffff, CODE32 } }, .code = "cd08" });
+    /* the same in a 16-bit code segment at the code */
+    cpu_seed("tls-code16-int8", &(struct cpu_seed){ .how = LJMP | TLS_ENTRY(1),
+             .tls = { { 0 }, { CODE_AT, 0xffff, 0x04 } }, .code = "cd08" });
+    cpu_seed("tls-int13-iret", &(struct cpu_seed){ .how = IRET | VIA_TLS,
+             .tls = { { 0x00010000, 0xfffff, CODE32 } }, .code = "cd0d" });
+    /* getpid by int $0x80 from a based segment, then exit(0) */
+    cpu_seed("tls-int80", &(struct cpu_seed){ .how = LCALL,
+             .tls = { { 0x00010000, 0xfffff, CODE32 } },
+             .code = "b814000000cd80b80100000031dbcd80" });
+    cpu_seed("tls-conforming", &(struct cpu_seed){ .how = LJMP,
+             .tls = { { 0x00010000, 0xfffff, 0x01 | 0x06 | 0x10 } }, .code = "8cc8cd80" });
+    cpu_seed("int6", &(struct cpu_seed){ .code = "90cd06" });
+    cpu_seed("icebp", &(struct cpu_seed){ .code = "90f190" });
+    /* NT set, sched_yield through the vsyscall page (an iret return) */
+    cpu_seed("nt-vsyscall", &(struct cpu_seed){ .eflags = 0x4202,
+             .code = "b900f0ffffb89e000000ffd1" });
+    /* push $0x202; push $0x73; push $next; iret, with NT set */
+    cpu_seed("iret-nt", &(struct cpu_seed){ .eflags = 0x4202,
+             .code = "680202000068730000006810000040cf" });
+    /* movb $0x40, next; next: nop (then exit) */
+    cpu_seed("selfmod", &(struct cpu_seed){ .code = "c6050700004040909090" });
+    /* data segments of every kind in DS..GS */
+    cpu_seed("segments", &(struct cpu_seed){ .how = SEGS,
+             .tls = { { 0x1000, 0xffff, 0x01 }, { 0, 0x10, 0x03 }, { 0, 0xfffff, 0x29 } },
+             .sel = { 0x33, 0x3b, 0x43, 0x33 }, .code = "8b0050" });
+    cpu_seed("rdtsc-in-out", &(struct cpu_seed){ .code = "0f31e480ec0f32" });
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -433,6 +519,7 @@ int main(int argc, char **argv)
     elf_seeds(argv[2]);
     syscall_seeds();
     gdb_seeds();
+    cpu_seeds();
     crash_seeds();
     return 0;
 }
