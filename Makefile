@@ -79,6 +79,16 @@ $(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK) $(SYSCALL_NR)
 $(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld
 	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_OBJS) -lgcc
 
+# The same sources built for more than one CPU (--smp N > 1), as Linux 2.5
+# was built with or without CONFIG_SMP: the one-CPU kernel stays as it was.
+KERNEL_SMP_OBJS := $(patsubst %,$(BUILD)/smp/%.o,$(KERNEL_SRCS))
+KERNEL_SMP := $(BUILD)/guest/kernel-smp.elf
+$(BUILD)/smp/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) -DCONFIG_SMP -c $< -o $@
+$(KERNEL_SMP): $(KERNEL_SMP_OBJS) guest/kernel/kernel.ld
+	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_SMP_OBJS) -lgcc
+
 # ---- guest programs (static i386, no libc) ----
 MINI_SRCS := $(filter-out %/vdso.c,$(wildcard guest/programs/mini/*.c)) \
 	$(wildcard guest/programs/mini/*.S)
@@ -108,9 +118,9 @@ EMU := $(BUILD)/emu/emu
 $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL)
+$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL) $(KERNEL_SMP)
 	@mkdir -p $(@D)
-	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' $< -o $@
+	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' -DKERNEL_SMP_IMAGE='"$(KERNEL_SMP)"' $< -o $@
 # The version --version prints: the commit the binary was built from.
 EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/emu/main.c.o: HOST_CFLAGS += -DEMU_VERSION='"$(EMU_VERSION)"'

@@ -32,6 +32,7 @@ int on_cpuid(uc_engine *uc, void *user)
         vendor_regs(&b, &c, &d, "GenuineIntel");
     } else if (leaf == 1) {
         a = cpu_signature(&m->cpu);
+        b = (uint32_t)m->cpu_id << 24;   /* the initial APIC ID */
         d = cpu_features(&m->cpu);
     } else if (leaf == 0x80000000u && model->brand) {
         a = 0x80000004u;

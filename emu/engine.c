@@ -529,6 +529,12 @@ static void filter_stderr(void)
  */
 bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err)
 {
+    return engine_run_count(uc, begin, until, 0, err);
+}
+
+bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t count,
+                      uc_err *err)
+{
     sigjmp_buf env;
     struct sigaction sa, old;
     volatile bool returned = false;
@@ -541,7 +547,7 @@ bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err)
     if (sigsetjmp(env, 1) == 0) {
         engine_abort_target = &env;
         engine_running = true;
-        *err = uc_emu_start(uc, begin, until, 0, 0);
+        *err = uc_emu_start(uc, begin, until, 0, (size_t)count);
         returned = true;
     }
     engine_running = false;

@@ -177,6 +177,21 @@
  *     gets a bitmap uc_close never frees. Only the cost is seen (stores
  *     are slow, most under ASan); the fuzz targets suppress that one leak
  *     (tests/fuzz/lsan.supp). Test: none can show a cost without timing.
+ * 25. (--smp) Each CPU is its own engine over the same host pages, and an
+ *     engine only notices changes of code it translated made by its own
+ *     stores: another CPU's write would leave a stale translation running.
+ *     emu/smp_code.c keeps each page some CPU ran code from with a copy of
+ *     its bytes; after each turn a changed page drops the translations of
+ *     every other engine that ran code there (UC_CTL_TB_FLUSH, outside a
+ *     run). Test: test_smp code_written_by_one_cpu_runs_new_on_another.
+ * 26. (--smp) A turn ends by uc_emu_start's instruction count, i.e. a
+ *     stop requested from a hook: the engine may then keep a fault in
+ *     flight (as 1), and a later page fault (the kernel's first
+ *     copy_to_user onto a new stack, a rep movsl) ends every run without
+ *     being raised. emu/run.c clears the in-flight mark after each count
+ *     stop (engine_clear_in_flight, as the debugger's pause does); a turn
+ *     that still makes no progress stops the machine (125) instead of
+ *     spinning. Test: test_smp programs_run_to_their_end_on_2_and_4_cpus.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -241,6 +256,9 @@ int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void 
                         uc_hook *h);
 /* Remove a hook; the engine frees it when its outermost run returns. */
 void engine_unhook(uc_engine *uc, uc_hook h);
+/* The same, stopping after count instructions (0: no limit). */
+bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t count,
+                      uc_err *err);
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new

@@ -55,6 +55,8 @@ static const char common_options[] =
     "                       layer in memory (without it: only /tmp and /dev)\n"
     "  --mem SIZE           user memory of all processes together, in bytes or\n"
     "                       with K, M or G (default 1G; 16M to 4G)\n"
+    "  --smp N              N CPUs (1 to 8, default 1), each its own engine, taking\n"
+    "                       turns by modeled time; N > 1 boots the SMP kernel\n"
     "  --fs-size SIZE       what the file tree's in-memory layer may hold, past\n"
     "                       which writes fail with ENOSPC (default 64M; up to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n";
@@ -412,6 +414,12 @@ int main(int argc, char **argv)
             if (!parse_size(val, &opts.mem_bytes) || opts.mem_bytes < MIN_MEM_BYTES ||
                 opts.mem_bytes > MAX_MEM_BYTES)
                 return usage_error("bad --mem '%s' (16M to 4G)", val);
+        } else if (!strcmp(a, "--smp") && val) {
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (*end || end == val || n < 1 || n > MAX_CPUS)
+                return usage_error("bad --smp '%s' (1 to 8 CPUs)", val);
+            opts.smp = (int)n;
         } else if (!strcmp(a, "--fs-size") && val) {
             if (!parse_size(val, &opts.fs_bytes) || opts.fs_bytes == 0 ||
                 opts.fs_bytes > MAX_FS_BYTES)

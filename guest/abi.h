@@ -220,6 +220,28 @@
                             mapped, and the kernel signals it (a debugger's
                             catch-faults stops here) */
 
+/*
+ * ---- SMP (--smp N, emu/smp.h) ----
+ * The local APIC is reached through two ports on the hypercall path, not
+ * its MMIO page (a deviation: docs/smp.md). An outl to APIC_PORT_ICR sends
+ * an IPI: the value is the xAPIC ICR's low word (x86.h: vector, delivery
+ * mode, shorthand) with the destination APIC ID, which the ICR keeps in
+ * its high word, in bits 24-31. Ring 3 cannot reach them (the TSS has no
+ * I/O bitmap). A CPU's APIC ID is its number, 0 to N-1, as CPUID leaf 1
+ * reports it in EBX bits 24-31.
+ */
+#define SMP_MAX_CPUS       8
+#define NR_CPUS            SMP_MAX_CPUS /* Linux's name */
+#define APIC_PORT_ICR      0xe8
+#define APIC_PORT_ONLINE   0xe9 /* outl any: this CPU's start-up is done */
+/* STARTUP's vector: the AP starts at physical 0x9f000, which is
+ * KERNEL_BASE + 0x9f000 here (in 32-bit protected mode: docs/smp.md) */
+#define SMP_TRAMPOLINE_VECTOR 0x9f
+#define SMP_TRAMPOLINE_ADDR   (KERNEL_BASE + (SMP_TRAMPOLINE_VECTOR << PAGE_SHIFT))
+/* IPI vectors, Linux 2.5's (irq_vectors.h) */
+#define RESCHEDULE_VECTOR     0xfc
+#define CALL_FUNCTION_VECTOR  0xfb
+
 /* Page-table bits the hardware ignores (9-11), used by the kernel and read
  * by the emulator. */
 #define PTE_SW_PROTNONE 0x400 /* a page kept but inaccessible (PROT_NONE): P clear */
@@ -311,7 +333,8 @@ struct boot_record {
     uint32_t flags;        /* BOOT_FLAG_* */
     uint8_t  random[16];   /* AT_RANDOM bytes (fixed, for determinism) */
     uint32_t mem_pages;    /* user pages all processes may hold (--mem) */
-    uint32_t reserved[3];
+    uint32_t ncpus;        /* CPUs (--smp): APIC IDs 0 .. ncpus-1 */
+    uint32_t reserved[2];
 };
 
 /* The page at VGTOD_DATA (offsets VGTOD_*, for the vsyscall code). */

@@ -68,6 +68,8 @@ mmcall        2
 vfscall       2
 boot          2
 run           2
+smp           2
+smp_code      2
 debug         2
 debug_mem     2
 snapshot      2

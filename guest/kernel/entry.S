@@ -247,6 +247,19 @@ ENTRY(irq0_interrupt_vgtod)
 	call vgtod_tick
 	jmp irq0_tick
 
+#ifdef CONFIG_SMP
+/* An IPI asking this CPU to run a function (smp.c), an interrupt gate:
+ * like IRQ 0's, with nothing to acknowledge (the APIC has no ISR here). */
+ENTRY(call_function_interrupt)
+	pushl $-1
+	SAVE_ALL
+	call smp_call_function_interrupt
+	GET_THREAD_INFO(%ebx)
+	testl $3, PT_CS(%esp)
+	jnz syscall_exit
+	jmp restore_all
+#endif
+
 /* Exceptions: the stub pushes an error code where the CPU does not (the
  * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap
  * frame has the same layout (struct trap_frame). */

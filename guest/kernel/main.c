@@ -4,6 +4,7 @@
 #include "sched.h"
 #include "file.h"
 #include "vfs.h"
+#include "smp.h"
 
 extern char _end[];
 
@@ -22,6 +23,9 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     time_init();
     timer_init();
     random_init();
+#ifdef CONFIG_SMP
+    smp_boot_cpus();
+#endif
     sysenter_setup();
 
     user_pages_limit = boot->mem_pages;

@@ -11,7 +11,6 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 extern union thread_union init_thread_union;
-extern uint64_t gdt_table[GDT_ENTRIES];
 
 static struct task_struct init_task_struct;
 static struct task_struct idle_task;   /* pid 0: init's parent, never run */
@@ -226,7 +225,7 @@ void fpu_forget(struct task_struct *t)
 void load_TLS(const struct task_struct *t)
 {
     for (int i = 0; i < GDT_ENTRY_TLS_ENTRIES; i++)
-        gdt_table[GDT_ENTRY_TLS_MIN + i] = t->tls_array[i];
+        cpu_gdt(smp_processor_id())[GDT_ENTRY_TLS_MIN + i] = t->tls_array[i];
 }
 
 /* After a switch, in the task switched to: what the one left behind

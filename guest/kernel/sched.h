@@ -115,6 +115,9 @@ struct thread_info {
     uint32_t pid;
     struct task_struct *task;
     uint32_t exit_code;        /* set with TI_FLAG_EXITED: the wait status */
+#ifdef CONFIG_SMP
+    uint32_t cpu;              /* the CPU it runs on */
+#endif
 };
 
 _Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
@@ -134,6 +137,12 @@ static inline struct thread_info *current_thread_info(void)
 }
 
 #define current (current_thread_info()->task)
+
+#ifdef CONFIG_SMP
+#define smp_processor_id() ((int)current_thread_info()->cpu)
+#else
+#define smp_processor_id() 0
+#endif
 
 /* The register frame every entry from user mode leaves at the top of the
  * task's kernel stack. */

@@ -1,0 +1,155 @@
+/*
+ * Starting the other CPUs and calling functions on them, as Linux 2.5's
+ * smpboot.c and smp.c do it, through the minimal local APIC of emu/smp.h
+ * (its ports: abi.h). The boot CPU starts each AP with INIT and STARTUP;
+ * the AP comes up in startup_ap (head.S) on its own GDT and idle stack,
+ * loads the IDT and its TSS, says it is online and waits in hlt for IPIs.
+ */
+#ifdef CONFIG_SMP
+#include "kernel.h"
+#include "mm.h"
+#include "sched.h"
+#include "smp.h"
+
+/* Spins of the boot CPU waiting for an AP (Linux waits 5 s). */
+#define AP_WAIT_SPINS 1000000
+
+uint32_t cpu_online_map = 1;
+uint32_t num_cpus = 1;
+
+/* set for the AP being started (head.S reads them) */
+extern struct { uint16_t limit; uint32_t base; } __attribute__((packed)) ap_gdt_descr;
+extern uint32_t ap_stack;
+
+/* The APs' idle tasks and their stacks (thread_info at the bottom). */
+static union thread_union ap_idle_stack[NR_CPUS - 1] __attribute__((aligned(THREAD_SIZE)));
+static struct task_struct ap_idle_task[NR_CPUS - 1];
+
+extern void startup_ap(void), call_function_interrupt(void);
+void set_intr_gate(int n, void (*handler)(void));
+
+static void apic_icr(uint32_t icr)
+{
+    outl_hypercall(APIC_PORT_ICR, icr);
+}
+
+void send_IPI(int cpu, uint32_t vector)
+{
+    apic_icr(APIC_DEST_FIELD | APIC_DM_FIXED | vector | (uint32_t)cpu << 24);
+}
+
+static void send_IPI_allbutself(uint32_t vector)
+{
+    apic_icr(APIC_DEST_ALLBUT | APIC_DM_FIXED | vector);
+}
+
+/* The page STARTUP names: "movl $startup_ap, %eax; jmp *%eax". */
+static void write_trampoline(void)
+{
+    uint8_t *page = (uint8_t *)SMP_TRAMPOLINE_ADDR;
+    uint32_t target = (uint32_t)startup_ap;
+
+    page[0] = 0xb8;
+    memcpy(page + 1, &target, 4);
+    page[5] = 0xff;
+    page[6] = 0xe0;
+}
+
+static void prepare_ap(int cpu)
+{
+    union thread_union *stack = &ap_idle_stack[cpu - 1];
+    struct task_struct *idle = &ap_idle_task[cpu - 1];
+
+    memcpy(cpu_gdt(cpu), cpu_gdt(0), GDT_ENTRIES * 8);
+    idle->ti = &stack->info;
+    idle->state = TASK_RUNNING;
+    snprintf(idle->comm, sizeof(idle->comm), "swapper/%d", cpu);
+    stack->info.task = idle;
+    stack->info.cpu = (uint32_t)cpu;
+    ap_gdt_descr.base = (uint32_t)cpu_gdt(cpu);
+    ap_stack = (uint32_t)stack + THREAD_SIZE;
+}
+
+static void boot_ap(int cpu)
+{
+    prepare_ap(cpu);
+    apic_icr(APIC_DEST_FIELD | APIC_DM_INIT | (uint32_t)cpu << 24);
+    apic_icr(APIC_DEST_FIELD | APIC_DM_STARTUP | SMP_TRAMPOLINE_VECTOR | (uint32_t)cpu << 24);
+    for (int spins = 0; spins < AP_WAIT_SPINS; spins++) {
+        if (cpu_online_map & (1u << cpu))
+            return;
+        cpu_relax();
+    }
+    panic("CPU %d is not responding", cpu);
+}
+
+void smp_boot_cpus(void)
+{
+    num_cpus = boot->ncpus;
+    if (num_cpus < 1 || num_cpus > NR_CPUS)
+        panic("the machine has %u CPUs; this kernel takes 1 to %d", num_cpus, NR_CPUS);
+    set_intr_gate(CALL_FUNCTION_VECTOR, call_function_interrupt);
+    write_trampoline();
+    for (uint32_t cpu = 1; cpu < num_cpus; cpu++)
+        boot_ap((int)cpu);
+    printk("Total of %u processors activated", num_cpus);
+}
+
+/* An AP, from startup_ap, on its idle stack with paging on. */
+__attribute__((noreturn)) void start_secondary(void)
+{
+    int cpu = smp_processor_id();
+
+    ap_trap_init();
+    tss_init((uint32_t)current_thread_info() + THREAD_SIZE);
+    printk("CPU %d: up, APIC ID %d", cpu, hard_smp_processor_id());
+    atomic_or(&cpu_online_map, 1u << cpu);
+    outl_hypercall(APIC_PORT_ONLINE, 0);
+    for (;;)
+        __asm__ volatile("sti; hlt" : : : "memory");
+}
+
+/* ---- smp_call_function (Linux 2.5's, with wait always set) ---- */
+
+struct call_data {
+    void (*func)(void);
+    volatile uint32_t started, finished;
+};
+
+/* one call at a time, under call_lock */
+static struct call_data the_call;
+static struct call_data *volatile call_data = &the_call;
+static spinlock_t call_lock = SPIN_LOCK_UNLOCKED;
+
+static uint32_t others_online(void)
+{
+    return (uint32_t)__builtin_popcount(cpu_online_map) - 1;
+}
+
+void smp_call_function(void (*func)(void))
+{
+    uint32_t others = others_online();
+
+    if (!others)
+        return;
+    spin_lock(&call_lock);
+    the_call.func = func;
+    the_call.started = the_call.finished = 0;
+    send_IPI_allbutself(CALL_FUNCTION_VECTOR);
+    while (the_call.started != others)
+        cpu_relax();
+    while (the_call.finished != others)
+        cpu_relax();
+    spin_unlock(&call_lock);
+}
+
+void smp_call_function_interrupt(void)
+{
+    struct call_data *d = call_data;
+    void (*func)(void) = d->func;
+
+    atomic_inc(&d->started);
+    func();
+    atomic_inc(&d->finished);
+}
+#endif
