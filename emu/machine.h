@@ -48,6 +48,17 @@ struct output_capture {
     size_t len, cap;           /* at most cap - 1 bytes are kept */
 };
 
+/* --tsc-skew CPU:OFFSET[:PPM]: that CPU's TSC reads its modeled cycles
+ * times (1 + PPM/1e6), plus OFFSET cycles (not below 0): TSCs the hardware
+ * did not start together, or that run at another rate. */
+struct tsc_skew {
+    bool set;
+    int64_t offset;
+    int32_t ppm;
+};
+#define TSC_SKEW_MAX_OFFSET 1000000000000000ll /* cycles: days at any clock */
+#define TSC_SKEW_MAX_PPM    999999
+
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
     bool no_sep;
@@ -74,6 +85,7 @@ struct run_options {
     uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
                                   (0: VFS_DEFAULT_LIMIT) */
     int smp;                   /* --smp: CPUs (0 or 1: one) */
+    struct tsc_skew tsc_skew[SMP_MAX_CPUS]; /* by CPU; default: every TSC in step */
 };
 
 /* Why the engine runs up to an address and stops there (trap.h). */
