@@ -52,18 +52,10 @@ int on_cpuid(uc_engine *uc, void *user)
     return 1;
 }
 
-/* The TSC of the running CPU: its modeled cycles, skewed as --tsc-skew
- * says (the PPM part in two halves, so no product overflows). */
+/* The TSC of the running CPU: its modeled cycles, skewed as --tsc-skew says. */
 static uint64_t tsc_at(struct machine *m, uint32_t addr)
 {
-    uint64_t cycles = cycles_before(m, addr) / 100;
-    const struct tsc_skew *s = &m->opts->tsc_skew[m->cpu_id];
-
-    if (!s->set)
-        return cycles;
-    int64_t c = (int64_t)cycles;
-    int64_t t = c + c / 1000000 * s->ppm + c % 1000000 * s->ppm / 1000000 + s->offset;
-    return t < 0 ? 0 : (uint64_t)t;
+    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], cycles_before(m, addr) / 100);
 }
 
 /* Skip the 2-byte instruction at the linear address addr. */

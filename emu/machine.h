@@ -22,6 +22,7 @@
 #include "cpu_models.h"
 #include "decode.h"
 #include "engine.h"
+#include "tsc_skew.h"
 #include "ksyms.h"
 #include "memory.h"
 
@@ -47,17 +48,6 @@ struct output_capture {
     char *text;
     size_t len, cap;           /* at most cap - 1 bytes are kept */
 };
-
-/* --tsc-skew CPU:OFFSET[:PPM]: that CPU's TSC reads its modeled cycles
- * times (1 + PPM/1e6), plus OFFSET cycles (not below 0): TSCs the hardware
- * did not start together, or that run at another rate. */
-struct tsc_skew {
-    bool set;
-    int64_t offset;
-    int32_t ppm;
-};
-#define TSC_SKEW_MAX_OFFSET 1000000000000000ll /* cycles: days at any clock */
-#define TSC_SKEW_MAX_PPM    999999
 
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */

@@ -348,37 +348,6 @@ static int run(const struct run_options *opts, struct outputs *out,
     return status;
 }
 
-/* A whole signed decimal number within [-max, max]. */
-static bool parse_signed(const char *s, const char *end, int64_t max, int64_t *out)
-{
-    char *stop;
-    if (s == end || end - s > 20)
-        return false;
-    char buf[24];
-    memcpy(buf, s, (size_t)(end - s));
-    buf[end - s] = 0;
-    errno = 0;
-    long long v = strtoll(buf, &stop, 10);
-    if (*stop || stop == buf || errno || v < -max || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
-/* --tsc-skew CPU:OFFSET[:PPM] into skew[CPU]; false if malformed or repeated. */
-static bool parse_tsc_skew(const char *val, struct tsc_skew skew[SMP_MAX_CPUS])
-{
-    const char *c1 = strchr(val, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-    int64_t cpu, offset, ppm = 0;
-    if (!c1 || !parse_signed(val, c1, SMP_MAX_CPUS - 1, &cpu) || cpu < 0 ||
-        !parse_signed(c1 + 1, c2 ? c2 : c1 + 1 + strlen(c1 + 1), TSC_SKEW_MAX_OFFSET, &offset) ||
-        (c2 && !parse_signed(c2 + 1, c2 + 1 + strlen(c2 + 1), TSC_SKEW_MAX_PPM, &ppm)) ||
-        skew[cpu].set)
-        return false;
-    skew[cpu] = (struct tsc_skew){ true, offset, (int32_t)ppm };
-    return true;
-}
-
 int main(int argc, char **argv)
 {
     struct run_options opts = {
@@ -455,7 +424,7 @@ int main(int argc, char **argv)
                 return usage_error("bad --smp '%s' (1 to 8 CPUs)", val);
             opts.smp = (int)n;
         } else if (!strcmp(a, "--tsc-skew") && val) {
-            if (!parse_tsc_skew(val, opts.tsc_skew))
+            if (!tsc_skew_parse(val, opts.tsc_skew))
                 return usage_error("bad --tsc-skew '%s' (CPU:OFFSET[:PPM]: CPU 0-7, OFFSET "
                                    "cycles, |PPM| < 1000000, each CPU once)", val);
         } else if (!strcmp(a, "--fs-size") && val) {

@@ -2,7 +2,6 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
-#include "syscall_nr.h"
 
 const char *sys_path_name(int path)
 {
@@ -37,11 +36,9 @@ const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t)
     return &t->task->ext;
 }
 
-/* One call as its caller saw it: cycles and the class counts since start,
- * less the external-interrupt work done since `since`. */
-static void add_call(struct syscall_tracker *t, const struct syscall_record *r,
-                     uint64_t cycles, const uint64_t start[NCLASSES],
-                     const uint64_t end[NCLASSES], const struct ext_work *since)
+void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
+                       uint64_t cycles, const uint64_t start[NCLASSES],
+                       const uint64_t end[NCLASSES], const struct ext_work *since)
 {
     const struct ext_work *now = &t->task->ext;
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
@@ -324,7 +321,7 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     close_phase(t->task);
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
     if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
-        add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
+        syscalls_add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
                  &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;
@@ -359,73 +356,6 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
 static bool block_contains(const struct block *b, uint32_t addr)
 {
     return addr && addr >= b->addr && addr - b->addr < b->size;
-}
-
-static bool in_vsyscall_page(uint32_t addr)
-{
-    return addr >= VSYSCALL_BASE;
-}
-
-/* Calls through the vsyscall page, timed from the call to the return (a
- * process that blocks inside is timed with the others' work in between,
- * as its own clock would show it). */
-static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
-                           const struct block *b, const uint64_t at_block[NCLASSES])
-{
-    struct task_track *task = t->task;
-    if (b->addr == VSYSCALL_BASE && !task->in_vsyscall) {
-        task->in_vsyscall = true;
-        /* from the call, the last instruction of the block before */
-        task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
-        memcpy(task->page_start_counts, at_block, sizeof task->page_start_counts);
-        task->page_ext = task->ext;
-        if (t->prev_last_cls >= 0)
-            task->page_start_counts[t->prev_last_cls]--;
-    } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
-        uint64_t span = m->block_start_cycles - task->vsyscall_start;
-        const struct syscall_record *r = &task->rec;
-        task->in_vsyscall = false;
-        t->vsyscall_calls++;
-        t->vsyscall_cycles += span - (task->ext.cycles - task->page_ext.cycles);
-        /* the call made inside the span is the last one recorded */
-        if (r->path != PATH_TRAP && r->via == VIA_PAGE && r->ret != RET_EXITED)
-            add_call(t, r, span, task->page_start_counts, at_block, &task->page_ext);
-    }
-}
-
-/* The user-space clock of --vgettimeofday (guest/vsyscall/vgettimeofday.S):
- * a call into one of its entries, timed to the return like a page call; a
- * row of its own (PATH_USER) if it made no system call on the way. */
-static void track_vclock(struct syscall_tracker *t, struct machine *m,
-                         const struct block *b, const uint64_t at_block[NCLASSES])
-{
-    struct task_track *task = t->task;
-    uint32_t off = b->addr - VSYSCALL_BASE;
-
-    if (in_vsyscall_page(b->addr) && off == VSYSCALL_VGTOD_RETRY_OFFSET)
-        t->vclock_retries++;
-    if (in_vsyscall_page(b->addr) && !task->in_vclock &&
-        (off == VSYSCALL_GTOD_OFFSET || off == VSYSCALL_CLOCK_GETTIME_OFFSET)) {
-        task->in_vclock = true;
-        task->vclock_nr = off == VSYSCALL_GTOD_OFFSET ? SYS_gettimeofday
-                                                      : SYS_clock_gettime;
-        task->vclock_start = m->block_start_cycles - t->prev_last_cost;
-        task->vclock_seq = t->seq;
-        memcpy(task->vclock_counts, at_block, sizeof task->vclock_counts);
-        if (t->prev_last_cls >= 0)
-            task->vclock_counts[t->prev_last_cls]--;
-        task->vclock_ext = task->ext;
-    } else if (task->in_vclock && !in_vsyscall_page(b->addr)) {
-        uint64_t span = m->block_start_cycles - task->vclock_start;
-        struct syscall_record r = { .nr = task->vclock_nr, .path = PATH_USER,
-                                    .via = VIA_PAGE };
-        task->in_vclock = false;
-        if (t->seq != task->vclock_seq)
-            return;
-        t->vclock_calls++;
-        t->vclock_cycles += span - (task->ext.cycles - task->vclock_ext.cycles);
-        add_call(t, &r, span, task->vclock_counts, at_block, &task->vclock_ext);
-    }
 }
 
 static void tracker_on_block(void *ctx, struct machine *m, const struct block *b)
@@ -470,8 +400,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
             r->ret = RET_SYSEXIT;
     }
     if (!kernel) {
-        track_vsyscall(t, m, b, at_block);
-        track_vclock(t, m, b, at_block);
+        syscalls_track_page(t, m, b, at_block);
     }
     const struct insn *last = &b->insns[b->ninsns - 1];
     t->prev_last_cost = last->cost;

@@ -203,6 +203,16 @@ const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr,
 /* The external-interrupt work of the task running now (closed intervals). */
 const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t);
 
+/* Inside the tracker (syscalls.c, syscalls_page.c): one call as its caller
+ * saw it, into its row: cycles and the class counts from start to end, less
+ * the external-interrupt work done since `since`; and the calls into the
+ * vsyscall page, at each user block b. */
+void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
+                       uint64_t cycles, const uint64_t start[NCLASSES],
+                       const uint64_t end[NCLASSES], const struct ext_work *since);
+void syscalls_track_page(struct syscall_tracker *t, struct machine *m, const struct block *b,
+                         const uint64_t at_block[NCLASSES]);
+
 /* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
 int syscalls_attach(struct syscall_tracker *t, struct machine *m);
 /* Tell l about every record from now on. 0, or -1 if there are too many. */

@@ -35,6 +35,7 @@ engine        0
 memory        0
 machine       1
 cpu_models    1
+tsc_skew      1
 cost_classes  1
 cost_tables   1
 cost_model    1
@@ -74,6 +75,7 @@ debug         2
 debug_mem     2
 snapshot      2
 syscalls      3
+syscalls_page 3
 spans         3
 trace         4
 trace_json    4
