@@ -105,6 +105,7 @@ static int write_boot_record(struct machine *m, const uint8_t *image, size_t siz
         .cpu_khz = m->cpu.model->clock_mhz * 1000,
         .epoch_sec = m->opts->epoch_sec,
         .ncpus = (uint32_t)(m->ncpus ? m->ncpus : 1),
+        .flags = m->ncpus > 1 ? m->opts->smp_test : 0,
         .mem_pages = (uint32_t)((m->opts->mem_bytes ? m->opts->mem_bytes
                                                     : DEFAULT_MEM_BYTES) / PAGE_SIZE),
     };

@@ -73,6 +73,7 @@ struct run_options {
     uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
                                   (0: VFS_DEFAULT_LIMIT) */
     int smp;                   /* --smp: CPUs (0 or 1: one) */
+    uint32_t smp_test;         /* BOOT_FLAG_SMP_*: test hooks (test_smp) */
 };
 
 /* Why the engine runs up to an address and stops there (trap.h). */
@@ -187,6 +188,7 @@ struct machine_hold {
     const struct block *cur_block;                                              \
     uint64_t block_start_cycles;   /* in centicycles, before cur_block */       \
     uint64_t cycles;               /* centicycles: this CPU's modeled time */   \
+    uint64_t user_insns;           /* instructions it ran in user mode */      \
     uint32_t cur_limit;            /* insns of cur_block still charged */       \
     uint32_t rep_addr;             /* the rep string op last run, and */        \
     bool rep_live;                 /* whether its next run continues it */      \

@@ -219,6 +219,10 @@
 /* IPI vectors, Linux 2.5's (irq_vectors.h) */
 #define RESCHEDULE_VECTOR     0xfc
 #define CALL_FUNCTION_VECTOR  0xfb
+/* Boot record flags that break the SMP start-up on purpose: only tests set
+ * them (run_options.smp_test). */
+#define BOOT_FLAG_SMP_AP_FAULT  (1u << 0)  /* the last AP faults before it is up */
+#define BOOT_FLAG_SMP_HOLD_LOCK (1u << 1)  /* CPU 1 holds a lock forever, CPU 0 waits */
 
 /* Page-table bits the hardware ignores (9-11), used by the kernel and read
  * by the emulator. */
