@@ -488,6 +488,23 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     return 0;
 }
 
+uint32_t as_current(const struct addrspaces *as)
+{
+    return as->cur ? as->cur->pgd : 0;
+}
+
+int as_switch_window(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+                     uint32_t pgd)
+{
+    uint64_t switches = as->stats.switches, refills = as->stats.refills;
+    uint32_t n;
+    int err = as_switch(as, uc, mem, pgd, pgd, &n);
+
+    as->stats.switches = switches;
+    as->stats.refills = refills;
+    return err;
+}
+
 struct copy_ctx {
     struct addrspaces *as;
     struct as_space *parent;

@@ -72,6 +72,14 @@ int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap);
  */
 int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
               uint32_t cr3, uint32_t pgd, uint32_t *refills);
+/* The page directory of the space in the window (0 before the first
+ * switch). */
+uint32_t as_current(const struct addrspaces *as);
+/* as_switch for another CPU's turn (--smp, smp.c): the window takes the
+ * space that CPU runs in; no TLB refill is counted (that CPU's own TLB
+ * still holds it) and no switch. */
+int as_switch_window(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+                     uint32_t pgd);
 int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t child,
              uint32_t parent, uint32_t *pages);
 int as_destroy(struct addrspaces *as, uint32_t pgd);

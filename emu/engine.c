@@ -425,13 +425,18 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p)
  * 2.0.1, quirk 14) every page is found at itself, where it lives (quirk
  * 12). The TLB that filled meanwhile is flushed after.
  */
-void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
+void engine_forget_code(uc_engine *uc, const uint32_t *pages, size_t n)
 {
     uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0);
     engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PG);
     for (size_t i = 0; i < n; i++)
         uc_ctl_remove_cache(uc, pages[i], (uint64_t)pages[i] + PAGE_SIZE);
     engine_reg_write(uc, UC_X86_REG_CR0, cr0);
+}
+
+void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
+{
+    engine_forget_code(uc, pages, n);
     engine_flush_tlb(uc);
 }
 
@@ -529,12 +534,6 @@ static void filter_stderr(void)
  */
 bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err)
 {
-    return engine_run_count(uc, begin, until, 0, err);
-}
-
-bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t count,
-                      uc_err *err)
-{
     sigjmp_buf env;
     struct sigaction sa, old;
     volatile bool returned = false;
@@ -547,7 +546,7 @@ bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t co
     if (sigsetjmp(env, 1) == 0) {
         engine_abort_target = &env;
         engine_running = true;
-        *err = uc_emu_start(uc, begin, until, 0, (size_t)count);
+        *err = uc_emu_start(uc, begin, until, 0, 0);
         returned = true;
     }
     engine_running = false;

@@ -256,9 +256,6 @@ int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void 
                         uc_hook *h);
 /* Remove a hook; the engine frees it when its outermost run returns. */
 void engine_unhook(uc_engine *uc, uc_hook h);
-/* The same, stopping after count instructions (0: no limit). */
-bool engine_run_count(uc_engine *uc, uint32_t begin, uint64_t until, uint64_t count,
-                      uc_err *err);
 /* A code hook on every instruction. 0 or -1. */
 int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
@@ -298,6 +295,9 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
 /* Guest memory at these pages changed from the host: drop the engine's
  * translations of them and its TLB (quirk 23). */
 void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
+/* Only the translations (the bytes changed in the same host pages: the
+ * TLB is right), outside a run. */
+void engine_forget_code(uc_engine *uc, const uint32_t *pages, size_t n);
 void engine_flush_tlb(uc_engine *uc);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);

@@ -187,6 +187,8 @@ void truncate_current_block(struct machine *m, uint32_t index)
         }
     }
     m->insns -= m->cur_limit - index;
+    if (b->addr < KERNEL_BASE)
+        m->user_insns -= m->cur_limit - index;
     m->cur_limit = index;
 }
 

@@ -76,6 +76,7 @@ struct run_options {
                                   (0: VFS_DEFAULT_LIMIT) */
     int smp;                   /* --smp: CPUs (0 or 1: one) */
     struct tsc_skew tsc_skew[SMP_MAX_CPUS]; /* by CPU; default: every TSC in step */
+    uint32_t smp_test;         /* BOOT_FLAG_SMP_*: test hooks (test_smp) */
 };
 
 /* Why the engine runs up to an address and stops there (trap.h). */
@@ -190,6 +191,7 @@ struct machine_hold {
     const struct block *cur_block;                                              \
     uint64_t block_start_cycles;   /* in centicycles, before cur_block */       \
     uint64_t cycles;               /* centicycles: this CPU's modeled time */   \
+    uint64_t user_insns;           /* instructions it ran in user mode */      \
     uint32_t cur_limit;            /* insns of cur_block still charged */       \
     uint32_t rep_addr;             /* the rep string op last run, and */        \
     bool rep_live;                 /* whether its next run continues it */      \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../guest/x86.h"
 #include "mm_costs.h"
+#include "smp.h"
 #include "vfs.h"
 
 static bool page_ok(uint32_t addr)
@@ -28,6 +29,8 @@ static int32_t op_switch(struct machine *m, const struct hc_mm *r)
         return err;
     }
     mm_cost_charge(m, MM_COST_TLB_REFILL, refills);
+    if (m->smp)
+        smp_note_space(m, r->pgd);
     return 0;
 }
 

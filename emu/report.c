@@ -1,4 +1,5 @@
 #include "report.h"
+#include "smp.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,8 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
     fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles (boot %"
             PRIu64 ")\n", m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
             m->cycles / 100, t->boot_end / 100);
+    if (m->smp)
+        smp_report(m, f, "emu: report: ");
     fprintf(f, "emu: report: system calls: %" PRIu64 " via sysenter, %" PRIu64
             " via int $0x80; returns: %" PRIu64 " sysexit, %" PRIu64 " iret; %" PRIu64
             " unknown (ENOSYS); %" PRIu64 " trap%s\n",

@@ -185,9 +185,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
         return;
     }
-    /* A due interrupt is taken before the block runs; the handler's first
-     * block comes back here. The PIC is wired to CPU 0. */
-    if (m->smp && smp_ipi_check(m, addr))
+    /* With --smp the turn may be over; a due interrupt is taken before
+     * the block runs, and the handler's first block comes back here. The
+     * PIC is wired to CPU 0. */
+    if (m->smp && (smp_turn_over(m, addr) || smp_ipi_check(m, addr)))
         return;
     if (m->cpu_id == 0 && irq_check(m, addr))
         return;
@@ -209,6 +210,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->block_start_cycles = m->cycles;
     charge_block(m, b);
     m->insns += b->ninsns;
+    if (addr < KERNEL_BASE)
+        m->user_insns += b->ninsns;
     /* A rep op ends its block; each further run of it is a block that
      * starts at it. Anything else in between ends that rep. (The rest of
      * a block a debugger stopped inside is a block too, which changes
@@ -320,13 +323,15 @@ static bool run_slice(struct machine *m)
     uint32_t eip = reg_read(m, UC_X86_REG_EIP);
     uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
-    bool returned = engine_run_count(m->uc, eip, until, m->smp ? m->smp->turn_left : 0, &e);
+    bool returned = engine_run(m->uc, eip, until, &e);
     engine_iret_restore(&m->mem, &m->iret_patch);
     if (!returned) {
         engine_aborted(m);
         return false;
     }
     if (m->stop != STOP_NONE)
+        return false;
+    if (smp_turn_resume(m))
         return false;
     if (m->hooks_full) {
         m->hooks_full = false;

@@ -3,11 +3,13 @@
  * APIC each (smp.h).
  */
 #include "smp.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "irq.h"
 #include "trap.h"
+#include <errno.h>
 
 static struct cpu_slot *slot(struct machine *m, int c)
 {
@@ -209,7 +211,70 @@ void smp_note_code(struct machine *m, uint32_t addr, uint32_t size)
         machine_stop(m, STOP_MACHINE, "out of host memory");
 }
 
+/* ---- each CPU's user space in the one window ---- */
+
+static void drop_page(void *ctx, int cpu, uint32_t page)
+{
+    struct machine *m = ctx;
+    engine_forget_code(m->engines[cpu], &page, 1);
+    m->smp->code.flushes++;
+}
+
+
+void smp_note_space(struct machine *m, uint32_t pgd)
+{
+    slot(m, m->cpu_id)->space = pgd;
+}
+
+/*
+ * The engine has no address translation (engine.h, quirk 12): user space
+ * is one host window that holds one process's pages (addrspace.h). The
+ * CPUs take turns, so before each turn the window takes the space of the
+ * CPU about to run, and that engine's translations of user pages, made
+ * from other bytes, go (outside a run). Modeled time is not charged: each
+ * real CPU has its own TLB and its space stays loaded there.
+ */
+static void window_for_turn(struct machine *m)
+{
+    struct cpu_slot *s = slot(m, m->cpu_id);
+    int err;
+
+    if (!s->space || as_current(m->as) == s->space)
+        return;
+    err = as_switch_window(m->as, m->uc, &m->mem, s->space);
+    if (err) {
+        machine_stop(m, STOP_MACHINE, "cannot give CPU %d its address space %08x: %s",
+                     m->cpu_id, s->space, strerror(-err));
+        return;
+    }
+    code_pages_of(&m->smp->code, m->cpu_id, KERNEL_BASE, drop_page, m);
+    s->window_swaps++;
+}
+
 /* ---- the turns ---- */
+
+bool smp_turn_over(struct machine *m, uint32_t addr)
+{
+    if (m->insns < m->smp->turn_end)
+        return false;
+    m->smp->turn_over = true;
+    m->smp->turn_eip = addr - code_segment_base(m);
+    engine_stop(m->uc);
+    return true;
+}
+
+/* A stop from the block hook may leave EIP behind (quirk 16) and a fault
+ * in flight (quirks 1 and 26): both are put right, as for a debugger's
+ * pause. */
+bool smp_turn_resume(struct machine *m)
+{
+    if (!m->smp || !m->smp->turn_over)
+        return false;
+    m->smp->turn_over = false;
+    reg_write(m, UC_X86_REG_EIP, m->smp->turn_eip);
+    engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+    return true;
+}
 
 /* When a CPU that executed hlt wakes: now for a pending IPI, CPU 0 at its
  * timer's next interrupt; never with interrupts off. */
@@ -266,28 +331,22 @@ static void wake_up(struct machine *m)
         s->state = CPU_HALTED;
 }
 
-/* Engines of other CPUs that ran code this turn's writes changed. */
+/* Translations other CPUs made of code this turn's writes changed. */
 static void drop_stale(struct machine *m)
 {
-    uint8_t stale = code_pages_changed(&m->smp->code, &m->mem, m->cpu_id);
-    for (int c = 0; c < m->ncpus; c++) {
-        if (!(stale & (1u << c)))
-            continue;
-        uc_ctl(slot(m, c)->local.uc, UC_CTL_WRITE(UC_CTL_TB_FLUSH, 0));
-        m->smp->code.flushes++;
-    }
+    code_pages_changed(&m->smp->code, &m->mem, m->cpu_id, drop_page, m);
 }
 
 /*
- * One turn: SMP_QUANTUM_INSNS instructions, or up to a hlt. The engine may
- * return before its count is done (quirk 26: after a stop from a hook, it
- * can come back after each run of a rep op); the turn goes on from there.
+ * One turn: SMP_QUANTUM_INSNS instructions (to the next block boundary),
+ * or up to a hlt. A run can end sooner (a fault raised, a hook's stop);
+ * the turn goes on from there.
  */
 static bool run_turn(struct machine *m, bool (*run_slice)(struct machine *m))
 {
     uint64_t start = m->insns;
     uint32_t start_eip = reg_read(m, UC_X86_REG_EIP);
-    m->smp->turn_left = SMP_QUANTUM_INSNS;
+    m->smp->turn_end = start + SMP_QUANTUM_INSNS;
     while (m->stop == STOP_NONE) {
         uint64_t before = m->insns;
         uint32_t eip = reg_read(m, UC_X86_REG_EIP);
@@ -299,7 +358,6 @@ static bool run_turn(struct machine *m, bool (*run_slice)(struct machine *m))
         if (done >= SMP_QUANTUM_INSNS ||
             (m->insns == before && reg_read(m, UC_X86_REG_EIP) == eip))
             break;
-        m->smp->turn_left = SMP_QUANTUM_INSNS - done;
     }
     /* A turn that ran nothing will run nothing next time either: the
      * engine returns without raising the fault it met (quirk 26). */
@@ -326,7 +384,12 @@ int smp_run(struct machine *m, bool (*run_slice)(struct machine *m))
             wake_up(m);
             continue;
         }
+        window_for_turn(m);
+        if (m->stop != STOP_NONE)
+            break;
+        uint64_t insns = m->insns;
         bool halted = run_turn(m, run_slice);
+        s->insns += m->insns - insns;
         drop_stale(m);
         if (m->stop == STOP_MACHINE && c != 0) {
             char why[sizeof m->message];
@@ -340,4 +403,32 @@ int smp_run(struct machine *m, bool (*run_slice)(struct machine *m))
         }
     }
     return 0;
+}
+
+/* ---- reports ---- */
+
+uint64_t smp_cpu_cycles(const struct machine *m, int c)
+{
+    return c == m->cpu_id ? m->cycles : m->smp->cpus[c].local.cycles;
+}
+
+void smp_report(const struct machine *m, FILE *f, const char *prefix)
+{
+    uint64_t busy_sum = 0, latest = 0;
+    for (int c = 0; c < m->ncpus; c++) {
+        const struct cpu_slot *s = &m->smp->cpus[c];
+        const struct cpu_local *l = c == m->cpu_id ? &m->local : &s->local;
+        uint64_t cycles = l->cycles;
+        uint64_t idle = s->idle_cycles + (c == 0 ? m->irq.idle_cycles : 0);
+        uint64_t busy = cycles > idle ? cycles - idle : 0;
+        busy_sum += busy;
+        if (cycles > latest)
+            latest = cycles;
+        fprintf(f, "%scpu %d: %" PRIu64 " cycles (%" PRIu64 " busy, %" PRIu64 " idle in hlt), %"
+                PRIu64 " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs taken\n",
+                prefix, c, cycles / 100, busy / 100, idle / 100, s->insns, l->user_insns, s->ipis);
+    }
+    fprintf(f, "%s%d CPUs: %" PRIu64 " cycles of machine time (the latest CPU's clock), %"
+            PRIu64 " busy cycles summed over the CPUs (docs/smp.md)\n",
+            prefix, m->ncpus, latest / 100, busy_sum / 100);
 }

@@ -87,23 +87,33 @@ int code_pages_note(struct code_pages *cp, const struct guest_memory *mem, int c
     return 0;
 }
 
-uint8_t code_pages_changed(struct code_pages *cp, const struct guest_memory *mem,
-                           int writer)
+void code_pages_changed(struct code_pages *cp, const struct guest_memory *mem, int writer,
+                        void (*drop)(void *ctx, int cpu, uint32_t page), void *ctx)
 {
-    uint8_t stale = 0;
     for (uint32_t i = 0; i < cp->n; i++) {
         struct code_page *e = &cp->v[i];
         const uint8_t *now = guest_ptr(mem, e->page, PAGE_SIZE);
         if (!now || !memcmp(now, e->bytes, PAGE_SIZE))
             continue;
         memcpy(e->bytes, now, PAGE_SIZE);
-        stale |= e->cpus & (uint8_t)~(1u << writer);
+        uint8_t stale = e->cpus & (uint8_t)~(1u << writer);
+        for (int c = 0; stale >> c; c++)
+            if (stale & (1u << c))
+                drop(ctx, c, e->page);
+        e->cpus &= (uint8_t)~stale;
     }
-    if (stale) {
-        for (uint32_t i = 0; i < cp->n; i++)
-            cp->v[i].cpus &= (uint8_t)~stale;
+}
+
+void code_pages_of(struct code_pages *cp, int cpu, uint32_t below,
+                   void (*drop)(void *ctx, int cpu, uint32_t page), void *ctx)
+{
+    for (uint32_t i = 0; i < cp->n; i++) {
+        struct code_page *e = &cp->v[i];
+        if (e->page < below && (e->cpus & (1u << cpu))) {
+            drop(ctx, cpu, e->page);
+            e->cpus &= (uint8_t)~(1u << cpu);
+        }
     }
-    return stale;
 }
 
 void code_pages_free(struct code_pages *cp)

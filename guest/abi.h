@@ -241,14 +241,17 @@
 /* IPI vectors, Linux 2.5's (irq_vectors.h) */
 #define RESCHEDULE_VECTOR     0xfc
 #define CALL_FUNCTION_VECTOR  0xfb
+/* Boot record flags that break the SMP start-up on purpose: only tests set
+ * them (run_options.smp_test). */
+#define BOOT_FLAG_SMP_AP_FAULT  (1u << 0)  /* the last AP faults before it is up */
+#define BOOT_FLAG_SMP_HOLD_LOCK (1u << 1)  /* CPU 1 holds a lock forever, CPU 0 waits */
+/* A kernel boot option: --vgettimeofday, the user-space clock. */
+#define BOOT_FLAG_VGETTIMEOFDAY (1u << 2)
 
 /* Page-table bits the hardware ignores (9-11), used by the kernel and read
  * by the emulator. */
 #define PTE_SW_PROTNONE 0x400 /* a page kept but inaccessible (PROT_NONE): P clear */
 
-
-/* struct boot_record flags: the kernel boot options */
-#define BOOT_FLAG_VGETTIMEOFDAY 0x1 /* --vgettimeofday: the user-space clock */
 
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
 #define BOOT_VERSION 2

@@ -63,7 +63,7 @@ static uint32_t find_run(uint32_t i, uint32_t n, uint32_t align)
 }
 
 /* On SMP another CPU may be allocating or freeing (nothing without it). */
-static spinlock_t page_lock = SPIN_LOCK_UNLOCKED;
+static spinlock_t page_lock = SPIN_LOCK_UNLOCKED("the page allocator");
 
 void *alloc_pages_aligned(uint32_t n, uint32_t align)
 {

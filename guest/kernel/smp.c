@@ -21,11 +21,7 @@ uint32_t num_cpus = 1;
 extern struct { uint16_t limit; uint32_t base; } __attribute__((packed)) ap_gdt_descr;
 extern uint32_t ap_stack;
 
-/* The APs' idle tasks and their stacks (thread_info at the bottom). */
-static union thread_union ap_idle_stack[NR_CPUS - 1] __attribute__((aligned(THREAD_SIZE)));
-static struct task_struct ap_idle_task[NR_CPUS - 1];
-
-extern void startup_ap(void), call_function_interrupt(void);
+extern void startup_ap(void), call_function_interrupt(void), reschedule_interrupt(void);
 void set_intr_gate(int n, void (*handler)(void));
 
 static void apic_icr(uint32_t icr)
@@ -57,17 +53,9 @@ static void write_trampoline(void)
 
 static void prepare_ap(int cpu)
 {
-    union thread_union *stack = &ap_idle_stack[cpu - 1];
-    struct task_struct *idle = &ap_idle_task[cpu - 1];
-
     memcpy(cpu_gdt(cpu), cpu_gdt(0), GDT_ENTRIES * 8);
-    idle->ti = &stack->info;
-    idle->state = TASK_RUNNING;
-    snprintf(idle->comm, sizeof(idle->comm), "swapper/%d", cpu);
-    stack->info.task = idle;
-    stack->info.cpu = (uint32_t)cpu;
     ap_gdt_descr.base = (uint32_t)cpu_gdt(cpu);
-    ap_stack = (uint32_t)stack + THREAD_SIZE;
+    ap_stack = init_idle(cpu);
 }
 
 static void boot_ap(int cpu)
@@ -89,24 +77,132 @@ void smp_boot_cpus(void)
     if (num_cpus < 1 || num_cpus > NR_CPUS)
         panic("the machine has %u CPUs; this kernel takes 1 to %d", num_cpus, NR_CPUS);
     set_intr_gate(CALL_FUNCTION_VECTOR, call_function_interrupt);
+    set_intr_gate(RESCHEDULE_VECTOR, reschedule_interrupt);
+    init_idle(0);
     write_trampoline();
     for (uint32_t cpu = 1; cpu < num_cpus; cpu++)
         boot_ap((int)cpu);
     printk("Total of %u processors activated", num_cpus);
 }
 
-/* An AP, from startup_ap, on its idle stack with paging on. */
+/* An AP, from startup_ap, on its idle stack with paging on. It takes the
+ * big kernel lock and schedules: the idle loop in schedule() waits for a
+ * task to run (sched.c). */
 __attribute__((noreturn)) void start_secondary(void)
 {
     int cpu = smp_processor_id();
 
+    smp_test_hooks_secondary(cpu);
     ap_trap_init();
     tss_init((uint32_t)current_thread_info() + THREAD_SIZE);
     printk("CPU %d: up, APIC ID %d", cpu, hard_smp_processor_id());
     atomic_or(&cpu_online_map, 1u << cpu);
     outl_hypercall(APIC_PORT_ONLINE, 0);
-    for (;;)
-        __asm__ volatile("sti; hlt" : : : "memory");
+    lock_kernel();
+    cpu_idle_loop();
+}
+
+/* ---- the big kernel lock (2.5's kernel_flag, with its depth per CPU) ---- */
+
+static spinlock_t kernel_flag = SPIN_LOCK_UNLOCKED("the big kernel lock");
+static uint32_t kernel_depth[NR_CPUS];
+
+void lock_kernel(void)
+{
+    int cpu = smp_processor_id();
+
+    if (kernel_depth[cpu]++ == 0)
+        spin_lock(&kernel_flag);
+}
+
+void unlock_kernel(void)
+{
+    int cpu = smp_processor_id();
+
+    if (kernel_depth[cpu] == 0)
+        panic("CPU %d: unlock_kernel without the lock", cpu);
+    if (--kernel_depth[cpu] == 0)
+        spin_unlock(&kernel_flag);
+}
+
+uint32_t kernel_lock_depth(void)
+{
+    return kernel_depth[smp_processor_id()];
+}
+
+void set_kernel_lock_depth(uint32_t depth)
+{
+    kernel_depth[smp_processor_id()] = depth;
+}
+
+uint32_t release_kernel_lock(void)
+{
+    int cpu = smp_processor_id();
+    uint32_t depth = kernel_depth[cpu];
+
+    if (depth) {
+        kernel_depth[cpu] = 0;
+        spin_unlock(&kernel_flag);
+    }
+    return depth;
+}
+
+void reacquire_kernel_lock(uint32_t depth)
+{
+    if (!depth)
+        return;
+    spin_lock(&kernel_flag);
+    kernel_depth[smp_processor_id()] = depth;
+}
+
+/* A waiter gave up on l (smp.h): the deadlock detector's report. */
+static __attribute__((noreturn)) void spin_deadlock(spinlock_t *l)
+{
+    char line[160];
+    uint32_t owner = l->owner;
+
+    if (owner)
+        snprintf(line, sizeof(line), "CPU %d waits for %s, held by CPU %u, which does not "
+                 "release it", smp_processor_id(), l->name, owner - 1);
+    else
+        snprintf(line, sizeof(line), "CPU %d waits for %s, which is never released",
+                 smp_processor_id(), l->name);
+    report_deadlock(line);
+}
+
+void spin_lock_slow(spinlock_t *l)
+{
+    uint64_t limit = (uint64_t)boot->cpu_khz * SPIN_DEADLOCK_MS, start = rdtsc();
+
+    do {
+        while (l->locked) {
+            cpu_relax();
+            if (rdtsc() - start > limit)
+                spin_deadlock(l);
+        }
+    } while (xchg_u32(&l->locked, 1));
+}
+
+/* ---- test hooks (boot flags that only test_smp sets) ---- */
+
+static spinlock_t test_lock = SPIN_LOCK_UNLOCKED("a test lock");
+
+void smp_test_hooks_secondary(int cpu)
+{
+    /* an AP that faults before it is up: #UD with no IDT loaded yet (a
+     * triple fault on a real CPU) */
+    if ((boot->flags & BOOT_FLAG_SMP_AP_FAULT) && cpu == (int)num_cpus - 1)
+        __asm__ volatile("ud2");
+    /* CPU 1 takes a lock and never lets go; CPU 0 then waits for it */
+    if ((boot->flags & BOOT_FLAG_SMP_HOLD_LOCK) && cpu == 1)
+        spin_lock(&test_lock);
+}
+
+/* CPU 0, after the APs are up */
+void smp_test_hooks_boot(void)
+{
+    if (boot->flags & BOOT_FLAG_SMP_HOLD_LOCK)
+        spin_lock(&test_lock);
 }
 
 /* ---- smp_call_function (Linux 2.5's, with wait always set) ---- */
@@ -119,7 +215,7 @@ struct call_data {
 /* one call at a time, under call_lock */
 static struct call_data the_call;
 static struct call_data *volatile call_data = &the_call;
-static spinlock_t call_lock = SPIN_LOCK_UNLOCKED;
+static spinlock_t call_lock = SPIN_LOCK_UNLOCKED("smp_call_function");
 
 static uint32_t others_online(void)
 {

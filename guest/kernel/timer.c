@@ -22,7 +22,11 @@ uint64_t jiffies;
 static uint64_t cycles_per_tick;
 static uint64_t next_timer = UINT64_MAX; /* the earliest deadline of any task */
 static int timers_due;
+#ifdef CONFIG_SMP
+int in_idle_cpu[NR_CPUS];          /* the tick found the CPU idle */
+#else
 int in_idle;                       /* the tick found the CPU idle */
+#endif
 
 static inline void outb(uint8_t v, uint16_t port)
 {
