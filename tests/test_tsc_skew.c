@@ -3,7 +3,8 @@
  * CPU's rdtsc is its modeled cycles times (1 + PPM/1e6) plus OFFSET. Seen
  * through syscall_loop, which divides the TSC difference around its loop by
  * the calls, and through the kernel's clock, which counts from the TSC it
- * read at boot. Monotonicity across CPUs: guest/programs/monotonic.c.
+ * read at boot; and through guest/programs/monotonic.c, moved between two
+ * CPUs at every reading (sched_setaffinity), for both clocks.
  */
 #include <check.h>
 #include <stdio.h>
@@ -104,25 +105,98 @@ START_TEST(a_cpu_outside_the_machine_or_given_twice_is_refused)
 }
 END_TEST
 
-/* monotonic.c migrates with sched_setaffinity: with every TSC in step
- * neither clock goes back. A kernel without the call (issue17 at 112f1db
- * runs processes on CPU 0 only) makes the program say so (exit 3), never
- * report steps it did not measure. */
-START_TEST(monotonic_in_step_sees_no_step_or_says_it_cannot_migrate)
+/* monotonic N 2's two "largest backward step" figures, in microseconds
+ * (the same on a second run). */
+static void steps(const char *cpu, const char *skew, const char *moves, long *kernel, long *user)
 {
     struct emu_result r;
-    emu(&r, "run", "--smp", "2", "--vgettimeofday", program("monotonic"), "10", NULL);
-    if (r.status == 3) {
-        ck_assert_msg(strstr(r.out, "cannot migrate"), "%s", r.out);
-        ck_assert_msg(!strstr(r.out, "largest backward step"), "%s", r.out);
-    } else {
-        ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
-        ck_assert_msg(strstr(r.out, "kernel gettimeofday: largest backward step 0 us"), "%s",
-                      r.out);
-        ck_assert_msg(strstr(r.out, "user-space gettimeofday: largest backward step 0 us"),
-                      "%s", r.out);
+    const char *args[12] = { "run", "--smp", "2", "--vgettimeofday", "--cpu", cpu };
+    int n = 6;
+    if (skew) {
+        args[n++] = "--tsc-skew";
+        args[n++] = skew;
     }
+    args[n++] = program("monotonic");
+    args[n++] = moves;
+    args[n++] = "2";
+    args[n] = NULL;
+    run_emu(&r, args);
+    ck_assert_msg(r.status == 0, "%s%s", r.out, r.err);
+    ck_assert_msg(strstr(r.out, " migrations over 2 CPUs\n"), "%s", r.out);
+    const char *k = strstr(r.out, "kernel gettimeofday: largest backward step ");
+    const char *u = strstr(r.out, "user-space gettimeofday: largest backward step ");
+    ck_assert_msg(k && u, "%s", r.out);
+    *kernel = strtol(k + strlen("kernel gettimeofday: largest backward step "), NULL, 10);
+    *user = strtol(u + strlen("user-space gettimeofday: largest backward step "), NULL, 10);
+    struct emu_result again;
+    run_emu(&again, args);
+    ck_assert_str_eq(again.out, r.out);
+    emu_result_free(&again);
     emu_result_free(&r);
+}
+
+/* With every TSC in step, a program moved between two CPUs at each
+ * reading never sees either clock go back. */
+START_TEST(tscs_in_step_time_never_goes_back_across_cpus)
+{
+    long kernel, user;
+    steps("pentium4", NULL, "100", &kernel, &user);
+    ck_assert_int_eq(kernel, 0);
+    ck_assert_int_eq(user, 0);
+    steps("pentium3", NULL, "100", &kernel, &user);
+    ck_assert_int_eq(kernel, 0);
+    ck_assert_int_eq(user, 0);
+}
+END_TEST
+
+/*
+ * CPU 1's TSC 1 ms ahead (2 400 000 cycles at the P4's 2.4 GHz, 850 000 at
+ * the P3's 850 MHz): a reading on CPU 1 is 1 ms late, so the next one, on
+ * CPU 0, is earlier by the skew less the few microseconds between them
+ * (the expected step: in (900, 1000] us), through the kernel and in user
+ * space alike.
+ */
+START_TEST(a_cpu_ahead_by_a_skew_steps_time_back_by_about_the_skew)
+{
+    long kernel, user;
+    steps("pentium4", "1:2400000", "100", &kernel, &user);
+    ck_assert_msg(user > 900 && user <= 1000, "user %ld", user);
+    ck_assert_msg(kernel > 900 && kernel <= 1000, "kernel %ld", kernel);
+    steps("pentium3", "1:850000", "100", &kernel, &user);
+    ck_assert_msg(user > 900 && user <= 1000, "user %ld", user);
+    ck_assert_msg(kernel > 900 && kernel <= 1000, "kernel %ld", kernel);
+}
+END_TEST
+
+/*
+ * CPU 1's TSC 20 ms behind: a TSC behind the base's tick counts as no
+ * cycles since it (both clocks), so a reading there is never before the
+ * base: the step back is at most the time since the base's tick, one tick
+ * of the TSC clock (10 ms), however large the skew - and the kernel does
+ * not spin 2^64 cycles' worth of ticks under its lock. 5000 moves run past
+ * several ticks of that clock.
+ */
+START_TEST(a_cpu_behind_steps_back_at_most_one_clock_tick)
+{
+    long kernel, user;
+    steps("pentium4", "1:-48000000", "5000", &kernel, &user);
+    ck_assert_msg(user > 9000 && user <= 10000, "user %ld", user);
+    ck_assert_msg(kernel > 9000 && kernel <= 10000, "kernel %ld", kernel);
+}
+END_TEST
+
+/*
+ * CPU 1's TSC 20 ms ahead: the user-space clock only reads the base and
+ * steps back by about the whole skew; the kernel's reading on CPU 1 moves
+ * the shared xtime on, so its clock stalls on CPU 0 instead and steps back
+ * at most one tick of the TSC clock.
+ */
+START_TEST(a_large_skew_ahead_parts_the_two_clocks)
+{
+    long kernel, user;
+    steps("pentium4", "1:48000000", "5000", &kernel, &user);
+    ck_assert_msg(user > 19900 && user <= 20000, "user %ld", user);
+    ck_assert_msg(kernel > 0 && kernel <= 10000, "kernel %ld", kernel);
 }
 END_TEST
 
@@ -137,7 +211,10 @@ int main(void)
     tcase_add_loop_test(tc, bad_values_are_a_one_line_usage_error, 0,
                         (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, a_cpu_outside_the_machine_or_given_twice_is_refused);
-    tcase_add_test(tc, monotonic_in_step_sees_no_step_or_says_it_cannot_migrate);
+    tcase_add_test(tc, tscs_in_step_time_never_goes_back_across_cpus);
+    tcase_add_test(tc, a_cpu_ahead_by_a_skew_steps_time_back_by_about_the_skew);
+    tcase_add_test(tc, a_cpu_behind_steps_back_at_most_one_clock_tick);
+    tcase_add_test(tc, a_large_skew_ahead_parts_the_two_clocks);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -105,7 +105,12 @@ void vgtod_init(void)
 /* The timer interrupt (irq0_interrupt_vgtod): the ticks due, published. */
 void vgtod_tick(void)
 {
-    run_missed_ticks(rdtsc());
+    uint64_t now = rdtsc();
+#ifdef CONFIG_SMP
+    if (now < last_tick_tsc)   /* another CPU's TSC ahead moved it (do_gettimeofday) */
+        now = last_tick_tsc;
+#endif
+    run_missed_ticks(now);
     vgtod_publish();
 }
 
@@ -123,6 +128,13 @@ void do_gettimeofday(uint32_t *sec, uint32_t *usec)
 {
     uint32_t flags = local_irq_save();
     uint64_t now = rdtsc();
+#ifdef CONFIG_SMP
+    /* The ticks noted CPU 0's TSC. This CPU's may be behind it (TSCs out of
+     * step, --tsc-skew): that counts as no cycles since the last tick, as
+     * in the user-space clock, not as 2^64 of them. */
+    if (now < last_tick_tsc)
+        now = last_tick_tsc;
+#endif
     run_missed_ticks(now);
     uint32_t u = do_fast_gettimeoffset(now) + xtime.usec;
     uint32_t s = xtime.sec;
