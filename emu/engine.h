@@ -295,9 +295,6 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
 /* Guest memory at these pages changed from the host: drop the engine's
  * translations of them and its TLB (quirk 23). */
 void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
-/* Only the translations (the bytes changed in the same host pages: the
- * TLB is right), outside a run. */
-void engine_forget_code(uc_engine *uc, const uint32_t *pages, size_t n);
 void engine_flush_tlb(uc_engine *uc);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);

@@ -213,17 +213,57 @@ void smp_note_code(struct machine *m, uint32_t addr, uint32_t size)
 
 /* ---- each CPU's user space in the one window ---- */
 
+/* Pages whose translations an engine must drop, gathered per CPU. */
+struct drops {
+    uint32_t *pages[MAX_CPUS];
+    size_t n[MAX_CPUS], cap[MAX_CPUS];
+    bool failed;
+};
+
 static void drop_page(void *ctx, int cpu, uint32_t page)
 {
-    struct machine *m = ctx;
-    engine_forget_code(m->engines[cpu], &page, 1);
-    m->smp->code.flushes++;
+    struct drops *d = ctx;
+    if (d->n[cpu] == d->cap[cpu]) {
+        size_t cap = d->cap[cpu] ? 2 * d->cap[cpu] : 64;
+        uint32_t *p = realloc(d->pages[cpu], cap * sizeof *p);
+        if (!p) {
+            d->failed = true;
+            return;
+        }
+        d->pages[cpu] = p;
+        d->cap[cpu] = cap;
+    }
+    d->pages[cpu][d->n[cpu]++] = page;
 }
 
+/*
+ * Outside a run, with paging off for the lookups (quirk 23): through the
+ * engine's MMU a page its page tables do not map would fault inside the
+ * engine. Dropping with paging off leaves TLB entries made without
+ * paging, which would let code run from a page that is not present: the
+ * TLB is flushed after (engine_forget_pages does both).
+ */
+static void apply_drops(struct machine *m, struct drops *d)
+{
+    for (int c = 0; c < m->ncpus; c++) {
+        if (d->n[c]) {
+            engine_forget_pages(m->engines[c], d->pages[c], d->n[c]);
+            m->smp->code.flushes += d->n[c];
+        }
+        free(d->pages[c]);
+    }
+    if (d->failed)
+        machine_stop(m, STOP_MACHINE, "out of host memory");
+}
 
+/* The switch's translations are dropped before this CPU runs on: the
+ * turn ends at the next block (not from inside the hypercall's hook). */
 void smp_note_space(struct machine *m, uint32_t pgd)
 {
-    slot(m, m->cpu_id)->space = pgd;
+    struct cpu_slot *s = slot(m, m->cpu_id);
+    s->space = pgd;
+    s->drop_user_code = true;
+    m->smp->turn_end = 0;
 }
 
 /*
@@ -237,18 +277,25 @@ void smp_note_space(struct machine *m, uint32_t pgd)
 static void window_for_turn(struct machine *m)
 {
     struct cpu_slot *s = slot(m, m->cpu_id);
+    bool drop = s->drop_user_code;
     int err;
 
-    if (!s->space || as_current(m->as) == s->space)
-        return;
-    err = as_switch_window(m->as, m->uc, &m->mem, s->space);
-    if (err) {
-        machine_stop(m, STOP_MACHINE, "cannot give CPU %d its address space %08x: %s",
-                     m->cpu_id, s->space, strerror(-err));
-        return;
+    s->drop_user_code = false;
+    if (s->space && as_current(m->as) != s->space) {
+        err = as_switch_window(m->as, &m->mem, s->space);
+        if (err) {
+            machine_stop(m, STOP_MACHINE, "cannot give CPU %d its address space %08x: %s",
+                         m->cpu_id, s->space, strerror(-err));
+            return;
+        }
+        s->window_swaps++;
+        drop = true;
     }
-    code_pages_of(&m->smp->code, m->cpu_id, KERNEL_BASE, drop_page, m);
-    s->window_swaps++;
+    if (drop) {
+        struct drops d = { 0 };
+        code_pages_of(&m->smp->code, m->cpu_id, KERNEL_BASE, drop_page, &d);
+        apply_drops(m, &d);
+    }
 }
 
 /* ---- the turns ---- */
@@ -334,7 +381,9 @@ static void wake_up(struct machine *m)
 /* Translations other CPUs made of code this turn's writes changed. */
 static void drop_stale(struct machine *m)
 {
-    code_pages_changed(&m->smp->code, &m->mem, m->cpu_id, drop_page, m);
+    struct drops d = { 0 };
+    code_pages_changed(&m->smp->code, &m->mem, m->cpu_id, drop_page, &d);
+    apply_drops(m, &d);
 }
 
 /*

@@ -43,6 +43,7 @@ struct cpu_slot {
     uint64_t ipis;             /* IPIs delivered to it */
     uint32_t space;            /* the user address space (page directory) it
                                   last switched to; 0: none yet */
+    bool drop_user_code;       /* it switched: its user translations go */
     uint64_t window_swaps;     /* its turns that moved the window to it */
     uint64_t idle_cycles;      /* centicycles skipped in hlt */
     uint64_t insns;            /* instructions it ran (its turns') */
