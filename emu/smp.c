@@ -119,6 +119,7 @@ static void send_startup(struct machine *m, int c, uint32_t vector)
         return;
     s->state = CPU_RUNNING;
     s->local.cycles = m->cycles;
+    s->started_at = m->cycles;
     engine_reg_write(s->local.uc, UC_X86_REG_EIP, KERNEL_BASE + (vector << PAGE_SHIFT));
 }
 
@@ -461,21 +462,31 @@ uint64_t smp_cpu_cycles(const struct machine *m, int c)
     return c == m->cpu_id ? m->cycles : m->smp->cpus[c].local.cycles;
 }
 
+/*
+ * The rule (docs/smp.md): each CPU's clock is its modeled cycles from its
+ * STARTUP; a CPU still in hlt at the end (or never started) is idle up to
+ * the machine's time, the latest clock. Busy = clock - start - idle; the
+ * sum of busy cycles is the work all CPUs did, the machine time how long
+ * it took.
+ */
 void smp_report(const struct machine *m, FILE *f, const char *prefix)
 {
     uint64_t busy_sum = 0, latest = 0;
+    for (int c = 0; c < m->ncpus; c++)
+        if (smp_cpu_cycles(m, c) > latest)
+            latest = smp_cpu_cycles(m, c);
     for (int c = 0; c < m->ncpus; c++) {
         const struct cpu_slot *s = &m->smp->cpus[c];
         const struct cpu_local *l = c == m->cpu_id ? &m->local : &s->local;
-        uint64_t cycles = l->cycles;
         uint64_t idle = s->idle_cycles + (c == 0 ? m->irq.idle_cycles : 0);
-        uint64_t busy = cycles > idle ? cycles - idle : 0;
+        uint64_t end = s->state == CPU_RUNNING ? l->cycles : latest;
+        if (s->state != CPU_RUNNING)
+            idle += latest - (l->cycles > s->started_at ? l->cycles : s->started_at);
+        uint64_t busy = end > idle + s->started_at ? end - idle - s->started_at : 0;
         busy_sum += busy;
-        if (cycles > latest)
-            latest = cycles;
-        fprintf(f, "%scpu %d: %" PRIu64 " cycles (%" PRIu64 " busy, %" PRIu64 " idle in hlt), %"
-                PRIu64 " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs taken\n",
-                prefix, c, cycles / 100, busy / 100, idle / 100, s->insns, l->user_insns, s->ipis);
+        fprintf(f, "%scpu %d: %" PRIu64 " busy cycles, %" PRIu64 " idle in hlt, %" PRIu64
+                " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs taken\n",
+                prefix, c, busy / 100, idle / 100, s->insns, l->user_insns, s->ipis);
     }
     fprintf(f, "%s%d CPUs: %" PRIu64 " cycles of machine time (the latest CPU's clock), %"
             PRIu64 " busy cycles summed over the CPUs (docs/smp.md)\n",

@@ -47,6 +47,7 @@ struct cpu_slot {
     uint64_t window_swaps;     /* its turns that moved the window to it */
     uint64_t idle_cycles;      /* centicycles skipped in hlt */
     uint64_t insns;            /* instructions it ran (its turns') */
+    uint64_t started_at;       /* centicycles: its STARTUP (0 for CPU 0) */
 };
 
 /* Which pages each CPU has run code from, with their bytes as they were
