@@ -63,6 +63,7 @@ int smp_init(struct machine *m, int (*add_hooks)(struct machine *m))
         slot(m, c)->state = c == 0 ? CPU_RUNNING : CPU_OFF;
         slot(m, c)->online = c == 0;
         slot(m, c)->wake_at = UINT64_MAX;
+        slot(m, c)->timer_deadline = UINT64_MAX;
     }
     for (int c = 1; c < n; c++) {
         int rc = open_cpu(m, c, add_hooks);
@@ -160,17 +161,39 @@ static void send_ipi(struct machine *m, uint32_t icr)
     }
 }
 
+/* The local timer: every value TSC cycles of this CPU, from now. */
+static void set_timer(struct machine *m, uint32_t value)
+{
+    struct cpu_slot *s = slot(m, m->cpu_id);
+    s->timer_period = (uint64_t)value * 100;
+    s->timer_deadline = value ? m->cycles + s->timer_period : UINT64_MAX;
+}
+
 bool smp_port_out(struct machine *m, uint32_t port, uint32_t value)
 {
-    if (port != APIC_PORT_ICR && port != APIC_PORT_ONLINE)
+    if (port != APIC_PORT_ICR && port != APIC_PORT_ONLINE && port != APIC_PORT_TIMER)
         return false;
     if (!m->smp)
         return true;   /* one CPU: no one to send to */
     if (port == APIC_PORT_ICR)
         send_ipi(m, value);
+    else if (port == APIC_PORT_TIMER)
+        set_timer(m, value);
     else
         slot(m, m->cpu_id)->online = true;
     return true;
+}
+
+/* A timer interrupt that is due is pending; ticks the CPU slept through
+ * are one interrupt, as an APIC's count reloads without queueing. */
+static void timer_check(struct machine *m, struct cpu_slot *s)
+{
+    if (m->cycles < s->timer_deadline)
+        return;
+    s->pending[LOCAL_TIMER_VECTOR / 32] |= 1u << (LOCAL_TIMER_VECTOR % 32);
+    s->timer_ticks++;
+    uint64_t late = (m->cycles - s->timer_deadline) / s->timer_period;
+    s->timer_deadline += (late + 1) * s->timer_period;
 }
 
 static int highest_pending(const struct cpu_slot *s)
@@ -190,13 +213,17 @@ static void deliver_ipi(struct machine *m, int vector, uint32_t return_eip)
 {
     struct cpu_slot *s = slot(m, m->cpu_id);
     s->pending[vector / 32] &= ~(1u << (vector % 32));
-    s->ipis++;
+    if (vector == LOCAL_TIMER_VECTOR)
+        s->timer_taken++;
+    else
+        s->ipis++;
     m->delivery_depth = 0;
     deliver_interrupt(m, vector, EVENT_EXTERNAL, false, 0, return_eip, return_eip);
 }
 
 bool smp_ipi_check(struct machine *m, uint32_t addr)
 {
+    timer_check(m, slot(m, m->cpu_id));
     int v = highest_pending(slot(m, m->cpu_id));
     if (v < 0 || !takes_interrupts(m))
         return false;
@@ -324,17 +351,20 @@ bool smp_turn_resume(struct machine *m)
     return true;
 }
 
-/* When a CPU that executed hlt wakes: now for a pending IPI, CPU 0 at its
- * timer's next interrupt; never with interrupts off. */
+/* When a CPU that executed hlt wakes: now for a pending IPI, else at its
+ * local timer's next interrupt (CPU 0: or the PIT's); never with
+ * interrupts off. */
 static uint64_t wake_time(struct machine *m)
 {
     if (!(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
         return UINT64_MAX;
-    if (highest_pending(slot(m, m->cpu_id)) >= 0)
+    const struct cpu_slot *s = slot(m, m->cpu_id);
+    if (highest_pending(s) >= 0)
         return m->cycles;
-    if (m->cpu_id == 0 && m->irq.pit_running)
-        return m->irq.deadline > m->cycles ? m->irq.deadline : m->cycles;
-    return UINT64_MAX;
+    uint64_t t = s->timer_deadline;
+    if (m->cpu_id == 0 && m->irq.pit_running && m->irq.deadline < t)
+        t = m->irq.deadline;
+    return t > m->cycles || t == UINT64_MAX ? t : m->cycles;
 }
 
 /* The CPU furthest behind: a running one by its time, a halted one by
@@ -372,6 +402,7 @@ static void wake_up(struct machine *m)
         m->cycles = s->wake_at;
     }
     s->wake_at = UINT64_MAX;
+    timer_check(m, s);
     int v = highest_pending(s);
     if (v >= 0)
         deliver_ipi(m, v, eip);
@@ -485,8 +516,9 @@ void smp_report(const struct machine *m, FILE *f, const char *prefix)
         uint64_t busy = end > idle + s->started_at ? end - idle - s->started_at : 0;
         busy_sum += busy;
         fprintf(f, "%scpu %d: %" PRIu64 " busy cycles, %" PRIu64 " idle in hlt, %" PRIu64
-                " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs taken\n",
-                prefix, c, busy / 100, idle / 100, s->insns, l->user_insns, s->ipis);
+                " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs and %" PRIu64
+                " local timer interrupts taken\n", prefix, c, busy / 100, idle / 100, s->insns,
+                l->user_insns, s->ipis, s->timer_taken);
     }
     fprintf(f, "%s%d CPUs: %" PRIu64 " cycles of machine time (the latest CPU's clock), %"
             PRIu64 " busy cycles summed over the CPUs (docs/smp.md)\n",

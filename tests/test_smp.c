@@ -367,6 +367,22 @@ START_TEST(an_ipi_from_ring_3_is_sigsegv_and_not_sent)
 }
 END_TEST
 
+START_TEST(cpu_1s_local_timer_is_the_tick_of_the_task_on_it)
+{
+    struct emu_result r;
+    emu(&r, "run", "--smp", "2", "--report", program("smp"), "utime", "1", NULL);
+    ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+    /* only a tick on the CPU the task runs on charges its user time */
+    ck_assert_str_eq(r.out, "setaffinity 1: 0, utime > 0\n");
+    const char *l = strstr(r.err, "emu: report: cpu 1: ");
+    ck_assert_ptr_nonnull(l);
+    const char *p = strstr(l, " IPIs and ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_ge(atol(p + strlen(" IPIs and ")), 10);
+    emu_result_free(&r);
+}
+END_TEST
+
 START_TEST(busybox_gives_native_output_on_1_2_and_4_cpus)
 {
     const char *bb = fixture("busybox");
@@ -420,6 +436,7 @@ int main(void)
     tcase_add_test(runs, the_same_workload_gives_the_same_cycles_on_every_run);
     tcase_add_test(runs, an_ipi_from_ring_3_is_sigsegv_and_not_sent);
     tcase_add_test(runs, busybox_gives_native_output_on_1_2_and_4_cpus);
+    tcase_add_test(runs, cpu_1s_local_timer_is_the_tick_of_the_task_on_it);
     suite_add_tcase(s, runs);
     return run_suite(s);
 }

@@ -8,6 +8,8 @@
  *                (it cannot: #GP, SIGSEGV); the parent says how it died
  *   smc          code written on CPU 1 into a page CPU 0 already ran runs
  *                new on CPU 0 (engine quirk 25)
+ *   utime CPU    compute on CPU for 40M TSC cycles, then print the user
+ *                time times() reports (the CPU's tick charges it)
  */
 #include "mini/mini.h"
 
@@ -129,6 +131,21 @@ static int case_smc(void)
     return c != 2;
 }
 
+static int case_utime(unsigned cpu)
+{
+    struct { long utime, stime, cutime, cstime; } t;
+    long r = pin(cpu);
+    uint64_t start = rdtsc();
+    uint32_t x = 1;
+    while (rdtsc() - start < 40000000u)
+        for (int i = 0; i < 1000; i++)
+            x = x * 1103515245u + 12345u;
+    sink = x;
+    syscall1(SYS_times, &t);
+    printf("setaffinity %u: %ld, utime %s\n", cpu, r, t.utime > 0 ? "> 0" : "0");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -140,6 +157,8 @@ int main(int argc, char **argv)
         return case_ipi();
     if (!strcmp(c, "smc"))
         return case_smc();
+    if (!strcmp(c, "utime") && argc > 2)
+        return case_utime((unsigned)atol(argv[2]));
     printf("smp: unknown case %s\n", c);
     return 2;
 }
