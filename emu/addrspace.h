@@ -66,7 +66,9 @@ int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap);
 
 /*
  * The results are 0 or -errno; -EIO means the host failed and the machine
- * cannot go on. mem reads the page tables (kernel RAM); uc drops stale
+ * cannot go on. as_switch with uc NULL drops no translation (--smp: the
+ * engine's page tables may not be the outgoing space's, and a lookup
+ * through its MMU would fault inside it; smp.c drops them). mem reads the page tables (kernel RAM); uc drops stale
  * translations; cr3 is the page directory loaded now (names the current
  * space the first time).
  */
@@ -75,11 +77,10 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
 /* The page directory of the space in the window (0 before the first
  * switch). */
 uint32_t as_current(const struct addrspaces *as);
-/* as_switch for another CPU's turn (--smp, smp.c): the window takes the
- * space that CPU runs in; no TLB refill is counted (that CPU's own TLB
- * still holds it) and no switch. */
-int as_switch_window(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
-                     uint32_t pgd);
+/* For another CPU's turn (--smp, smp.c): the window takes the space that
+ * CPU runs in. No switch or TLB refill is counted (that CPU's own TLB
+ * still holds it) and no engine's translations are touched. */
+int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint32_t pgd);
 int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t child,
              uint32_t parent, uint32_t *pages);
 int as_destroy(struct addrspaces *as, uint32_t pgd);

@@ -425,18 +425,13 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p)
  * 2.0.1, quirk 14) every page is found at itself, where it lives (quirk
  * 12). The TLB that filled meanwhile is flushed after.
  */
-void engine_forget_code(uc_engine *uc, const uint32_t *pages, size_t n)
+void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
 {
     uint32_t cr0 = engine_reg_read(uc, UC_X86_REG_CR0);
     engine_reg_write(uc, UC_X86_REG_CR0, cr0 & ~X86_CR0_PG);
     for (size_t i = 0; i < n; i++)
         uc_ctl_remove_cache(uc, pages[i], (uint64_t)pages[i] + PAGE_SIZE);
     engine_reg_write(uc, UC_X86_REG_CR0, cr0);
-}
-
-void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
-{
-    engine_forget_code(uc, pages, n);
     engine_flush_tlb(uc);
 }
 

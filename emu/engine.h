@@ -182,16 +182,17 @@
  *     stores: another CPU's write would leave a stale translation running.
  *     emu/smp_code.c keeps each page some CPU ran code from with a copy of
  *     its bytes; after each turn a changed page drops the translations of
- *     every other engine that ran code there (UC_CTL_TB_FLUSH, outside a
- *     run). Test: test_smp code_written_by_one_cpu_runs_new_on_another.
- * 26. (--smp) A turn ends by uc_emu_start's instruction count, i.e. a
- *     stop requested from a hook: the engine may then keep a fault in
- *     flight (as 1), and a later page fault (the kernel's first
- *     copy_to_user onto a new stack, a rep movsl) ends every run without
- *     being raised. emu/run.c clears the in-flight mark after each count
- *     stop (engine_clear_in_flight, as the debugger's pause does); a turn
- *     that still makes no progress stops the machine (125) instead of
- *     spinning. Test: test_smp programs_run_to_their_end_on_2_and_4_cpus.
+ *     every other engine that ran code there (engine_forget_pages, outside
+ *     a run). Tests: test_smp code_written_on_cpu_1_runs_new_on_cpu_0,
+ *     a_code_page_another_cpu_changed_is_dropped_from_the_engines_that_ran_it.
+ * 26. (--smp) A turn ends with a stop from the block hook (smp.c,
+ *     smp_turn_over): the engine may then keep a fault in flight (as 1),
+ *     and a later page fault (the kernel's first copy_to_user onto a new
+ *     stack, a rep movsl) ends every run without being raised.
+ *     smp_turn_resume clears the in-flight mark and puts EIP back (16),
+ *     as the debugger's pause does; a turn that still makes no progress
+ *     stops the machine (125) instead of spinning. Test: test_smp
+ *     programs_run_to_their_end_on_2_and_4_cpus.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -295,9 +296,6 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
 /* Guest memory at these pages changed from the host: drop the engine's
  * translations of them and its TLB (quirk 23). */
 void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
-/* Only the translations (the bytes changed in the same host pages: the
- * TLB is right), outside a run. */
-void engine_forget_code(uc_engine *uc, const uint32_t *pages, size_t n);
 void engine_flush_tlb(uc_engine *uc);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);

@@ -192,6 +192,11 @@ struct machine_hold {
     uint64_t block_start_cycles;   /* in centicycles, before cur_block */       \
     uint64_t cycles;               /* centicycles: this CPU's modeled time */   \
     uint64_t user_insns;           /* instructions it ran in user mode */      \
+    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and the \
+                                       work done for the kernel as the          \
+                                       instructions it stands for (mm_costs.c): \
+                                       the cycles are their dot product with    \
+                                       cpu.cost */                              \
     uint32_t cur_limit;            /* insns of cur_block still charged */       \
     uint32_t rep_addr;             /* the rep string op last run, and */        \
     bool rep_live;                 /* whether its next run continues it */      \
@@ -244,11 +249,6 @@ struct machine {
     struct block_cache blocks;
     uint64_t insns;
     uint64_t exceptions;
-    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and
-                                       the work done for the kernel as the
-                                       instructions it stands for (mm_costs.c):
-                                       the cycles are their dot product with
-                                       cpu.cost */
     struct {                       /* the last block Capstone could not */
         uint32_t addr, size;       /* decode (run.c) */
         uint8_t bytes[32];

@@ -63,6 +63,7 @@ int smp_init(struct machine *m, int (*add_hooks)(struct machine *m))
         slot(m, c)->state = c == 0 ? CPU_RUNNING : CPU_OFF;
         slot(m, c)->online = c == 0;
         slot(m, c)->wake_at = UINT64_MAX;
+        slot(m, c)->timer_deadline = UINT64_MAX;
     }
     for (int c = 1; c < n; c++) {
         int rc = open_cpu(m, c, add_hooks);
@@ -119,6 +120,7 @@ static void send_startup(struct machine *m, int c, uint32_t vector)
         return;
     s->state = CPU_RUNNING;
     s->local.cycles = m->cycles;
+    s->started_at = m->cycles;
     engine_reg_write(s->local.uc, UC_X86_REG_EIP, KERNEL_BASE + (vector << PAGE_SHIFT));
 }
 
@@ -159,17 +161,39 @@ static void send_ipi(struct machine *m, uint32_t icr)
     }
 }
 
+/* The local timer: every value TSC cycles of this CPU, from now. */
+static void set_timer(struct machine *m, uint32_t value)
+{
+    struct cpu_slot *s = slot(m, m->cpu_id);
+    s->timer_period = (uint64_t)value * 100;
+    s->timer_deadline = value ? m->cycles + s->timer_period : UINT64_MAX;
+}
+
 bool smp_port_out(struct machine *m, uint32_t port, uint32_t value)
 {
-    if (port != APIC_PORT_ICR && port != APIC_PORT_ONLINE)
+    if (port != APIC_PORT_ICR && port != APIC_PORT_ONLINE && port != APIC_PORT_TIMER)
         return false;
     if (!m->smp)
         return true;   /* one CPU: no one to send to */
     if (port == APIC_PORT_ICR)
         send_ipi(m, value);
+    else if (port == APIC_PORT_TIMER)
+        set_timer(m, value);
     else
         slot(m, m->cpu_id)->online = true;
     return true;
+}
+
+/* A timer interrupt that is due is pending; ticks the CPU slept through
+ * are one interrupt, as an APIC's count reloads without queueing. */
+static void timer_check(struct machine *m, struct cpu_slot *s)
+{
+    if (m->cycles < s->timer_deadline)
+        return;
+    s->pending[LOCAL_TIMER_VECTOR / 32] |= 1u << (LOCAL_TIMER_VECTOR % 32);
+    s->timer_ticks++;
+    uint64_t late = (m->cycles - s->timer_deadline) / s->timer_period;
+    s->timer_deadline += (late + 1) * s->timer_period;
 }
 
 static int highest_pending(const struct cpu_slot *s)
@@ -189,13 +213,17 @@ static void deliver_ipi(struct machine *m, int vector, uint32_t return_eip)
 {
     struct cpu_slot *s = slot(m, m->cpu_id);
     s->pending[vector / 32] &= ~(1u << (vector % 32));
-    s->ipis++;
+    if (vector == LOCAL_TIMER_VECTOR)
+        s->timer_taken++;
+    else
+        s->ipis++;
     m->delivery_depth = 0;
     deliver_interrupt(m, vector, EVENT_EXTERNAL, false, 0, return_eip, return_eip);
 }
 
 bool smp_ipi_check(struct machine *m, uint32_t addr)
 {
+    timer_check(m, slot(m, m->cpu_id));
     int v = highest_pending(slot(m, m->cpu_id));
     if (v < 0 || !takes_interrupts(m))
         return false;
@@ -213,17 +241,57 @@ void smp_note_code(struct machine *m, uint32_t addr, uint32_t size)
 
 /* ---- each CPU's user space in the one window ---- */
 
+/* Pages whose translations an engine must drop, gathered per CPU. */
+struct drops {
+    uint32_t *pages[MAX_CPUS];
+    size_t n[MAX_CPUS], cap[MAX_CPUS];
+    bool failed;
+};
+
 static void drop_page(void *ctx, int cpu, uint32_t page)
 {
-    struct machine *m = ctx;
-    engine_forget_code(m->engines[cpu], &page, 1);
-    m->smp->code.flushes++;
+    struct drops *d = ctx;
+    if (d->n[cpu] == d->cap[cpu]) {
+        size_t cap = d->cap[cpu] ? 2 * d->cap[cpu] : 64;
+        uint32_t *p = realloc(d->pages[cpu], cap * sizeof *p);
+        if (!p) {
+            d->failed = true;
+            return;
+        }
+        d->pages[cpu] = p;
+        d->cap[cpu] = cap;
+    }
+    d->pages[cpu][d->n[cpu]++] = page;
 }
 
+/*
+ * Outside a run, with paging off for the lookups (quirk 23): through the
+ * engine's MMU a page its page tables do not map would fault inside the
+ * engine. Dropping with paging off leaves TLB entries made without
+ * paging, which would let code run from a page that is not present: the
+ * TLB is flushed after (engine_forget_pages does both).
+ */
+static void apply_drops(struct machine *m, struct drops *d)
+{
+    for (int c = 0; c < m->ncpus; c++) {
+        if (d->n[c]) {
+            engine_forget_pages(m->engines[c], d->pages[c], d->n[c]);
+            m->smp->code.flushes += d->n[c];
+        }
+        free(d->pages[c]);
+    }
+    if (d->failed)
+        machine_stop(m, STOP_MACHINE, "out of host memory");
+}
 
+/* The switch's translations are dropped before this CPU runs on: the
+ * turn ends at the next block (not from inside the hypercall's hook). */
 void smp_note_space(struct machine *m, uint32_t pgd)
 {
-    slot(m, m->cpu_id)->space = pgd;
+    struct cpu_slot *s = slot(m, m->cpu_id);
+    s->space = pgd;
+    s->drop_user_code = true;
+    m->smp->turn_end = 0;
 }
 
 /*
@@ -237,18 +305,25 @@ void smp_note_space(struct machine *m, uint32_t pgd)
 static void window_for_turn(struct machine *m)
 {
     struct cpu_slot *s = slot(m, m->cpu_id);
+    bool drop = s->drop_user_code;
     int err;
 
-    if (!s->space || as_current(m->as) == s->space)
-        return;
-    err = as_switch_window(m->as, m->uc, &m->mem, s->space);
-    if (err) {
-        machine_stop(m, STOP_MACHINE, "cannot give CPU %d its address space %08x: %s",
-                     m->cpu_id, s->space, strerror(-err));
-        return;
+    s->drop_user_code = false;
+    if (s->space && as_current(m->as) != s->space) {
+        err = as_switch_window(m->as, &m->mem, s->space);
+        if (err) {
+            machine_stop(m, STOP_MACHINE, "cannot give CPU %d its address space %08x: %s",
+                         m->cpu_id, s->space, strerror(-err));
+            return;
+        }
+        s->window_swaps++;
+        drop = true;
     }
-    code_pages_of(&m->smp->code, m->cpu_id, KERNEL_BASE, drop_page, m);
-    s->window_swaps++;
+    if (drop) {
+        struct drops d = { 0 };
+        code_pages_of(&m->smp->code, m->cpu_id, KERNEL_BASE, drop_page, &d);
+        apply_drops(m, &d);
+    }
 }
 
 /* ---- the turns ---- */
@@ -276,17 +351,20 @@ bool smp_turn_resume(struct machine *m)
     return true;
 }
 
-/* When a CPU that executed hlt wakes: now for a pending IPI, CPU 0 at its
- * timer's next interrupt; never with interrupts off. */
+/* When a CPU that executed hlt wakes: now for a pending IPI, else at its
+ * local timer's next interrupt (CPU 0: or the PIT's); never with
+ * interrupts off. */
 static uint64_t wake_time(struct machine *m)
 {
     if (!(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
         return UINT64_MAX;
-    if (highest_pending(slot(m, m->cpu_id)) >= 0)
+    const struct cpu_slot *s = slot(m, m->cpu_id);
+    if (highest_pending(s) >= 0)
         return m->cycles;
-    if (m->cpu_id == 0 && m->irq.pit_running)
-        return m->irq.deadline > m->cycles ? m->irq.deadline : m->cycles;
-    return UINT64_MAX;
+    uint64_t t = s->timer_deadline;
+    if (m->cpu_id == 0 && m->irq.pit_running && m->irq.deadline < t)
+        t = m->irq.deadline;
+    return t > m->cycles || t == UINT64_MAX ? t : m->cycles;
 }
 
 /* The CPU furthest behind: a running one by its time, a halted one by
@@ -324,6 +402,7 @@ static void wake_up(struct machine *m)
         m->cycles = s->wake_at;
     }
     s->wake_at = UINT64_MAX;
+    timer_check(m, s);
     int v = highest_pending(s);
     if (v >= 0)
         deliver_ipi(m, v, eip);
@@ -334,7 +413,9 @@ static void wake_up(struct machine *m)
 /* Translations other CPUs made of code this turn's writes changed. */
 static void drop_stale(struct machine *m)
 {
-    code_pages_changed(&m->smp->code, &m->mem, m->cpu_id, drop_page, m);
+    struct drops d = { 0 };
+    code_pages_changed(&m->smp->code, &m->mem, m->cpu_id, drop_page, &d);
+    apply_drops(m, &d);
 }
 
 /*
@@ -412,21 +493,32 @@ uint64_t smp_cpu_cycles(const struct machine *m, int c)
     return c == m->cpu_id ? m->cycles : m->smp->cpus[c].local.cycles;
 }
 
+/*
+ * The rule (docs/smp.md): each CPU's clock is its modeled cycles from its
+ * STARTUP; a CPU still in hlt at the end (or never started) is idle up to
+ * the machine's time, the latest clock. Busy = clock - start - idle; the
+ * sum of busy cycles is the work all CPUs did, the machine time how long
+ * it took.
+ */
 void smp_report(const struct machine *m, FILE *f, const char *prefix)
 {
     uint64_t busy_sum = 0, latest = 0;
+    for (int c = 0; c < m->ncpus; c++)
+        if (smp_cpu_cycles(m, c) > latest)
+            latest = smp_cpu_cycles(m, c);
     for (int c = 0; c < m->ncpus; c++) {
         const struct cpu_slot *s = &m->smp->cpus[c];
         const struct cpu_local *l = c == m->cpu_id ? &m->local : &s->local;
-        uint64_t cycles = l->cycles;
         uint64_t idle = s->idle_cycles + (c == 0 ? m->irq.idle_cycles : 0);
-        uint64_t busy = cycles > idle ? cycles - idle : 0;
+        uint64_t end = s->state == CPU_RUNNING ? l->cycles : latest;
+        if (s->state != CPU_RUNNING)
+            idle += latest - (l->cycles > s->started_at ? l->cycles : s->started_at);
+        uint64_t busy = end > idle + s->started_at ? end - idle - s->started_at : 0;
         busy_sum += busy;
-        if (cycles > latest)
-            latest = cycles;
-        fprintf(f, "%scpu %d: %" PRIu64 " cycles (%" PRIu64 " busy, %" PRIu64 " idle in hlt), %"
-                PRIu64 " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs taken\n",
-                prefix, c, cycles / 100, busy / 100, idle / 100, s->insns, l->user_insns, s->ipis);
+        fprintf(f, "%scpu %d: %" PRIu64 " busy cycles, %" PRIu64 " idle in hlt, %" PRIu64
+                " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs and %" PRIu64
+                " local timer interrupts taken\n", prefix, c, busy / 100, idle / 100, s->insns,
+                l->user_insns, s->ipis, s->timer_taken);
     }
     fprintf(f, "%s%d CPUs: %" PRIu64 " cycles of machine time (the latest CPU's clock), %"
             PRIu64 " busy cycles summed over the CPUs (docs/smp.md)\n",

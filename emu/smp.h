@@ -43,9 +43,15 @@ struct cpu_slot {
     uint64_t ipis;             /* IPIs delivered to it */
     uint32_t space;            /* the user address space (page directory) it
                                   last switched to; 0: none yet */
+    bool drop_user_code;       /* it switched: its user translations go */
     uint64_t window_swaps;     /* its turns that moved the window to it */
     uint64_t idle_cycles;      /* centicycles skipped in hlt */
     uint64_t insns;            /* instructions it ran (its turns') */
+    uint64_t started_at;       /* centicycles: its STARTUP (0 for CPU 0) */
+    uint64_t timer_period;     /* its local APIC timer, centicycles (0: off) */
+    uint64_t timer_deadline;   /* the next interrupt (UINT64_MAX: none) */
+    uint64_t timer_ticks;      /* LOCAL_TIMER_VECTOR interrupts raised, */
+    uint64_t timer_taken;      /* and taken */
 };
 
 /* Which pages each CPU has run code from, with their bytes as they were

@@ -250,10 +250,36 @@ static void announce(struct syscall_tracker *t)
             t->listeners[i].enter(t->listeners[i].ctx, &t->task->rec);
 }
 
+/* --smp: another CPU runs now; its task, its user span and its last
+ * block are its own. */
+static void follow_cpu(struct syscall_tracker *t, struct machine *m)
+{
+    if (m->cpu_id == t->cpu)
+        return;
+    t->cpus[t->cpu].task = t->task;
+    t->cpus[t->cpu].user_since = t->user_since;
+    t->cpus[t->cpu].prev_last_cost = t->prev_last_cost;
+    t->cpus[t->cpu].prev_last_cls = t->prev_last_cls;
+    t->cpus[t->cpu].seen = true;
+    t->cpu = m->cpu_id;
+    if (t->cpus[t->cpu].seen) {
+        t->task = t->cpus[t->cpu].task;
+        t->user_since = t->cpus[t->cpu].user_since;
+        t->prev_last_cost = t->cpus[t->cpu].prev_last_cost;
+        t->prev_last_cls = t->cpus[t->cpu].prev_last_cls;
+    } else {
+        t->task = slot_for(t, running_key(m));
+        t->user_since = m->block_start_cycles;
+        t->prev_last_cost = 0;
+        t->prev_last_cls = -1;
+    }
+}
+
 static void tracker_on_delivery(void *ctx, struct machine *m,
                                 const struct delivery_event *e)
 {
     struct syscall_tracker *t = ctx;
+    follow_cpu(t, m);
     if (e->kind == EVENT_EXTERNAL) {
         /* not the program's doing: no record, and its work is not counted */
         ext_open(t->task, m, e);
@@ -279,6 +305,7 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
 static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
 {
     struct syscall_tracker *t = ctx;
+    follow_cpu(t, m);
     uint64_t counts[NCLASSES];
     counts_before(m, insn_addr, counts);
     begin(t, m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
@@ -364,6 +391,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     bool kernel = in_kernel_ram(b->addr);
     uint64_t at_block[NCLASSES];
 
+    follow_cpu(t, m);
     if (kernel && b->addr == t->switch_to)
         switch_task(t, m);
     struct task_track *task = t->task;
@@ -412,6 +440,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
 static void tracker_on_exit(void *ctx, struct machine *m)
 {
     struct syscall_tracker *t = ctx;
+    follow_cpu(t, m);
     const struct program_ending *e = &m->ending;
     if (!t->task->pid)
         t->task->pid = ti_word(m, t->task->key, TI_PID);

@@ -190,6 +190,16 @@ struct syscall_tracker {
     uint32_t switch_to;      /* where the kernel changes stacks */
     struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
     int nlisteners;
+    /* --smp: the running CPU, and what is per CPU of the above while
+     * another runs (a call is followed on the CPU it runs on) */
+    int cpu;
+    struct {
+        struct task_track *task;
+        uint64_t user_since;
+        uint32_t prev_last_cost;
+        int prev_last_cls;
+        bool seen;
+    } cpus[MAX_CPUS];
 };
 
 /* "int80", "sysenter", "trap"; "-", "iret", "sysexit", "exited";

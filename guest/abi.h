@@ -234,11 +234,16 @@
 #define NR_CPUS            SMP_MAX_CPUS /* Linux's name */
 #define APIC_PORT_ICR      0xe8
 #define APIC_PORT_ONLINE   0xe9 /* outl any: this CPU's start-up is done */
+/* outl n: this CPU's local APIC timer interrupts every n TSC cycles with
+ * LOCAL_TIMER_VECTOR (0: off). The count is in the CPU's own cycles, not
+ * the APIC's bus clock and divider (a deviation: docs/smp.md). */
+#define APIC_PORT_TIMER    0xea
 /* STARTUP's vector: the AP starts at physical 0x9f000, which is
  * KERNEL_BASE + 0x9f000 here (in 32-bit protected mode: docs/smp.md) */
 #define SMP_TRAMPOLINE_VECTOR 0x9f
 #define SMP_TRAMPOLINE_ADDR   (KERNEL_BASE + (SMP_TRAMPOLINE_VECTOR << PAGE_SHIFT))
 /* IPI vectors, Linux 2.5's (irq_vectors.h) */
+#define LOCAL_TIMER_VECTOR    0xef
 #define RESCHEDULE_VECTOR     0xfc
 #define CALL_FUNCTION_VECTOR  0xfb
 /* Boot record flags that break the SMP start-up on purpose: only tests set

@@ -15,21 +15,31 @@ static struct run_options opts;
 static char *argv_hello[] = { NULL, NULL };
 static char *envp[] = { NULL };
 
-static void boot_smp(int n)
+static char *argv_smp[4];
+
+/* The machine with n CPUs and the program of argv (argc words), booted,
+ * not yet run; test_hooks: BOOT_FLAG_SMP_*. */
+static void init_smp(int n, int argc, char **argv, uint32_t test_hooks)
 {
     memset(&opts, 0, sizeof opts);
-    argv_hello[0] = (char *)program("hello");
     opts.cpu_spec = "pentium4";
-    opts.max_insns = 20000000;
-    opts.program = argv_hello[0];
-    opts.argc = 1;
-    opts.argv = argv_hello;
+    opts.max_insns = 50000000;
+    opts.program = argv[0];
+    opts.argc = argc;
+    opts.argv = argv;
     opts.envp = envp;
     opts.quiet = true;
     opts.smp = n;
+    opts.smp_test = test_hooks;
     m = calloc(1, sizeof *m);
     ck_assert_int_eq(machine_init(m, &opts), 0);
     ck_assert_int_eq(m->ncpus, n);
+}
+
+static void boot_smp(int n)
+{
+    argv_hello[0] = (char *)program("hello");
+    init_smp(n, 1, argv_hello, 0);
     machine_run(m);
 }
 
@@ -196,6 +206,203 @@ START_TEST(bad_smp_counts_are_usage_errors)
 }
 END_TEST
 
+
+/* ---- processes on every CPU ---- */
+
+struct entry_watch {
+    uint32_t entry, tss;
+    int seen[MAX_CPUS];        /* blocks at sysenter_entry, by CPU */
+    int on_own_stack[MAX_CPUS];/* ... with ESP = that CPU's TSS esp0 */
+};
+
+static void watch_entry(void *ctx, struct machine *mm, const struct block *b)
+{
+    struct entry_watch *w = ctx;
+    if (b->addr != w->entry)
+        return;
+    uint32_t esp = reg_read(mm, UC_X86_REG_ESP);
+    w->seen[mm->cpu_id]++;
+    if (esp == u32_at(w->tss + 104 * (uint32_t)mm->cpu_id + 4))
+        w->on_own_stack[mm->cpu_id]++;
+}
+
+START_TEST(a_sysenter_call_on_cpu_1_runs_on_cpu_1s_kernel_stack)
+{
+    static struct entry_watch w;
+    memset(&w, 0, sizeof w);
+    argv_smp[0] = (char *)program("smp");
+    argv_smp[1] = "pin";
+    argv_smp[2] = "1";
+    init_smp(2, 3, argv_smp, 0);
+    w.entry = smp_sym("sysenter_entry");
+    w.tss = smp_sym("init_tss");
+    struct machine_observer o = { .ctx = &w, .block = watch_entry };
+    ck_assert_int_eq(machine_observe(m, &o), 0);
+    ck_assert_int_eq(machine_run(m), 0);
+    /* after sched_setaffinity the calls (getppid x3, getpid, write x3...)
+     * are CPU 1's, each on CPU 1's own esp0, which is not CPU 0's */
+    ck_assert_int_ge(w.seen[1], 5);
+    ck_assert_int_eq(w.on_own_stack[1], w.seen[1]);
+    ck_assert_int_eq(w.on_own_stack[0], w.seen[0]);
+    ck_assert_uint_ne(u32_at(w.tss + 4), u32_at(w.tss + 104 + 4));
+}
+END_TEST
+
+START_TEST(an_ap_that_faults_during_start_up_stops_the_machine_with_125)
+{
+    argv_hello[0] = (char *)program("hello");
+    init_smp(4, 1, argv_hello, BOOT_FLAG_SMP_AP_FAULT);
+    ck_assert_int_eq(machine_run(m), 125);
+    ck_assert_msg(strstr(m->message, "CPU 3 failed during start-up: ") != NULL, "%s",
+                  m->message);
+}
+END_TEST
+
+START_TEST(a_spinlock_never_released_is_reported_as_a_deadlock)
+{
+    argv_hello[0] = (char *)program("hello");
+    init_smp(2, 1, argv_hello, BOOT_FLAG_SMP_HOLD_LOCK);
+    ck_assert_int_eq(machine_run(m), 125);
+    ck_assert_str_eq(m->message, "deadlock: CPU 0 waits for a test lock, held by CPU 1, "
+                     "which does not release it");
+}
+END_TEST
+
+/* smp_code.c by itself: CPU 0 ran code from a page, CPU 1 changes it. */
+static int dropped[MAX_CPUS];
+static uint32_t dropped_page;
+
+static void count_drop(void *ctx, int cpu, uint32_t page)
+{
+    (void)ctx;
+    dropped[cpu]++;
+    dropped_page = page;
+}
+
+START_TEST(a_code_page_another_cpu_changed_is_dropped_from_the_engines_that_ran_it)
+{
+    boot_smp(2);
+    struct code_pages cp = { 0 };
+    uint32_t page = SMP_TRAMPOLINE_ADDR;
+    uint8_t *bytes = guest_ptr(&m->mem, page, PAGE_SIZE);
+    memset(dropped, 0, sizeof dropped);
+    ck_assert_int_eq(code_pages_note(&cp, &m->mem, 0, page), 0);
+    ck_assert_int_eq(code_pages_note(&cp, &m->mem, 1, page), 0);
+    code_pages_changed(&cp, &m->mem, 1, count_drop, NULL);
+    ck_assert_int_eq(dropped[0] + dropped[1], 0);      /* nothing changed */
+    bytes[100] ^= 0xff;                                /* CPU 1 writes */
+    code_pages_changed(&cp, &m->mem, 1, count_drop, NULL);
+    ck_assert_int_eq(dropped[0], 1);                   /* CPU 0's go */
+    ck_assert_int_eq(dropped[1], 0);                   /* the writer's own engine saw it */
+    ck_assert_uint_eq(dropped_page, page);
+    bytes[100] ^= 0xff;                                /* again: CPU 0 no longer holds any */
+    code_pages_changed(&cp, &m->mem, 1, count_drop, NULL);
+    ck_assert_int_eq(dropped[0], 1);
+    code_pages_free(&cp);
+}
+END_TEST
+
+START_TEST(code_written_on_cpu_1_runs_new_on_cpu_0)
+{
+    struct emu_result r;
+    emu(&r, "run", "--smp", "2", program("smp"), "smc", NULL);
+    ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+    ck_assert_str_eq(r.out, "CPU 0 ran 1, CPU 1 wrote and ran 2, CPU 0 then ran 2\n");
+    emu_result_free(&r);
+}
+END_TEST
+
+/* "emu: report: cpu C: ... (U in user mode) ..." for each CPU: U. */
+static void user_insns(const char *err, int n, long *u)
+{
+    for (int c = 0; c < n; c++) {
+        char key[32];
+        snprintf(key, sizeof key, "emu: report: cpu %d: ", c);
+        const char *l = strstr(err, key);
+        ck_assert_msg(l != NULL, "no line for CPU %d in %s", c, err);
+        const char *p = strstr(l, " instructions (");
+        ck_assert_ptr_nonnull(p);
+        u[c] = atol(p + strlen(" instructions ("));
+    }
+}
+
+START_TEST(a_fork_heavy_workload_completes_with_every_cpu_used)
+{
+    struct emu_result r;
+    long u[4];
+    emu(&r, "run", "--smp", "4", "--report", program("smp"), "spread", "8", NULL);
+    ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+    ck_assert_str_eq(r.out, "8 of 8 children exited 0\n");
+    user_insns(r.err, 4, u);
+    for (int c = 0; c < 4; c++)
+        ck_assert_msg(u[c] > 10000, "CPU %d ran %ld user instructions", c, u[c]);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(the_same_workload_gives_the_same_cycles_on_every_run)
+{
+    const char *ns[] = { "2", "4" };
+    for (int i = 0; i < 2; i++) {
+        struct emu_result a, b;
+        emu(&a, "run", "--smp", ns[i], "--report", program("smp"), "spread", "6", NULL);
+        emu(&b, "run", "--smp", ns[i], "--report", program("smp"), "spread", "6", NULL);
+        ck_assert_int_eq(a.status, 0);
+        ck_assert_int_eq(b.status, 0);
+        ck_assert_ptr_nonnull(strstr(a.err, "cycles of machine time"));
+        ck_assert_str_eq(a.err, b.err);
+        emu_result_free(&a);
+        emu_result_free(&b);
+    }
+}
+END_TEST
+
+START_TEST(an_ipi_from_ring_3_is_sigsegv_and_not_sent)
+{
+    struct emu_result r;
+    emu(&r, "run", "--smp", "2", "--report", program("smp"), "ipi", NULL);
+    ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+    ck_assert_str_eq(r.out, "child killed by signal 11\n");
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(cpu_1s_local_timer_is_the_tick_of_the_task_on_it)
+{
+    struct emu_result r;
+    emu(&r, "run", "--smp", "2", "--report", program("smp"), "utime", "1", NULL);
+    ck_assert_msg(r.status == 0, "%d %s", r.status, r.err);
+    /* only a tick on the CPU the task runs on charges its user time */
+    ck_assert_str_eq(r.out, "setaffinity 1: 0, utime > 0\n");
+    const char *l = strstr(r.err, "emu: report: cpu 1: ");
+    ck_assert_ptr_nonnull(l);
+    const char *p = strstr(l, " IPIs and ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_ge(atol(p + strlen(" IPIs and ")), 10);
+    emu_result_free(&r);
+}
+END_TEST
+
+START_TEST(busybox_gives_native_output_on_1_2_and_4_cpus)
+{
+    const char *bb = fixture("busybox");
+    const char *const nargv[] = { bb, "sh", "-c", "echo a; echo b | cat; seq 3 | wc -l",
+                                  NULL };
+    struct emu_result native;
+    run_native(&native, ".", nargv);
+    ck_assert_int_eq(native.status, 0);
+    const char *ns[] = { "1", "2", "4" };
+    for (int i = 0; i < 3; i++) {
+        struct emu_result r;
+        emu(&r, "run", "--smp", ns[i], bb, nargv[1], nargv[2], nargv[3], NULL);
+        ck_assert_msg(r.status == 0, "--smp %s: %d %s", ns[i], r.status, r.err);
+        ck_assert_str_eq(r.out, native.out);
+        emu_result_free(&r);
+    }
+    emu_result_free(&native);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("smp");
@@ -214,5 +421,22 @@ int main(void)
     tcase_add_test(cli, programs_run_to_their_end_on_2_and_4_cpus);
     tcase_add_test(cli, bad_smp_counts_are_usage_errors);
     suite_add_tcase(s, cli);
+    TCase *procs = tcase_create("processes");
+    tcase_add_checked_fixture(procs, NULL, teardown);
+    tcase_set_timeout(procs, 120);
+    tcase_add_test(procs, a_sysenter_call_on_cpu_1_runs_on_cpu_1s_kernel_stack);
+    tcase_add_test(procs, an_ap_that_faults_during_start_up_stops_the_machine_with_125);
+    tcase_add_test(procs, a_spinlock_never_released_is_reported_as_a_deadlock);
+    tcase_add_test(procs, a_code_page_another_cpu_changed_is_dropped_from_the_engines_that_ran_it);
+    suite_add_tcase(s, procs);
+    TCase *runs = tcase_create("runs");
+    tcase_set_timeout(runs, 120);
+    tcase_add_test(runs, code_written_on_cpu_1_runs_new_on_cpu_0);
+    tcase_add_test(runs, a_fork_heavy_workload_completes_with_every_cpu_used);
+    tcase_add_test(runs, the_same_workload_gives_the_same_cycles_on_every_run);
+    tcase_add_test(runs, an_ipi_from_ring_3_is_sigsegv_and_not_sent);
+    tcase_add_test(runs, busybox_gives_native_output_on_1_2_and_4_cpus);
+    tcase_add_test(runs, cpu_1s_local_timer_is_the_tick_of_the_task_on_it);
+    suite_add_tcase(s, runs);
     return run_suite(s);
 }

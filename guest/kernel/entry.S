@@ -284,6 +284,20 @@ ENTRY(call_function_interrupt)
 	call smp_call_function_interrupt
 	RESTORE_ALL
 
+/* An AP's local APIC timer: its tick, like IRQ 0's (timer.c). */
+ENTRY(apic_timer_interrupt)
+	pushl $-1
+	SAVE_ALL
+	LOCK_KERNEL
+	movl %esp, %eax
+	pushl %eax
+	call smp_apic_timer_interrupt
+	addl $4, %esp
+	GET_THREAD_INFO(%ebx)
+	testl $3, PT_CS(%esp)
+	jnz syscall_exit
+	jmp restore_all
+
 /* The reschedule IPI: its work is done by waking the CPU from hlt in its
  * idle loop (sched.c), which looks at the run queue again. */
 ENTRY(reschedule_interrupt)

@@ -134,8 +134,9 @@ void free_task(struct task_struct *t)
 
 #ifdef CONFIG_SMP
 /*
- * t can run: wake the lowest CPU t may run on that waits in its idle loop.
- * A CPU that is not idle finds t at its next schedule().
+ * t can run: wake the lowest CPU t may run on that waits in its idle loop
+ * and has not been woken yet. A CPU that is not idle finds t at its next
+ * schedule().
  */
 static void kick_for(struct task_struct *t)
 {
@@ -145,8 +146,11 @@ static void kick_for(struct task_struct *t)
     if (!cand)
         return;
     c = __builtin_ctz(cand);
-    if (c != smp_processor_id())
-        send_IPI(c, RESCHEDULE_VECTOR);
+    if (c == smp_processor_id())
+        return;
+    /* it is on its way: the next task to wake goes to another */
+    idle_cpus &= ~(1u << c);
+    send_IPI(c, RESCHEDULE_VECTOR);
 }
 #endif
 

@@ -22,6 +22,8 @@ extern struct { uint16_t limit; uint32_t base; } __attribute__((packed)) ap_gdt_
 extern uint32_t ap_stack;
 
 extern void startup_ap(void), call_function_interrupt(void), reschedule_interrupt(void);
+extern void apic_timer_interrupt(void);
+uint32_t tick_cycles(void);
 void set_intr_gate(int n, void (*handler)(void));
 
 static void apic_icr(uint32_t icr)
@@ -78,6 +80,7 @@ void smp_boot_cpus(void)
         panic("the machine has %u CPUs; this kernel takes 1 to %d", num_cpus, NR_CPUS);
     set_intr_gate(CALL_FUNCTION_VECTOR, call_function_interrupt);
     set_intr_gate(RESCHEDULE_VECTOR, reschedule_interrupt);
+    set_intr_gate(LOCAL_TIMER_VECTOR, apic_timer_interrupt);
     init_idle(0);
     write_trampoline();
     for (uint32_t cpu = 1; cpu < num_cpus; cpu++)
@@ -98,6 +101,8 @@ __attribute__((noreturn)) void start_secondary(void)
     printk("CPU %d: up, APIC ID %d", cpu, hard_smp_processor_id());
     atomic_or(&cpu_online_map, 1u << cpu);
     outl_hypercall(APIC_PORT_ONLINE, 0);
+    /* its scheduler tick; CPU 0 keeps the PIT's */
+    outl_hypercall(APIC_PORT_TIMER, tick_cycles());
     lock_kernel();
     cpu_idle_loop();
 }
