@@ -82,9 +82,24 @@ $(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK) $(SYSCALL_NR)
 $(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld
 	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_OBJS) -lgcc
 
+# The same sources built for more than one CPU (--smp N > 1), as Linux 2.5
+# was built with or without CONFIG_SMP: the one-CPU kernel stays as it was.
+KERNEL_SMP_OBJS := $(patsubst %,$(BUILD)/smp/%.o,$(KERNEL_SRCS))
+KERNEL_SMP := $(BUILD)/guest/kernel-smp.elf
+$(BUILD)/smp/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) -DCONFIG_SMP -c $< -o $@
+$(KERNEL_SMP): $(KERNEL_SMP_OBJS) guest/kernel/kernel.ld
+	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_SMP_OBJS) -lgcc
+
 # ---- guest programs (static i386, no libc) ----
-MINI_SRCS := $(wildcard guest/programs/mini/*.c) $(wildcard guest/programs/mini/*.S)
+MINI_SRCS := $(filter-out %/vdso.c,$(wildcard guest/programs/mini/*.c)) \
+	$(wildcard guest/programs/mini/*.S)
 MINI_OBJS := $(patsubst %,$(BUILD)/%.o,$(MINI_SRCS))
+# vDSO look-up: an archive, so only the programs that call it link it in
+MINI_VDSO := $(BUILD)/guest/programs/mini/libvdso.a
+$(MINI_VDSO): $(BUILD)/guest/programs/mini/vdso.c.o
+	rm -f $@ && ar rcs $@ $<
 PROGRAM_SRCS := $(wildcard guest/programs/*.c)
 PROGRAMS := $(patsubst guest/programs/%.c,$(BUILD)/guest/programs/%,$(PROGRAM_SRCS))
 
@@ -94,7 +109,7 @@ $(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK) $(SYSCALL_NR)
 $(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
-$(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS)
+$(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS) $(MINI_VDSO)
 	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $^ -lgcc
 
 # ---- the emulator ----
@@ -106,9 +121,9 @@ EMU := $(BUILD)/emu/emu
 $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL)
+$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL) $(KERNEL_SMP)
 	@mkdir -p $(@D)
-	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' $< -o $@
+	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' -DKERNEL_SMP_IMAGE='"$(KERNEL_SMP)"' $< -o $@
 # The version --version prints: the commit the binary was built from.
 EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/emu/main.c.o: HOST_CFLAGS += -DEMU_VERSION='"$(EMU_VERSION)"'

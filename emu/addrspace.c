@@ -314,6 +314,13 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
     uint32_t kept[AS_CODE_PAGES / 2];
     uint32_t nkept = 0;
 
+    if (!uc) {
+        /* the caller drops the translations (--smp: smp.c) */
+        memset(as->code, 0, sizeof as->code);
+        as->ncode = 0;
+        as->last_code = UINT32_MAX;
+        return;
+    }
     if (!as->track_code || as->code_overflow) {
         drop_code(as, uc, mem, from->pgd, 0, USER_SPACE_TOP, true);
         return;
@@ -478,6 +485,40 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     as->stats.switches++;
     as->stats.refills += c.n;
     *refills = c.n;
+    return 0;
+}
+
+uint32_t as_current(const struct addrspaces *as)
+{
+    return as->cur ? as->cur->pgd : 0;
+}
+
+/*
+ * The bytes move as in as_switch, but no translation is dropped here: the
+ * engine's page tables are the incoming space's, so a lookup of an
+ * outgoing page through its MMU would fault inside the engine, outside a
+ * run (and leave it executing a page that is not present). The caller
+ * drops that engine's user translations with paging off.
+ */
+int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint32_t pgd)
+{
+    struct as_space *next;
+    int err;
+
+    if (!in_kernel_ram(pgd) || !as->cur)
+        return -EINVAL;
+    if (as->cur->pgd == pgd)
+        return 0;
+    if (!(next = lookup(as, pgd)) && !(next = create(as, pgd)))
+        return -ENOMEM;
+    uint64_t t0 = host_ns();
+    sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
+    if ((err = move_space(as->window, as->cur->store)) != 0 ||
+        (err = move_space(next->store, as->window)) != 0)
+        return err;
+    as->cur = next;
+    sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);
+    as->stats.switch_ns += host_ns() - t0;
     return 0;
 }
 

@@ -66,12 +66,21 @@ int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap);
 
 /*
  * The results are 0 or -errno; -EIO means the host failed and the machine
- * cannot go on. mem reads the page tables (kernel RAM); uc drops stale
+ * cannot go on. as_switch with uc NULL drops no translation (--smp: the
+ * engine's page tables may not be the outgoing space's, and a lookup
+ * through its MMU would fault inside it; smp.c drops them). mem reads the page tables (kernel RAM); uc drops stale
  * translations; cr3 is the page directory loaded now (names the current
  * space the first time).
  */
 int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
               uint32_t cr3, uint32_t pgd, uint32_t *refills);
+/* The page directory of the space in the window (0 before the first
+ * switch). */
+uint32_t as_current(const struct addrspaces *as);
+/* For another CPU's turn (--smp, smp.c): the window takes the space that
+ * CPU runs in. No switch or TLB refill is counted (that CPU's own TLB
+ * still holds it) and no engine's translations are touched. */
+int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint32_t pgd);
 int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t child,
              uint32_t parent, uint32_t *pages);
 int as_destroy(struct addrspaces *as, uint32_t pgd);

@@ -104,6 +104,9 @@ static int write_boot_record(struct machine *m, const uint8_t *image, size_t siz
         .version = BOOT_VERSION,
         .cpu_khz = m->cpu.model->clock_mhz * 1000,
         .epoch_sec = m->opts->epoch_sec,
+        .ncpus = (uint32_t)(m->ncpus ? m->ncpus : 1),
+        .flags = (m->opts->vgettimeofday ? BOOT_FLAG_VGETTIMEOFDAY : 0) |
+                 (m->ncpus > 1 ? m->opts->smp_test : 0),
         .mem_pages = (uint32_t)((m->opts->mem_bytes ? m->opts->mem_bytes
                                                     : DEFAULT_MEM_BYTES) / PAGE_SIZE),
     };
@@ -188,6 +191,9 @@ int machine_write_boot_record(struct machine *m)
 
 int machine_boot(struct machine *m)
 {
+    if (m->ncpus > 1)
+        return machine_boot_image(m, kernel_smp_image_start,
+                                  (size_t)(kernel_smp_image_end - kernel_smp_image_start));
     return machine_boot_image(m, kernel_image_start,
                               (size_t)(kernel_image_end - kernel_image_start));
 }

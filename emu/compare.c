@@ -24,8 +24,9 @@ static uint32_t most_frequent(const struct syscall_tracker *t)
 static void collect(struct compare_run *r, const struct machine *m,
                     const struct syscall_tracker *t, const struct tsc_spans *s, int want)
 {
-    static const int ways[][2] = { { PATH_SYSENTER, VIA_PAGE }, { PATH_INT80, VIA_PAGE },
-                                   { PATH_INT80, VIA_INLINE }, { PATH_SYSENTER, VIA_INLINE } };
+    static const int ways[][2] = { { PATH_USER, VIA_PAGE }, { PATH_SYSENTER, VIA_PAGE },
+                                   { PATH_INT80, VIA_PAGE }, { PATH_INT80, VIA_INLINE },
+                                   { PATH_SYSENTER, VIA_INLINE } };
     r->cycles = m->cycles;
     r->nr = want >= 0 ? (uint32_t)want : most_frequent(t);
     for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
@@ -153,10 +154,14 @@ static void print_table(const struct compare_run *rs, int n, FILE *f)
             char bracket[32];
             interval_of(&row->measure, NULL, &r->point, &iv, mv);
             snprintf(bracket, sizeof bracket, "[%.1f, %.1f]", iv.low, iv.high);
-            fprintf(f, "%-16s %-6s %-9s %-7s %8" PRIu64 " %12.1f %-20s %9.1f %9.1f %9.1f",
-                    r->spec, sep_label(r), sys_path_name(row->path), sys_via_name(row->via),
-                    row->calls, row->per_call, bracket, compare_mean(s->entry, s->calls),
-                    compare_mean(s->body, s->calls), compare_mean(s->exit, s->calls));
+            fprintf(f, "%-16s %-6s %-9s %-7s %8" PRIu64 " %12.1f %-20s", r->spec, sep_label(r),
+                    sys_path_name(row->path), sys_via_name(row->via), row->calls,
+                    row->per_call, bracket);
+            if (row->path == PATH_USER)     /* no kernel entry: no phases */
+                fprintf(f, " %9s %9s %9s", "-", "-", "-");
+            else
+                fprintf(f, " %9.1f %9.1f %9.1f", compare_mean(s->entry, s->calls),
+                        compare_mean(s->body, s->calls), compare_mean(s->exit, s->calls));
             if (k == 0)
                 fprintf(f, " %14" PRIu64, r->cycles / 100);
             fprintf(f, "\n");
@@ -207,6 +212,8 @@ static void print_iret_exits(const struct compare_run *rs, int n, FILE *f)
     }
 }
 
+static const struct compare_row *row_of(const struct compare_run *r, int path, int via);
+
 static void print_notes(const struct compare_run *rs, int n, FILE *f)
 {
     fprintf(f, "\ncycles/call: from the call into the vsyscall page to its return (via page), or\n"
@@ -217,6 +224,14 @@ static void print_notes(const struct compare_run *rs, int n, FILE *f)
                "Means over the calls of the compared system call that went that way. The work\n"
                "of timer interrupts, from delivery to the return to what they interrupted, is\n"
                "in none of these figures (docs/cost-model.md, rule X).\n");
+    for (int i = 0; i < n; i++)
+        if (row_of(&rs[i], PATH_USER, VIA_PAGE)) {
+            fprintf(f, "path user: the user-space clock of --vgettimeofday (the vDSO's "
+                       "__vdso_gettimeofday),\nfrom the call to its return, no kernel "
+                       "entry; its own calls that fell back to\nthe system call are in the "
+                       "page rows.\n");
+            break;
+        }
     for (int i = 0; i < n; i++)
         if (!strcmp(sep_label(&rs[i]), "unused")) {
             fprintf(f, "SEP unused: CPUID reports SEP, but the kernel did not enable it "
@@ -261,6 +276,33 @@ static void print_ratio(const struct compare_run *fr, const struct compare_row *
     print_movers(f, mv, 3);
 }
 
+/* The user-space clock against each way into the kernel in the same run. */
+static void print_user_ratios(const struct compare_run *rs, int n, struct ratios *out, FILE *f)
+{
+    for (int i = 0; i < n; i++) {
+        const struct compare_run *r = &rs[i];
+        const struct compare_row *user = row_of(r, PATH_USER, VIA_PAGE);
+        for (int k = 0; user && k < r->nrows; k++) {
+            const struct compare_row *slow = &r->rows[k];
+            struct interval iv;
+            struct mover mv[NMOVERS];
+            char line[160];
+            if (slow->path == PATH_USER)
+                continue;
+            interval_of(&user->measure, &slow->measure, &r->point, &iv, mv);
+            snprintf(line, sizeof line, "%s %s: user space %.1f / %s %s %.1f cycles = %.3f of "
+                     "the time [%.3f, %.3f] (%.2fx faster)", r->spec, syscall_name(r->nr),
+                     user->per_call, sys_path_name(slow->path), sys_via_name(slow->via),
+                     slow->per_call, iv.value, iv.low, iv.high,
+                     iv.value > 0 ? 1.0 / iv.value : 0);
+            fprintf(f, "%s\n", line);
+            if (out->n < COMPARE_MAX_RATIOS)
+                snprintf(out->text[out->n++], sizeof out->text[0], "%s", line);
+            print_movers(f, mv, 3);
+        }
+    }
+}
+
 /*
  * A ratio only between calls that went different ways: within a run, its
  * sysenter calls through the page against its inline int $0x80 calls (the
@@ -290,6 +332,7 @@ static void print_ratios(const struct compare_run *rs, int n, struct ratios *out
             }
         }
     }
+    print_user_ratios(rs, n, out, f);
     if (out->n == 0 && n > 0)
         fprintf(f, "no ratio: on each model the %s calls went one way only; a ratio needs a\n"
                    "model's sysenter calls beside int80 calls of the same model (add it without\n"

@@ -1,7 +1,8 @@
 /*
  * emu compare: one program on several CPU models, side by side. A row per
  * way the program's most frequent system call went (path: sysenter or
- * int80; via: the vsyscall page or an inline trap), each with its cycles
+ * int80, or user: the user-space clock of --vgettimeofday, no kernel entry;
+ * via: the vsyscall page or an inline trap), each with its cycles
  * per call and their interval; a ratio only between rows whose calls went
  * different ways (within a run, a sysenter row against an inline int80 row,
  * as Linus's test did; across a model's SEP and no-SEP runs, rows of the
@@ -22,7 +23,7 @@
 
 #define DEFAULT_COMPARE_CPUS "pentium4;pentium4,-sep;pentium3;pentium3,-sep"
 #define COMPARE_MAX_RUNS 8
-#define COMPARE_MAX_ROWS 4
+#define COMPARE_MAX_ROWS 5
 #define COMPARE_MAX_SPANS 8
 #define COMPARE_MAX_RATIOS 16
 

@@ -32,6 +32,7 @@ int on_cpuid(uc_engine *uc, void *user)
         vendor_regs(&b, &c, &d, "GenuineIntel");
     } else if (leaf == 1) {
         a = cpu_signature(&m->cpu);
+        b = (uint32_t)m->cpu_id << 24;   /* the initial APIC ID */
         d = cpu_features(&m->cpu);
     } else if (leaf == 0x80000000u && model->brand) {
         a = 0x80000004u;
@@ -51,9 +52,10 @@ int on_cpuid(uc_engine *uc, void *user)
     return 1;
 }
 
+/* The TSC of the running CPU: its modeled cycles, skewed as --tsc-skew says. */
 static uint64_t tsc_at(struct machine *m, uint32_t addr)
 {
-    return cycles_before(m, addr) / 100;
+    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], cycles_before(m, addr) / 100);
 }
 
 /* Skip the 2-byte instruction at the linear address addr. */

@@ -183,6 +183,22 @@
  *     gets a bitmap uc_close never frees. Only the cost is seen (stores
  *     are slow, most under ASan); the fuzz targets suppress that one leak
  *     (tests/fuzz/lsan.supp). Test: none can show a cost without timing.
+ * 25. (--smp) Each CPU is its own engine over the same host pages, and an
+ *     engine only notices changes of code it translated made by its own
+ *     stores: another CPU's write would leave a stale translation running.
+ *     emu/smp_code.c keeps each page some CPU ran code from with a copy of
+ *     its bytes; after each turn a changed page drops the translations of
+ *     every other engine that ran code there (engine_forget_pages, outside
+ *     a run). Tests: test_smp code_written_on_cpu_1_runs_new_on_cpu_0,
+ *     a_code_page_another_cpu_changed_is_dropped_from_the_engines_that_ran_it.
+ * 26. (--smp) A turn ends with a stop from the block hook (smp.c,
+ *     smp_turn_over): the engine may then keep a fault in flight (as 1),
+ *     and a later page fault (the kernel's first copy_to_user onto a new
+ *     stack, a rep movsl) ends every run without being raised.
+ *     smp_turn_resume clears the in-flight mark and puts EIP back (16),
+ *     as the debugger's pause does; a turn that still makes no progress
+ *     stops the machine (125) instead of spinning. Test: test_smp
+ *     programs_run_to_their_end_on_2_and_4_cpus.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H

@@ -5,6 +5,7 @@
  */
 #include "hypercall.h"
 #include "irq.h"
+#include "smp.h"
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,7 +86,7 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
     /* A ring-3 "out" never gets here (#GP first); check anyway. */
     if ((reg_read(m, UC_X86_REG_CS) & 3) != 0)
         return;
-    if (irq_port_out(m, port, value))
+    if (irq_port_out(m, port, value) || smp_port_out(m, port, value))
         return;
     void *block = guest_ptr(&m->mem, value, 20);
     if (!block || !in_kernel_ram(value)) {

@@ -154,7 +154,7 @@ bool irq_check(struct machine *m, uint32_t addr)
 {
     if (m->cycles >= m->irq.deadline)
         pit_due(m);
-    if (!m->irq.irr || m->irq.shadow || !deliverable(m))
+    if (!m->irq.irr || m->sti_shadow || !deliverable(m))
         return false;
     if (!(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
         return false;

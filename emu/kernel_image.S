@@ -5,4 +5,10 @@
 kernel_image_start:
 	.incbin KERNEL_IMAGE
 kernel_image_end:
+/* the same built with CONFIG_SMP, for --smp N > 1 */
+	.balign 16
+	.globl kernel_smp_image_start, kernel_smp_image_end
+kernel_smp_image_start:
+	.incbin KERNEL_SMP_IMAGE
+kernel_smp_image_end:
 	.section .note.GNU-stack, "", @progbits

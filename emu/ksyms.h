@@ -45,5 +45,6 @@ int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,
                 char *err, size_t errlen);
 
 extern const uint8_t kernel_image_start[], kernel_image_end[];
+extern const uint8_t kernel_smp_image_start[], kernel_smp_image_end[];
 
 #endif

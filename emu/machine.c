@@ -69,6 +69,8 @@ int machine_create(struct machine *m, const struct run_options *opts)
 
 void machine_destroy(struct machine *m)
 {
+    if (m->release_cpus)
+        m->release_cpus(m);
     block_cache_free(&m->blocks);
     vfs_free(m->vfs);
     m->vfs = NULL;
@@ -200,6 +202,8 @@ void truncate_current_block(struct machine *m, uint32_t index)
         }
     }
     m->insns -= m->cur_limit - index;
+    if (b->addr < KERNEL_BASE)
+        m->user_insns -= m->cur_limit - index;
     m->cur_limit = index;
 }
 
@@ -227,8 +231,9 @@ int machine_observe(struct machine *m, const struct machine_observer *o)
         return -1;
     /* Only an observer of instructions pays for a hook on each one. */
     if (o->insn && !m->insn_hooked) {
-        if (engine_hook_code(m->uc, on_insn, m))
-            return -1;
+        for (int c = 0; c < (m->ncpus ? m->ncpus : 1); c++)
+            if (engine_hook_code(c ? m->engines[c] : m->uc, on_insn, m))
+                return -1;
         m->insn_hooked = true;
     }
     m->observers[m->nobservers++] = *o;

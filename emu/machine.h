@@ -22,6 +22,7 @@
 #include "cpu_models.h"
 #include "decode.h"
 #include "engine.h"
+#include "tsc_skew.h"
 #include "ksyms.h"
 #include "memory.h"
 
@@ -51,6 +52,7 @@ struct output_capture {
 struct run_options {
     const char *cpu_spec;      /* "pentium4", "pentium3,-sep", ... */
     bool no_sep;
+    bool vgettimeofday;        /* kernel boot option: the user-space clock */
     uint64_t max_insns;
     const char *program;       /* host path of the ELF file */
     const char *argv0;         /* guest argv[0], if not the host path */
@@ -72,6 +74,9 @@ struct run_options {
     uint64_t mem_bytes;        /* --mem (0: DEFAULT_MEM_BYTES) */
     uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
                                   (0: VFS_DEFAULT_LIMIT) */
+    int smp;                   /* --smp: CPUs (0 or 1: one) */
+    struct tsc_skew tsc_skew[SMP_MAX_CPUS]; /* by CPU; default: every TSC in step */
+    uint32_t smp_test;         /* BOOT_FLAG_SMP_*: test hooks (test_smp) */
 };
 
 /* Why the engine runs up to an address and stops there (trap.h). */
@@ -146,8 +151,6 @@ struct irq_state {
     uint8_t imr;               /* masked IRQs */
     uint8_t irr, isr;          /* requested, in service */
     uint8_t slave_icw_step;
-    bool shadow;               /* the last block ended with sti: no
-                                  interrupt before its next instruction */
     uint64_t delivered;        /* external interrupts delivered */
     uint64_t idle_cycles;      /* centicycles skipped in hlt */
     uint64_t halts;            /* hlt instructions that waited for an interrupt */
@@ -174,45 +177,82 @@ struct machine_hold {
 #define MACHINE_MAX_OBSERVERS 8
 #define MAX_SPECIAL_HOOKS 1024
 
+/*
+ * What each CPU has of its own (--smp, emu/smp.c): its engine, its modeled
+ * time and the state of the block it is in. The running CPU's copy is in
+ * struct machine itself (the anonymous struct below), so that every
+ * mechanism reads m->uc, m->cycles ... for "this CPU"; smp_switch() swaps
+ * copies when another CPU runs. Kept as a list so both stay the same.
+ */
+#define CPU_LOCAL_FIELDS                                                        \
+    uc_engine *uc;                                                              \
+    uc_context *scratch_ctx;                                                    \
+    struct engine_reports reports;  /* exceptions the engine reported, not raised */ \
+    const struct block *cur_block;                                              \
+    uint64_t block_start_cycles;   /* in centicycles, before cur_block */       \
+    uint64_t cycles;               /* centicycles: this CPU's modeled time */   \
+    uint64_t user_insns;           /* instructions it ran in user mode */      \
+    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and the \
+                                       work done for the kernel as the          \
+                                       instructions it stands for (mm_costs.c): \
+                                       the cycles are their dot product with    \
+                                       cpu.cost */                              \
+    uint32_t cur_limit;            /* insns of cur_block still charged */       \
+    uint32_t rep_addr;             /* the rep string op last run, and */        \
+    bool rep_live;                 /* whether its next run continues it */      \
+    const struct insn *rep_charged; /* a rep run charged in this block, */      \
+    struct rep_step rep_step;      /* and what it was charged */                \
+    uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */ \
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
+    int nspecial;                                                               \
+    bool hooks_full;               /* the run paused to drop them all (run.c) */ \
+    int delivery_depth;                                                         \
+    bool sti_shadow;               /* the last block ended with sti: no         \
+                                      interrupt before its next instruction */  \
+    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */ \
+    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */  \
+    int engine_aborts;             /* translations the engine aborted */        \
+    enum run_to_why run_to_why;    /* run up to the linear address run_to, */   \
+    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */        \
+    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */   \
+    uint32_t pause_to, pause_from; /* run_to, to come back after it */          \
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
+
+struct cpu_local {
+    CPU_LOCAL_FIELDS
+};
+
+#define MAX_CPUS 8
+struct smp_state;
+
 struct machine {
-    uc_engine *uc;
+    union {
+        struct { CPU_LOCAL_FIELDS };
+        struct cpu_local local;    /* the running CPU's, as a whole */
+    };
+    int cpu_id;                    /* the running CPU (0 without --smp) */
+    int ncpus;
+    struct smp_state *smp;         /* the other CPUs (NULL with one) */
+    uc_engine *engines[MAX_CPUS];  /* every CPU's engine, by number */
+    void (*release_cpus)(struct machine *m); /* frees the other CPUs */
     struct cpu_config cpu;
     const struct run_options *opts;
     struct guest_memory mem;
     struct engine_layout layout;
-    uc_context *scratch_ctx;
-    struct engine_reports reports;  /* exceptions the engine reported, not raised */
     struct ksyms ksyms;
     struct vfs *vfs;                /* the file tree (vfs.h) */
     struct addrspaces *as;          /* every process's user memory */
     size_t stdin_pos;               /* read so far of opts->stdin_data */
 
-    /* cycle and instruction accounting */
+    /* cycle and instruction accounting (instructions: of all CPUs) */
     struct block_cache blocks;
-    const struct block *cur_block;
-    uint64_t block_start_cycles;   /* in centicycles, before cur_block */
-    uint64_t cycles;               /* centicycles charged so far */
     uint64_t insns;
     uint64_t exceptions;
-    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and
-                                       the work done for the kernel as the
-                                       instructions it stands for (mm_costs.c):
-                                       the cycles are their dot product with
-                                       cpu.cost */
-    uint32_t cur_limit;            /* insns of cur_block still charged */
     struct {                       /* the last block Capstone could not */
         uint32_t addr, size;       /* decode (run.c) */
         uint8_t bytes[32];
     } undecodable;
-    uint32_t rep_addr;             /* the rep string op last run, and */
-    bool rep_live;                 /* whether its next run continues it */
-    const struct insn *rep_charged; /* a rep run charged in this block, */
-    struct rep_step rep_step;      /* and what it was charged */
-    uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */
-    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
-    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */
-    int nspecial;
-    bool hooks_full;               /* the run paused to drop them all (run.c) */
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
@@ -229,16 +269,7 @@ struct machine {
     uint64_t user_reads_unpaged; /* user_read()s stopped by a page not yet paged
                                     in (the kernel would fault it in) */
     char message[512];
-    int delivery_depth;
-    struct irq_state irq;          /* the timer and interrupt controller */
-    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */
-    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */
-    int engine_aborts;             /* translations the engine aborted */
-    enum run_to_why run_to_why;    /* run up to the linear address run_to, */
-    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */
-    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */
-    uint32_t pause_to, pause_from; /* run_to, to come back after it */
-    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
+    struct irq_state irq;          /* the timer and interrupt controller (CPU 0's) */
 };
 
 /* The CPU model, the engine, guest memory and the decoder; no hooks yet.

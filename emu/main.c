@@ -40,6 +40,12 @@ static const char common_options[] =
     "                       CPU model (default " DEFAULT_CPU "); ',-sep' hides SEP;\n"
     "                       ',stepping=N' sets CPUID's stepping\n"
     "  --no-sep             same as ',-sep' on the chosen model\n"
+    "  --tsc-skew CPU:OFFSET[:PPM]\n"
+    "                       that CPU's TSC: its cycles times (1 + PPM/1e6), plus\n"
+    "                       OFFSET cycles (repeatable; default: all in step)\n"
+    "  --vgettimeofday      kernel boot option: gettimeofday and\n"
+    "                       clock_gettime(CLOCK_REALTIME) in user space, in the\n"
+    "                       vsyscall page (the vDSO's __vdso_gettimeofday)\n"
     "  --cost [MODEL:]CLASS=CYCLES\n"
     "                       override one cost class, for every model or one\n"
     "                       (repeatable; emu --list-costs); the calibrated ring\n"
@@ -52,6 +58,8 @@ static const char common_options[] =
     "                       layer in memory (without it: only /tmp and /dev)\n"
     "  --mem SIZE           user memory of all processes together, in bytes or\n"
     "                       with K, M or G (default 1G; 16M to 4G)\n"
+    "  --smp N              N CPUs (1 to 8, default 1), each its own engine, taking\n"
+    "                       turns by modeled time; N > 1 boots the SMP kernel\n"
     "  --fs-size SIZE       what the file tree's in-memory layer may hold, past\n"
     "                       which writes fail with ENOSPC (default 64M; up to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n";
@@ -409,6 +417,16 @@ int main(int argc, char **argv)
             if (!parse_size(val, &opts.mem_bytes) || opts.mem_bytes < MIN_MEM_BYTES ||
                 opts.mem_bytes > MAX_MEM_BYTES)
                 return usage_error("bad --mem '%s' (16M to 4G)", val);
+        } else if (!strcmp(a, "--smp") && val) {
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (*end || end == val || n < 1 || n > MAX_CPUS)
+                return usage_error("bad --smp '%s' (1 to 8 CPUs)", val);
+            opts.smp = (int)n;
+        } else if (!strcmp(a, "--tsc-skew") && val) {
+            if (!tsc_skew_parse(val, opts.tsc_skew))
+                return usage_error("bad --tsc-skew '%s' (CPU:OFFSET[:PPM]: CPU 0-7, OFFSET "
+                                   "cycles, |PPM| < 1000000, each CPU once)", val);
         } else if (!strcmp(a, "--fs-size") && val) {
             if (!parse_size(val, &opts.fs_bytes) || opts.fs_bytes == 0 ||
                 opts.fs_bytes > MAX_FS_BYTES)
@@ -446,6 +464,8 @@ int main(int argc, char **argv)
             takes = false;
             if (!strcmp(a, "--no-sep"))
                 opts.no_sep = true;
+            else if (!strcmp(a, "--vgettimeofday"))
+                opts.vgettimeofday = true;
             else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
                 opts.verbose = true;
             else if (!compare && !strcmp(a, "--no-cycle-model"))
@@ -478,6 +498,10 @@ int main(int argc, char **argv)
         if (rc)
             return rc;
     }
+    for (int c = opts.smp > 1 ? opts.smp : 1; c < SMP_MAX_CPUS; c++)
+        if (opts.tsc_skew[c].set)
+            return usage_error("%s", "--tsc-skew names a CPU the machine does not have "
+                                     "(--smp)");
     opts.program = argv[i];
     opts.argc = argc - i;
     opts.argv = argv + i;

@@ -19,6 +19,16 @@ int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t 
     return 0;
 }
 
+int memory_share(uc_engine *uc, const struct guest_memory *mem)
+{
+    for (int i = 0; i < mem->count; i++) {
+        const struct mem_region *r = &mem->regions[i];
+        if (uc_mem_map_ptr(uc, r->base, r->size, UC_PROT_ALL, r->host) != UC_ERR_OK)
+            return -1;
+    }
+    return 0;
+}
+
 void memory_unmap_all(struct guest_memory *mem)
 {
     for (int i = 0; i < mem->count; i++)

@@ -27,6 +27,8 @@ struct guest_memory {
 /* Back [base, base+size) with fresh zeroed host memory. 0 or -1. */
 int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t size,
                const char *name);
+/* Map every region of mem into another engine too: the same host pages. */
+int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL. */
 uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../guest/x86.h"
 #include "mm_costs.h"
+#include "smp.h"
 #include "vfs.h"
 
 static bool page_ok(uint32_t addr)
@@ -20,7 +21,8 @@ static bool page_ok(uint32_t addr)
 static int32_t op_switch(struct machine *m, const struct hc_mm *r)
 {
     uint32_t refills;
-    int err = as_switch(m->as, m->uc, &m->mem, reg_read(m, UC_X86_REG_CR3), r->pgd, &refills);
+    int err = as_switch(m->as, m->smp ? NULL : m->uc, &m->mem, reg_read(m, UC_X86_REG_CR3),
+                        r->pgd, &refills);
 
     if (err) {
         machine_stop(m, STOP_MACHINE, "cannot switch to the address space at %08x: %s",
@@ -28,6 +30,8 @@ static int32_t op_switch(struct machine *m, const struct hc_mm *r)
         return err;
     }
     mm_cost_charge(m, MM_COST_TLB_REFILL, refills);
+    if (m->smp)
+        smp_note_space(m, r->pgd);
     return 0;
 }
 

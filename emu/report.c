@@ -1,4 +1,5 @@
 #include "report.h"
+#include "smp.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,8 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
     fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles (boot %"
             PRIu64 ")\n", m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
             m->cycles / 100, t->boot_end / 100);
+    if (m->smp)
+        smp_report(m, f, "emu: report: ");
     fprintf(f, "emu: report: system calls: %" PRIu64 " via sysenter, %" PRIu64
             " via int $0x80; returns: %" PRIu64 " sysexit, %" PRIu64 " iret; %" PRIu64
             " unknown (ENOSYS); %" PRIu64 " trap%s\n",
@@ -165,6 +168,12 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
                     (double)as->switch_ns / 1e3 / n, (double)as->drop_ns / 1e3 / n,
                     as->clones ? (double)as->clone_ns / 1e3 / (double)as->clones : 0.0);
     }
+    if (t->vclock_calls)
+        fprintf(f, "emu: report: %" PRIu64 " user-space clock call%s (--vgettimeofday, no "
+                "system call), %.1f cycles per call; %" PRIu64 " sequence-lock retr%s\n",
+                t->vclock_calls, t->vclock_calls == 1 ? "" : "s",
+                (double)t->vclock_cycles / 100.0 / (double)t->vclock_calls, t->vclock_retries,
+                t->vclock_retries == 1 ? "y" : "ies");
     if (t->vsyscall_calls)
         fprintf(f, "emu: report: %" PRIu64 " call%s through the vsyscall page, %.1f cycles "
                 "per call (from the call to the return)\n", t->vsyscall_calls,

@@ -5,6 +5,7 @@
 #include "cpu_insns.h"
 #include "hypercall.h"
 #include "irq.h"
+#include "smp.h"
 #include "sysenter.h"
 #include "trap.h"
 
@@ -186,9 +187,12 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
         return;
     }
-    /* A due timer interrupt is taken before the block runs; the handler's
-     * first block comes back here. */
-    if (irq_check(m, addr))
+    /* With --smp the turn may be over; a due interrupt is taken before
+     * the block runs, and the handler's first block comes back here. The
+     * PIC is wired to CPU 0. */
+    if (m->smp && (smp_turn_over(m, addr) || smp_ipi_check(m, addr)))
+        return;
+    if (m->cpu_id == 0 && irq_check(m, addr))
         return;
     /* A debugger stops before the block is charged: it runs, and is
      * charged, when the machine goes on. */
@@ -200,19 +204,23 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     }
     if (addr < KERNEL_BASE)
         as_note_code(m->as, addr, size);
+    if (m->smp)
+        smp_note_code(m, addr, size);
     abandoned_block(m, addr, b);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->block_start_cycles = m->cycles;
     charge_block(m, b);
     m->insns += b->ninsns;
+    if (addr < KERNEL_BASE)
+        m->user_insns += b->ninsns;
     /* A rep op ends its block; each further run of it is a block that
      * starts at it. Anything else in between ends that rep. (The rest of
      * a block a debugger stopped inside is a block too, which changes
      * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->irq.shadow = ends_with_sti(b);
+    m->sti_shadow = ends_with_sti(b);
     machine_notify_block(m, b);
     if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
         charge_rep_early(m, b);
@@ -245,7 +253,7 @@ int machine_init_bare(struct machine *m, const struct run_options *opts)
     if (add_hooks(m))
         return machine_fail(m, 125, "cannot install engine hooks");
     irq_init(m);
-    return 0;
+    return smp_init(m, add_hooks);
 }
 
 int machine_init(struct machine *m, const struct run_options *opts)
@@ -295,59 +303,98 @@ static bool halted_at(struct machine *m, uint32_t eip)
     return op && *op == 0xf4;
 }
 
-/* The engine runs with no exit address (engine.h, quirk 18): ring-3 code
- * that runs into 0xc0000000 takes the #PF a CPU raises there. The loop
- * ends with the run, at a pause for the debugger (m->paused) or at
- * machine_run_until's address (m->run_paused). */
+/* A turn's count of instructions is done (smp.h): the rest of the block
+ * runs next time, charged then. Stopped from the count's hook, the engine
+ * may keep a fault in flight (quirk 1), and the next one would never be
+ * raised (quirk 26). */
+static void count_stop(struct machine *m, uint32_t eip)
+{
+    uint32_t index;
+    if (m->cur_block && block_find_insn(m->cur_block, code_segment_base(m) + eip, &index))
+        truncate_current_block(m, index);
+    engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+}
+
+/*
+ * One run of the running CPU's engine, with no exit address (engine.h,
+ * quirk 18): ring-3 code that runs into 0xc0000000 takes the #PF a CPU
+ * raises there. True if it stopped at a hlt (EIP after it) that nothing
+ * here handled; the caller waits for an interrupt. With --smp the run
+ * also ends when the turn's instructions are done.
+ */
+static bool run_slice(struct machine *m)
+{
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
+    uc_err e = UC_ERR_OK;
+    bool returned = engine_run(m->uc, eip, until, &e);
+    engine_iret_restore(&m->mem, &m->iret_patch);
+    if (!returned) {
+        engine_aborted(m);
+        return false;
+    }
+    if (m->stop != STOP_NONE)
+        return false;
+    if (smp_turn_resume(m))
+        return false;
+    if (m->hooks_full) {
+        m->hooks_full = false;
+        forget_special_hooks(m, 0);
+        return false;
+    }
+    if (m->reports.ud) {
+        raise_reported_ud(m);
+        return false;
+    }
+    if (m->reports.wrapped_fetch) {
+        raise_wrapped_fetch(m);
+        return false;
+    }
+    if (m->paused || m->run_paused)
+        return false;
+    eip = reg_read(m, UC_X86_REG_EIP);
+    if (m->run_to_why != RUN_TO_NONE) {
+        if (code_segment_base(m) + eip == m->run_to) {
+            reached_run_to(m);
+            return false;
+        }
+        /* stopped by a hook on the way there (a fetch fault, armed just
+         * now), or by the turn's count: run again */
+        if (e == UC_ERR_OK) {
+            if (m->smp)
+                count_stop(m, eip);
+            return false;
+        }
+    }
+    if (e != UC_ERR_OK) {
+        machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
+        return false;
+    }
+    if (halted_at(m, eip))
+        return true;
+    if (m->smp) {
+        count_stop(m, eip);
+        return false;
+    }
+    machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
+    return false;
+}
+
+/* The loop ends with the run, at a pause for the debugger (m->paused) or
+ * at machine_run_until's address (m->run_paused). With --smp the CPUs
+ * take turns (smp_run). */
 static void run_loop(struct machine *m)
 {
-    while (m->stop == STOP_NONE && !m->paused && !m->run_paused) {
-        uint32_t eip = reg_read(m, UC_X86_REG_EIP);
-        uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
-        uc_err e = UC_ERR_OK;
-        bool returned = engine_run(m->uc, eip, until, &e);
-        engine_iret_restore(&m->mem, &m->iret_patch);
-        if (!returned) {
-            engine_aborted(m);
-            continue;
-        }
-        if (m->stop != STOP_NONE)
-            break;
-        if (m->hooks_full) {
-            m->hooks_full = false;
-            forget_special_hooks(m, 0);
-            continue;
-        }
-        if (m->reports.ud) {
-            raise_reported_ud(m);
-            continue;
-        }
-        if (m->reports.wrapped_fetch) {
-            raise_wrapped_fetch(m);
-            continue;
-        }
-        if (m->paused || m->run_paused)
-            continue;
-        eip = reg_read(m, UC_X86_REG_EIP);
-        if (m->run_to_why != RUN_TO_NONE) {
-            if (code_segment_base(m) + eip == m->run_to) {
-                reached_run_to(m);
-                continue;
-            }
-            /* stopped by a hook on the way there (a fetch fault, armed
-             * just now): run again */
-            if (e == UC_ERR_OK)
-                continue;
-        }
-        /* hlt ends the engine's run: wait for the next interrupt, in
-         * modeled time (irq.h) */
-        if (e == UC_ERR_OK && halted_at(m, eip) && irq_halt(m))
-            continue;
-        if (e != UC_ERR_OK)
-            machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
-        else
-            machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x", eip);
+    if (m->smp) {
+        smp_run(m, run_slice);
+        return;
     }
+    /* hlt ends the engine's run: wait for the next interrupt, in modeled
+     * time (irq.h) */
+    while (m->stop == STOP_NONE && !m->paused && !m->run_paused)
+        if (run_slice(m) && !irq_halt(m))
+            machine_stop(m, STOP_MACHINE, "the machine halted at eip %08x",
+                         reg_read(m, UC_X86_REG_EIP));
 }
 
 bool machine_run_until(struct machine *m, uint32_t at)

@@ -5,7 +5,7 @@
 
 const char *sys_path_name(int path)
 {
-    static const char *const names[NPATHS] = { "int80", "sysenter", "trap" };
+    static const char *const names[NPATHS] = { "int80", "sysenter", "trap", "user" };
     return path >= 0 && path < NPATHS ? names[path] : "?";
 }
 
@@ -36,11 +36,9 @@ const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t)
     return &t->task->ext;
 }
 
-/* One call as its caller saw it: cycles and the class counts since start,
- * less the external-interrupt work done since `since`. */
-static void add_call(struct syscall_tracker *t, const struct syscall_record *r,
-                     uint64_t cycles, const uint64_t start[NCLASSES],
-                     const uint64_t end[NCLASSES], const struct ext_work *since)
+void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
+                       uint64_t cycles, const uint64_t start[NCLASSES],
+                       const uint64_t end[NCLASSES], const struct ext_work *since)
 {
     const struct ext_work *now = &t->task->ext;
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
@@ -252,10 +250,36 @@ static void announce(struct syscall_tracker *t)
             t->listeners[i].enter(t->listeners[i].ctx, &t->task->rec);
 }
 
+/* --smp: another CPU runs now; its task, its user span and its last
+ * block are its own. */
+static void follow_cpu(struct syscall_tracker *t, struct machine *m)
+{
+    if (m->cpu_id == t->cpu)
+        return;
+    t->cpus[t->cpu].task = t->task;
+    t->cpus[t->cpu].user_since = t->user_since;
+    t->cpus[t->cpu].prev_last_cost = t->prev_last_cost;
+    t->cpus[t->cpu].prev_last_cls = t->prev_last_cls;
+    t->cpus[t->cpu].seen = true;
+    t->cpu = m->cpu_id;
+    if (t->cpus[t->cpu].seen) {
+        t->task = t->cpus[t->cpu].task;
+        t->user_since = t->cpus[t->cpu].user_since;
+        t->prev_last_cost = t->cpus[t->cpu].prev_last_cost;
+        t->prev_last_cls = t->cpus[t->cpu].prev_last_cls;
+    } else {
+        t->task = slot_for(t, running_key(m));
+        t->user_since = m->block_start_cycles;
+        t->prev_last_cost = 0;
+        t->prev_last_cls = -1;
+    }
+}
+
 static void tracker_on_delivery(void *ctx, struct machine *m,
                                 const struct delivery_event *e)
 {
     struct syscall_tracker *t = ctx;
+    follow_cpu(t, m);
     if (e->kind == EVENT_EXTERNAL) {
         /* not the program's doing: no record, and its work is not counted */
         ext_open(t->task, m, e);
@@ -281,6 +305,7 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
 static void tracker_on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
 {
     struct syscall_tracker *t = ctx;
+    follow_cpu(t, m);
     uint64_t counts[NCLASSES];
     counts_before(m, insn_addr, counts);
     begin(t, m, PATH_SYSENTER, reg_read(m, UC_X86_REG_EAX),
@@ -323,7 +348,7 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     close_phase(t->task);
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
     if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
-        add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
+        syscalls_add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
                  &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;
@@ -360,44 +385,13 @@ static bool block_contains(const struct block *b, uint32_t addr)
     return addr && addr >= b->addr && addr - b->addr < b->size;
 }
 
-static bool in_vsyscall_page(uint32_t addr)
-{
-    return addr >= VSYSCALL_BASE;
-}
-
-/* Calls through the vsyscall page, timed from the call to the return (a
- * process that blocks inside is timed with the others' work in between,
- * as its own clock would show it). */
-static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
-                           const struct block *b, const uint64_t at_block[NCLASSES])
-{
-    struct task_track *task = t->task;
-    if (b->addr == VSYSCALL_BASE && !task->in_vsyscall) {
-        task->in_vsyscall = true;
-        /* from the call, the last instruction of the block before */
-        task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
-        memcpy(task->page_start_counts, at_block, sizeof task->page_start_counts);
-        task->page_ext = task->ext;
-        if (t->prev_last_cls >= 0)
-            task->page_start_counts[t->prev_last_cls]--;
-    } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
-        uint64_t span = m->block_start_cycles - task->vsyscall_start;
-        const struct syscall_record *r = &task->rec;
-        task->in_vsyscall = false;
-        t->vsyscall_calls++;
-        t->vsyscall_cycles += span - (task->ext.cycles - task->page_ext.cycles);
-        /* the call made inside the span is the last one recorded */
-        if (r->path != PATH_TRAP && r->via == VIA_PAGE && r->ret != RET_EXITED)
-            add_call(t, r, span, task->page_start_counts, at_block, &task->page_ext);
-    }
-}
-
 static void tracker_on_block(void *ctx, struct machine *m, const struct block *b)
 {
     struct syscall_tracker *t = ctx;
     bool kernel = in_kernel_ram(b->addr);
     uint64_t at_block[NCLASSES];
 
+    follow_cpu(t, m);
     if (kernel && b->addr == t->switch_to)
         switch_task(t, m);
     struct task_track *task = t->task;
@@ -436,8 +430,9 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
         if (kernel && block_contains(b, t->sysenter_exit))
             r->ret = RET_SYSEXIT;
     }
-    if (!kernel)
-        track_vsyscall(t, m, b, at_block);
+    if (!kernel) {
+        syscalls_track_page(t, m, b, at_block);
+    }
     const struct insn *last = &b->insns[b->ninsns - 1];
     t->prev_last_cost = last->cost;
     t->prev_last_cls = insn_charged_later(last) ? -1 : last->cls;
@@ -448,6 +443,7 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
 static void tracker_on_exit(void *ctx, struct machine *m)
 {
     struct syscall_tracker *t = ctx;
+    follow_cpu(t, m);
     const struct program_ending *e = &m->ending;
     if (!t->task->pid)
         t->task->pid = ti_word(m, t->task->key, TI_PID);

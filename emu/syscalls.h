@@ -14,7 +14,10 @@
 
 #define SYSCALL_STATS_MAX 1024
 
-enum sys_path { PATH_INT80, PATH_SYSENTER, PATH_TRAP, NPATHS };
+/* PATH_USER: no kernel entry at all, the user-space clock of
+ * --vgettimeofday (only in call rows: the vDSO's calls that made no system
+ * call, by the number of the call they replace). */
+enum sys_path { PATH_INT80, PATH_SYSENTER, PATH_TRAP, PATH_USER, NPATHS };
 enum sys_phase { PHASE_NONE, PHASE_ENTRY, PHASE_BODY, PHASE_EXIT };
 enum sys_return { RET_NONE, RET_IRET, RET_SYSEXIT, RET_EXITED };
 /* How the program made the call: through the vsyscall page, or with its
@@ -127,6 +130,11 @@ struct task_track {
     enum sys_phase phase;
     bool active;
     bool unknown;            /* the call in flight reached sys_ni_syscall */
+    bool in_vclock;          /* it called the user-space clock: which one, */
+    uint32_t vclock_nr;      /* when, the records begun before it, the */
+    uint64_t vclock_start, vclock_seq; /* counts and ext work at the call */
+    uint64_t vclock_counts[NCLASSES];
+    struct ext_work vclock_ext;
     bool in_vsyscall;        /* it called into the vsyscall page ... */
     uint64_t vsyscall_start; /* ... at this many centicycles */
     uint64_t page_start_counts[NCLASSES];   /* class counts at the page call */
@@ -162,6 +170,9 @@ struct syscall_tracker {
     uint64_t trap_cycles;    /* in traps (faults), centicycles */
     /* calls through the vsyscall page: call .. return, centicycles */
     uint64_t vsyscall_calls, vsyscall_cycles;
+    /* user-space clock calls (--vgettimeofday) that made no system call,
+     * their cycles (call .. return), and the sequence-lock retries */
+    uint64_t vclock_calls, vclock_cycles, vclock_retries;
     /* the caller's view, by number, path and via (the first MAX_CALL_ROWS
      * seen; calls_dropped counts calls of any further one) */
     struct call_row call_rows[MAX_CALL_ROWS];
@@ -179,6 +190,16 @@ struct syscall_tracker {
     uint32_t switch_to;      /* where the kernel changes stacks */
     struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
     int nlisteners;
+    /* --smp: the running CPU, and what is per CPU of the above while
+     * another runs (a call is followed on the CPU it runs on) */
+    int cpu;
+    struct {
+        struct task_track *task;
+        uint64_t user_since;
+        uint32_t prev_last_cost;
+        int prev_last_cls;
+        bool seen;
+    } cpus[MAX_CPUS];
 };
 
 /* "int80", "sysenter", "trap"; "-", "iret", "sysexit", "exited";
@@ -192,9 +213,25 @@ const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr,
 /* The external-interrupt work of the task running now (closed intervals). */
 const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t);
 
+/* Inside the tracker (syscalls.c, syscalls_page.c): one call as its caller
+ * saw it, into its row: cycles and the class counts from start to end, less
+ * the external-interrupt work done since `since`; and the calls into the
+ * vsyscall page, at each user block b. */
+void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
+                       uint64_t cycles, const uint64_t start[NCLASSES],
+                       const uint64_t end[NCLASSES], const struct ext_work *since);
+void syscalls_track_page(struct syscall_tracker *t, struct machine *m, const struct block *b,
+                         const uint64_t at_block[NCLASSES]);
+
 /* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
 int syscalls_attach(struct syscall_tracker *t, struct machine *m);
 /* Tell l about every record from now on. 0, or -1 if there are too many. */
 int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l);
+
+/* The vsyscall page is the top page of the address space. */
+static inline bool in_vsyscall_page(uint32_t addr)
+{
+    return addr >= VSYSCALL_BASE;
+}
 
 #endif

@@ -88,6 +88,28 @@
  * AT_SYSINFO_EHDR points at: glibc only takes AT_SYSINFO when it is there. */
 #define VSYSCALL_EHDR_OFFSET  0x800
 #define VSYSCALL_EHDR         (VSYSCALL_BASE + VSYSCALL_EHDR_OFFSET)
+/*
+ * The user-space clock (boot option --vgettimeofday, BOOT_FLAG_VGETTIMEOFDAY):
+ * __vdso_gettimeofday and __vdso_clock_gettime in the vsyscall page, at these
+ * offsets (guest/vsyscall/vgettimeofday.S), reading the time base the timer
+ * tick publishes in the page below the vsyscall page, read-only to user
+ * mode (struct vgtod_data). Without the option neither exists.
+ */
+#define VSYSCALL_GTOD_OFFSET          0x440
+#define VSYSCALL_CLOCK_GETTIME_OFFSET 0x4c0
+#define VSYSCALL_VGTOD_READ_OFFSET    0x540 /* their shared reader */
+/* where the reader starts again when the sequence count changed under it
+ * (the emulator counts these retries for --report) */
+#define VSYSCALL_VGTOD_RETRY_OFFSET   0x541
+#define VGTOD_DATA            (FIXADDR_TOP - PAGE_SIZE)
+#define VGTOD_SEQ       0x00 /* odd while the kernel writes the rest */
+#define VGTOD_SEC       0x04 /* xtime at the last tick ... */
+#define VGTOD_USEC      0x08
+#define VGTOD_TSC_LO    0x0c /* ... and the TSC at that tick */
+#define VGTOD_TSC_HI    0x10
+#define VGTOD_QUOTIENT  0x14 /* fast_gettimeoffset_quotient: 2^32 / (cycles per usec) */
+#define VGTOD_CYCLES_PER_TICK 0x18
+#define VGTOD_USEC_PER_TICK   0x1c
 
 /* ---- Auxiliary vector entries the kernel passes ---- */
 #define AT_NULL    0
@@ -198,6 +220,39 @@
                             mapped, and the kernel signals it (a debugger's
                             catch-faults stops here) */
 
+/*
+ * ---- SMP (--smp N, emu/smp.h) ----
+ * The local APIC is reached through two ports on the hypercall path, not
+ * its MMIO page (a deviation: docs/smp.md). An outl to APIC_PORT_ICR sends
+ * an IPI: the value is the xAPIC ICR's low word (x86.h: vector, delivery
+ * mode, shorthand) with the destination APIC ID, which the ICR keeps in
+ * its high word, in bits 24-31. Ring 3 cannot reach them (the TSS has no
+ * I/O bitmap). A CPU's APIC ID is its number, 0 to N-1, as CPUID leaf 1
+ * reports it in EBX bits 24-31.
+ */
+#define SMP_MAX_CPUS       8
+#define NR_CPUS            SMP_MAX_CPUS /* Linux's name */
+#define APIC_PORT_ICR      0xe8
+#define APIC_PORT_ONLINE   0xe9 /* outl any: this CPU's start-up is done */
+/* outl n: this CPU's local APIC timer interrupts every n TSC cycles with
+ * LOCAL_TIMER_VECTOR (0: off). The count is in the CPU's own cycles, not
+ * the APIC's bus clock and divider (a deviation: docs/smp.md). */
+#define APIC_PORT_TIMER    0xea
+/* STARTUP's vector: the AP starts at physical 0x9f000, which is
+ * KERNEL_BASE + 0x9f000 here (in 32-bit protected mode: docs/smp.md) */
+#define SMP_TRAMPOLINE_VECTOR 0x9f
+#define SMP_TRAMPOLINE_ADDR   (KERNEL_BASE + (SMP_TRAMPOLINE_VECTOR << PAGE_SHIFT))
+/* IPI vectors, Linux 2.5's (irq_vectors.h) */
+#define LOCAL_TIMER_VECTOR    0xef
+#define RESCHEDULE_VECTOR     0xfc
+#define CALL_FUNCTION_VECTOR  0xfb
+/* Boot record flags that break the SMP start-up on purpose: only tests set
+ * them (run_options.smp_test). */
+#define BOOT_FLAG_SMP_AP_FAULT  (1u << 0)  /* the last AP faults before it is up */
+#define BOOT_FLAG_SMP_HOLD_LOCK (1u << 1)  /* CPU 1 holds a lock forever, CPU 0 waits */
+/* A kernel boot option: --vgettimeofday, the user-space clock. */
+#define BOOT_FLAG_VGETTIMEOFDAY (1u << 2)
+
 /* Page-table bits the hardware ignores (9-11), used by the kernel and read
  * by the emulator. */
 #define PTE_SW_PROTNONE 0x400 /* a page kept but inaccessible (PROT_NONE): P clear */
@@ -286,10 +341,25 @@ struct boot_record {
     uint32_t flags;        /* BOOT_FLAG_* */
     uint8_t  random[16];   /* AT_RANDOM bytes (fixed, for determinism) */
     uint32_t mem_pages;    /* user pages all processes may hold (--mem) */
-    uint32_t reserved[3];
+    uint32_t ncpus;        /* CPUs (--smp): APIC IDs 0 .. ncpus-1 */
+    uint32_t reserved[2];
+};
+
+/* The page at VGTOD_DATA (offsets VGTOD_*, for the vsyscall code). */
+struct vgtod_data {
+    uint32_t seq;
+    uint32_t sec, usec;
+    uint32_t tsc_lo, tsc_hi;
+    uint32_t quotient;
+    uint32_t cycles_per_tick;
+    uint32_t usec_per_tick;
 };
 
 _Static_assert(sizeof(struct boot_record) == 80, "boot record layout");
+_Static_assert(__builtin_offsetof(struct vgtod_data, usec_per_tick) == VGTOD_USEC_PER_TICK &&
+               __builtin_offsetof(struct vgtod_data, quotient) == VGTOD_QUOTIENT &&
+               __builtin_offsetof(struct vgtod_data, tsc_lo) == VGTOD_TSC_LO,
+               "vgtod_data layout");
 _Static_assert(sizeof(struct hc_mm) == 36, "hc_mm layout");
 _Static_assert(sizeof(struct hc_io) == 16, "hc_io layout");
 _Static_assert(sizeof(struct hc_vfs) == 56, "hc_vfs layout");

@@ -184,4 +184,16 @@
  * vectors after the 32 exceptions. */
 #define FIRST_EXTERNAL_VECTOR 0x20
 
+/* ---- The local APIC's interrupt command register (low word) ---- */
+#define APIC_ICR_VECTOR     0x000ffu
+#define APIC_DM_MASK        0x00700u
+#define APIC_DM_FIXED       0x00000u
+#define APIC_DM_INIT        0x00500u
+#define APIC_DM_STARTUP     0x00600u
+#define APIC_DEST_MASK      0xc0000u /* the destination shorthand */
+#define APIC_DEST_FIELD     0x00000u
+#define APIC_DEST_SELF      0x40000u
+#define APIC_DEST_ALLINC    0x80000u
+#define APIC_DEST_ALLBUT    0xc0000u
+
 #endif

@@ -35,6 +35,7 @@ engine        0
 memory        0
 machine       1
 cpu_models    1
+tsc_skew      1
 cost_classes  1
 cost_tables   1
 cost_model    1
@@ -72,10 +73,13 @@ mmcall        2
 vfscall       2
 boot          2
 run           2
+smp           2
+smp_code      2
 debug         2
 debug_mem     2
 snapshot      2
 syscalls      3
+syscalls_page 3
 spans         3
 trace         4
 trace_json    4

@@ -70,12 +70,31 @@
 	movl $-THREAD_SIZE, reg; \
 	andl %esp, reg;
 
+/*
+ * SMP: the big kernel lock (smp.c) is taken on every entry, right after
+ * SAVE_ALL (the C call clobbers EAX, ECX, EDX, all saved in the frame;
+ * EAX, the system call number, is read back), and dropped on every way
+ * out, before the registers come back. The IPI handlers take no lock: they
+ * must run while another CPU holds it and waits for them.
+ */
+#ifdef CONFIG_SMP
+#define LOCK_KERNEL \
+	call lock_kernel; \
+	movl PT_ORIG_EAX(%esp), %eax;
+#define UNLOCK_KERNEL \
+	call unlock_kernel;
+#else
+#define LOCK_KERNEL
+#define UNLOCK_KERNEL
+#endif
+
 	.text
 
 /* int $0x80: the CPU pushed SS, ESP, EFLAGS, CS, EIP through the DPL-3 gate. */
 ENTRY(system_call)
 	pushl %eax
 	SAVE_ALL
+	LOCK_KERNEL
 	GET_THREAD_INFO(%ebx)
 	cmpl $(NR_syscalls), %eax
 	jae syscall_badsys
@@ -92,6 +111,7 @@ syscall_exit:
 	jne syscall_exit_work
 	.globl restore_all
 restore_all:
+	UNLOCK_KERNEL
 	RESTORE_ALL
 
 /*
@@ -152,6 +172,7 @@ ENTRY(sysenter_entry)
 .previous
 	pushl %eax
 	SAVE_ALL
+	LOCK_KERNEL
 	GET_THREAD_INFO(%ebx)
 	cmpl $(NR_syscalls), %eax
 	jae syscall_badsys
@@ -165,6 +186,7 @@ sysenter_return:
 	movl TI_FLAGS(%ebx), %ecx
 	testw $_TIF_ALLWORK_MASK, %cx
 	jne syscall_exit_work
+	UNLOCK_KERNEL
 	RESTORE_REGS
 	/* sysexit takes EIP from EDX and ESP from ECX; the stub restores
 	 * the caller's EDX and ECX from the user stack. */
@@ -178,6 +200,7 @@ sysenter_exit:
 sysenter_badstack:
 	pushl %eax
 	SAVE_ALL
+	LOCK_KERNEL
 	CLEAR_SYSENTER_FLAGS
 	GET_THREAD_INFO(%ebx)
 	movl $(-EFAULT), PT_EAX(%esp)
@@ -230,6 +253,8 @@ ENTRY(ret_from_fork)
 ENTRY(irq0_interrupt)
 	pushl $-1
 	SAVE_ALL
+	LOCK_KERNEL
+irq0_tick:
 	movl %esp, %eax
 	pushl %eax
 	call do_timer_interrupt
@@ -238,6 +263,48 @@ ENTRY(irq0_interrupt)
 	testl $3, PT_CS(%esp)
 	jnz syscall_exit
 	jmp restore_all
+
+/* The same with --vgettimeofday: the clock's base published first, under
+ * the lock (do_gettimeofday on another CPU moves the same xtime). */
+ENTRY(irq0_interrupt_vgtod)
+	pushl $-1
+	SAVE_ALL
+	LOCK_KERNEL
+	call vgtod_tick
+	jmp irq0_tick
+
+#ifdef CONFIG_SMP
+/* An IPI asking this CPU to run a function (smp.c), an interrupt gate,
+ * with nothing to acknowledge (the APIC has no ISR here). Without the
+ * lock, it returns straight to what it interrupted: pending work waits
+ * for the next entry. */
+ENTRY(call_function_interrupt)
+	pushl $-1
+	SAVE_ALL
+	call smp_call_function_interrupt
+	RESTORE_ALL
+
+/* An AP's local APIC timer: its tick, like IRQ 0's (timer.c). */
+ENTRY(apic_timer_interrupt)
+	pushl $-1
+	SAVE_ALL
+	LOCK_KERNEL
+	movl %esp, %eax
+	pushl %eax
+	call smp_apic_timer_interrupt
+	addl $4, %esp
+	GET_THREAD_INFO(%ebx)
+	testl $3, PT_CS(%esp)
+	jnz syscall_exit
+	jmp restore_all
+
+/* The reschedule IPI: its work is done by waking the CPU from hlt in its
+ * idle loop (sched.c), which looks at the run queue again. */
+ENTRY(reschedule_interrupt)
+	pushl $-1
+	SAVE_ALL
+	RESTORE_ALL
+#endif
 
 /* Exceptions: the stub pushes an error code where the CPU does not (the
  * vectors outside X86_VEC_ERROR_CODE_MASK), then the vector, so every trap
@@ -273,12 +340,16 @@ TRAP(simd_coprocessor_error, X86_VEC_XM)
 
 trap_common:
 	SAVE_ALL
+#ifdef CONFIG_SMP
+	call lock_kernel
+#endif
 	movl %esp, %eax
 	pushl %eax
 	call do_trap
 	addl $4, %esp
 	testl $3, TF_CS(%esp)
 	jnz ret_to_user_from_trap
+	UNLOCK_KERNEL
 	RESTORE_REGS
 	addl $8, %esp
 1:	iret
@@ -309,6 +380,9 @@ iret_fault:
 	movl $(__USER_DS), %eax
 	movl %eax, %ds
 	movl %eax, %es
+#ifdef CONFIG_SMP
+	call lock_kernel
+#endif
 	call do_iret_fault
 
 	.section .note.GNU-stack, "", @progbits

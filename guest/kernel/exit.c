@@ -158,7 +158,9 @@ static long do_wait(int32_t pid, int nohang, int keep, struct wait_result *res)
             if (!matches(c, pid))
                 continue;
             found = 1;
-            if (c->state != TASK_ZOMBIE)
+            /* a zombie another CPU has not yet left is not ready (sched.c
+             * wakes us when it is) */
+            if (c->state != TASK_ZOMBIE || task_busy(c))
                 continue;
             res->pid = c->pid;
             res->status = c->exit_code;

@@ -86,6 +86,9 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
     if (!p)
         return -EAGAIN;
     p->cwd = NO_HANDLE;
+#ifdef CONFIG_SMP
+    p->cpus_allowed = me->cpus_allowed;
+#endif
     p->sighand = sighand_alloc(me->sighand);
     p->files = dup_files(me->files);
     if (flags & CLONE_VM) {

@@ -6,6 +6,9 @@
  */
 #include "../abi.h"
 #include "ptrace.h"
+#ifdef CONFIG_SMP
+#include "../x86.h"
+#endif
 
 	.section .text.head, "ax"
 	.globl startup_32
@@ -27,12 +30,51 @@ startup_32:
 2:	hlt
 	jmp 2b
 
+#ifdef CONFIG_SMP
+/*
+ * An AP, from the page STARTUP named (smp.c put a jump here there): the
+ * same as above with its own GDT and idle stack, which the boot CPU set
+ * in ap_gdt_descr and ap_stack, and paging on with the kernel's tables.
+ */
+	.globl startup_ap
+startup_ap:
+	cld
+	lgdt ap_gdt_descr
+	ljmp $__KERNEL_CS, $1f
+1:	movl $__KERNEL_DS, %eax
+	movl %eax, %ds
+	movl %eax, %es
+	movl %eax, %ss
+	xorl %eax, %eax
+	movl %eax, %fs
+	movl %eax, %gs
+	movl ap_stack, %esp
+	movl swapper_pg_dir, %eax
+	movl %eax, %cr3
+	movl %cr0, %eax
+	orl $(X86_CR0_PG | X86_CR0_WP), %eax
+	movl %eax, %cr0
+	call start_secondary
+2:	hlt
+	jmp 2b
+#endif
+
 	.data
 	.align 4
 	.word 0
 gdt_descr:
 	.word GDT_ENTRIES * 8 - 1
 	.long gdt_table
+#ifdef CONFIG_SMP
+	.word 0
+	.globl ap_gdt_descr
+ap_gdt_descr:
+	.word GDT_ENTRIES * 8 - 1
+	.long 0
+	.globl ap_stack
+ap_stack:
+	.long 0
+#endif
 
 /*
  * The descriptors are those of head.S after the sysenter patch: user
@@ -70,6 +112,10 @@ gdt_table:
 	.quad 0x00009a0000000000	/* 0xc0 APM CS 16-bit code */
 	.quad 0x0040920000000000	/* 0xc8 APM DS data */
 	.fill GDT_ENTRIES - 26, 8, 0
+#ifdef CONFIG_SMP
+	/* the other CPUs' GDTs, copies of this one (2.5.53's head.S too) */
+	.fill (NR_CPUS - 1) * GDT_ENTRIES, 8, 0
+#endif
 
 /* The one task's kernel stack; thread_info sits at its bottom. */
 	.section .bss.stack, "aw", @nobits

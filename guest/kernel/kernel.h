@@ -78,10 +78,23 @@ int get_user_u32(uint32_t *val, uint32_t addr);
 int put_user_u32(uint32_t val, uint32_t addr);
 uint32_t search_exception_table(uint32_t eip);
 
+/* head.S: the GDTs, one per CPU (the boot CPU's first) */
+#ifdef CONFIG_SMP
+extern uint64_t gdt_table[NR_CPUS * GDT_ENTRIES];
+#define cpu_gdt(c) (&gdt_table[(c) * GDT_ENTRIES])
+#else
+extern uint64_t gdt_table[GDT_ENTRIES];
+#define cpu_gdt(c) (gdt_table)
+#endif
+
 /* trap.c */
 void trap_init(void);
 void tss_init(uint32_t esp0);
 uint32_t *tss_esp0_slot(void);
+#ifdef CONFIG_SMP
+uint32_t *tss_esp0_slot_of(int cpu);
+void ap_trap_init(void);          /* an AP loads the IDT the boot CPU made */
+#endif
 uint32_t read_cr2(void);
 /* A fault in user mode: its signal's handler runs, or it kills (note: why,
  * beyond the vector; a note always kills). */
@@ -93,11 +106,13 @@ void sysenter_setup(void);
 extern uint32_t vsyscall_entry; /* what AT_SYSINFO says */
 
 /* vdso.c: the ELF image AT_SYSINFO_EHDR points at, inside the vsyscall page */
-void vdso_fill(void *where);
+void vdso_fill(void *where, int with_symbols);
 
 /* timer_tsc.c: the clock */
 void time_init(void);
 void do_gettimeofday(uint32_t *sec, uint32_t *usec);
+void vgtod_init(void);
+void vgtod_tick(void);
 
 /* exec.c: pid 1 becomes the boot program (its registers at the top of
  * its kernel stack); entry.S: leave for it. */

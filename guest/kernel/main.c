@@ -4,6 +4,7 @@
 #include "sched.h"
 #include "file.h"
 #include "vfs.h"
+#include "smp.h"
 
 extern char _end[];
 
@@ -22,7 +23,14 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     time_init();
     timer_init();
     random_init();
+#ifdef CONFIG_SMP
+    smp_boot_cpus();
+    smp_test_hooks_boot();
+#endif
     sysenter_setup();
+    /* from here the boot CPU holds the big kernel lock until the boot
+     * program's first return to user mode (entry.S drops it) */
+    lock_kernel();
 
     user_pages_limit = boot->mem_pages;
     init_task->files = files_alloc();

@@ -8,6 +8,7 @@
  */
 #include "kernel.h"
 #include "mm.h"
+#include "smp.h"
 
 #define MAX_PAGES (KERNEL_RAM_SIZE / PAGE_SIZE)
 #define BITS      32
@@ -61,21 +62,30 @@ static uint32_t find_run(uint32_t i, uint32_t n, uint32_t align)
     return 0;
 }
 
+/* On SMP another CPU may be allocating or freeing (nothing without it). */
+static spinlock_t page_lock = SPIN_LOCK_UNLOCKED("the page allocator");
+
 void *alloc_pages_aligned(uint32_t n, uint32_t align)
 {
     uint32_t i;
 
-    if (n == 0 || n > nfree)
+    spin_lock(&page_lock);
+    if (n == 0 || n > nfree) {
+        spin_unlock(&page_lock);
         return NULL_PTR;
+    }
     i = find_run(hint, n, align);
     if (i == 0 && hint > first_page)
         i = find_run(first_page, n, align);
-    if (i == 0)
+    if (i == 0) {
+        spin_unlock(&page_lock);
         return NULL_PTR;
+    }
     mark(i, n, 1);
     nfree -= n;
     if (n == 1)
         hint = i + 1;
+    spin_unlock(&page_lock);
     return (void *)page_addr(i);
 }
 
@@ -101,6 +111,7 @@ void free_pages(void *p, uint32_t n)
         return;
     if ((uint32_t)p & (PAGE_SIZE - 1) || i < first_page || i + n > npages)
         panic("free_pages: bad page %08x", (uint32_t)p);
+    spin_lock(&page_lock);
     for (uint32_t j = i; j < i + n; j++)
         if (!page_used(j))
             panic("free_pages: page %08x is already free", page_addr(j));
@@ -108,6 +119,7 @@ void free_pages(void *p, uint32_t n)
     nfree += n;
     if (i < hint)
         hint = i;
+    spin_unlock(&page_lock);
 }
 
 uint32_t nr_free_pages(void)

@@ -107,7 +107,19 @@ struct task_struct {
     struct task_struct *vfork_parent; /* sleeps until this child execs or exits */
     int did_exec;              /* it has run execve (setpgid's EACCES) */
     char comm[TASK_COMM_LEN];
+#ifdef CONFIG_SMP
+    uint32_t on_cpu;           /* CPU + 1 whose stack pointer is in this task's
+                                  stack (running, or idle in its schedule()):
+                                  no other CPU may switch to it; 0: none */
+    uint32_t cpus_allowed;     /* sched_setaffinity's mask */
+#endif
 };
+
+#ifdef CONFIG_SMP
+#define task_busy(t) ((t)->on_cpu != 0)
+#else
+#define task_busy(t) 0
+#endif
 
 /* thread_info: at the bottom of the kernel stack (TI_FLAGS, TI_PID). */
 struct thread_info {
@@ -115,6 +127,9 @@ struct thread_info {
     uint32_t pid;
     struct task_struct *task;
     uint32_t exit_code;        /* set with TI_FLAG_EXITED: the wait status */
+#ifdef CONFIG_SMP
+    uint32_t cpu;              /* the CPU it runs on */
+#endif
 };
 
 _Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
@@ -134,6 +149,12 @@ static inline struct thread_info *current_thread_info(void)
 }
 
 #define current (current_thread_info()->task)
+
+#ifdef CONFIG_SMP
+#define smp_processor_id() ((int)current_thread_info()->cpu)
+#else
+#define smp_processor_id() 0
+#endif
 
 /* The register frame every entry from user mode leaves at the top of the
  * task's kernel stack. */
@@ -168,6 +189,13 @@ void fpu_switch_out(struct task_struct *prev);
 void math_state_restore(void);
 __attribute__((noreturn)) void deadlock(void);
 void schedule_tail(void);
+#ifdef CONFIG_SMP
+/* Each CPU's idle task (sched.c): init_idle returns its stack's top. */
+struct task_struct *idle_task_of(int cpu);
+int is_idle_task(const struct task_struct *t);
+uint32_t init_idle(int cpu);
+__attribute__((noreturn)) void cpu_idle_loop(void);
+#endif
 
 /* exit.c */
 void exit_mm_late(struct task_struct *t);
@@ -195,7 +223,12 @@ void fpu_load_from(struct task_struct *t, const void *image108);
 /* timer.c: the tick and the timers (TSC deadlines) */
 #define TIME_SLICE_TICKS 100       /* 100 ms at HZ = 1000: 2.5's default slice */
 extern uint64_t jiffies;
+#ifdef CONFIG_SMP
+extern int in_idle_cpu[NR_CPUS];
+#define in_idle in_idle_cpu[smp_processor_id()]
+#else
 extern int in_idle;
+#endif
 void timer_init(void);
 uint64_t ns_to_cycles(uint64_t sec, uint32_t nsec);
 void cycles_to_ns(uint64_t cycles, uint32_t *sec, uint32_t *nsec);

@@ -4,22 +4,28 @@
  */
 #include "kernel.h"
 #include "mm.h"
+#include "sched.h"
+#include "smp.h"
 
 extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
 extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
 extern const uint8_t vsyscall_sigreturn_start[], vsyscall_sigreturn_end[];
 extern const uint8_t vsyscall_rt_sigreturn_start[], vsyscall_rt_sigreturn_end[];
+extern const uint8_t vsyscall_vgtod_start[], vsyscall_vgtod_end[];
+extern void irq0_interrupt_vgtod(void);
+void set_intr_gate(int n, void (*handler)(void));
 
 uint32_t vsyscall_entry;
 
 /*
  * sysenter loads ESP from an MSR, not from the TSS, so each CPU gets a tiny
- * trampoline page: SYSENTER_EIP points at its start, which loads the real
- * kernel stack (the TSS's esp0, which follows the running task) and jumps
- * to sysenter_entry. SYSENTER_ESP is used only by a trap taken on the
- * trampoline's first instruction (TF set across sysenter: trap.c); as in
- * Linux's fix of 17 December 2002, that stack is not the code's page, so
- * the trap's frame never lands on a page of code.
+ * trampoline page (it runs on each CPU: the page and the TSS are its own):
+ * SYSENTER_EIP points at its start, which loads the real kernel stack (the
+ * TSS's esp0, which follows the running task) and jumps to sysenter_entry.
+ * SYSENTER_ESP is used only by a trap taken on the trampoline's first
+ * instruction (TF set across sysenter: trap.c); as in Linux's fix of 17
+ * December 2002, that stack is not the code's page, so the trap's frame
+ * never lands on a page of code.
  */
 static void enable_sep_cpu(void)
 {
@@ -43,7 +49,11 @@ static void enable_sep_cpu(void)
     wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
     wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)stack + PAGE_SIZE, 0);
     wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)page, 0);
+#ifdef CONFIG_SMP
+    printk("Enabling SEP on CPU %d", smp_processor_id());
+#else
     printk("Enabling SEP on CPU 0");
+#endif
 }
 
 void sysenter_setup(void)
@@ -64,10 +74,23 @@ void sysenter_setup(void)
            vsyscall_sigreturn_end - vsyscall_sigreturn_start);
     memcpy((void *)(VSYSCALL_BASE + VSYSCALL_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
            vsyscall_rt_sigreturn_end - vsyscall_rt_sigreturn_start);
-    vdso_fill((void *)VSYSCALL_EHDR);
+    int vgtod = boot->flags & BOOT_FLAG_VGETTIMEOFDAY;
+    if (vgtod)
+        memcpy((void *)(VSYSCALL_BASE + VSYSCALL_GTOD_OFFSET), vsyscall_vgtod_start,
+               vsyscall_vgtod_end - vsyscall_vgtod_start);
+    vdso_fill((void *)VSYSCALL_EHDR, vgtod);
     set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = VSYSCALL_BASE;
+    if (vgtod) {
+        vgtod_init();
+        set_intr_gate(FIRST_EXTERNAL_VECTOR + IRQ_TIMER, irq0_interrupt_vgtod);
+    }
 
-    if (cpu_has(CPUID_FEATURE_SEP))
+    if (cpu_has(CPUID_FEATURE_SEP)) {
         enable_sep_cpu();
+#ifdef CONFIG_SMP
+        /* the patch: each CPU its own trampoline page and MSRs */
+        smp_call_function(enable_sep_cpu);
+#endif
+    }
 }

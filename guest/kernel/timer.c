@@ -22,7 +22,11 @@ uint64_t jiffies;
 static uint64_t cycles_per_tick;
 static uint64_t next_timer = UINT64_MAX; /* the earliest deadline of any task */
 static int timers_due;
+#ifdef CONFIG_SMP
+int in_idle_cpu[NR_CPUS];          /* the tick found the CPU idle */
+#else
 int in_idle;                       /* the tick found the CPU idle */
+#endif
 
 static inline void outb(uint8_t v, uint16_t port)
 {
@@ -149,13 +153,10 @@ static void itimer_tick(struct task_struct *me, int user)
     }
 }
 
-void do_timer_interrupt(struct pt_regs *regs)
+/* The tick's work for the task it interrupted: its user or system time,
+ * its virtual and profiling itimers, its time slice. */
+static inline void update_process_times(struct task_struct *me, int user)
 {
-    struct task_struct *me = current;
-    int user = user_mode(regs->xcs);
-
-    outb(PIC_EOI, PIC_MASTER_CMD);
-    jiffies++;
     if (!in_idle) {
         if (user)
             me->utime += cycles_per_tick;
@@ -168,6 +169,16 @@ void do_timer_interrupt(struct pt_regs *regs)
                 me->ti->flags |= _TIF_NEED_RESCHED;
         }
     }
+}
+
+void do_timer_interrupt(struct pt_regs *regs)
+{
+    struct task_struct *me = current;
+    int user = user_mode(regs->xcs);
+
+    outb(PIC_EOI, PIC_MASTER_CMD);
+    jiffies++;
+    update_process_times(me, user);
     if (rdtsc() >= next_timer) {
         if (user) {
             run_timers();
@@ -177,6 +188,20 @@ void do_timer_interrupt(struct pt_regs *regs)
         }
     }
 }
+
+#ifdef CONFIG_SMP
+/* An AP's local APIC timer (smp.c starts it): the same tick for the task
+ * it interrupted; the timers and jiffies stay CPU 0's. */
+void smp_apic_timer_interrupt(struct pt_regs *regs)
+{
+    update_process_times(current, user_mode(regs->xcs));
+}
+
+uint32_t tick_cycles(void)
+{
+    return (uint32_t)cycles_per_tick;
+}
+#endif
 
 /* Sleep on wq until woken or the deadline: 0 when the deadline passed,
  * 1 when woken before it, -ERESTARTSYS for a signal. */

@@ -7,7 +7,6 @@
 #include "kernel.h"
 #include "sched.h"
 
-extern uint64_t gdt_table[GDT_ENTRIES];
 
 /* struct user_desc of <asm/ldt.h> */
 struct user_desc {

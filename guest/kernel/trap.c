@@ -2,6 +2,7 @@
 #include "kernel.h"
 #include "mm.h"
 #include "sched.h"
+#include "smp.h"
 
 struct gate {
     uint16_t offset_low, selector;
@@ -34,9 +35,14 @@ _Static_assert(__builtin_offsetof(struct trap_frame, xss) == TF_OLDSS, "trap fra
 #define GATE_TRAP      (X86_AR_P | X86_TYPE_TRAP_GATE32)
 
 static struct gate idt_table[256] __attribute__((aligned(8)));
+#ifdef CONFIG_SMP
+struct tss_struct init_tss[NR_CPUS] __attribute__((aligned(128)));
+#define this_tss() (&init_tss[smp_processor_id()])
+#else
 struct tss_struct init_tss __attribute__((aligned(128)));
+#define this_tss() (&init_tss)
+#endif
 static uint64_t default_ldt[5];
-extern uint64_t gdt_table[GDT_ENTRIES];
 
 extern void divide_error(void), debug(void), nmi(void), int3(void), overflow(void),
     bounds(void), invalid_op(void), device_not_available(void), double_fault(void),
@@ -99,12 +105,15 @@ void trap_init(void)
  * ring 3 is always #GP: user code can never reach a hypercall port. */
 void tss_init(uint32_t esp0)
 {
-    init_tss.esp0 = esp0;
-    init_tss.ss0 = __KERNEL_DS;
-    init_tss.io_bitmap_base = sizeof(init_tss) + 0x1000;
-    gdt_table[GDT_ENTRY_TSS] =
-        system_descriptor((uint32_t)&init_tss, sizeof(init_tss) - 1, X86_AR_P | X86_TYPE_TSS32);
-    gdt_table[GDT_ENTRY_LDT] =
+    struct tss_struct *tss = this_tss();
+    uint64_t *gdt = cpu_gdt(smp_processor_id());
+
+    tss->esp0 = esp0;
+    tss->ss0 = __KERNEL_DS;
+    tss->io_bitmap_base = sizeof(*tss) + 0x1000;
+    gdt[GDT_ENTRY_TSS] =
+        system_descriptor((uint32_t)tss, sizeof(*tss) - 1, X86_AR_P | X86_TYPE_TSS32);
+    gdt[GDT_ENTRY_LDT] =
         system_descriptor((uint32_t)default_ldt, sizeof(default_ldt) - 1, X86_AR_P | X86_TYPE_LDT);
     __asm__ volatile("ltr %w0" : : "r"(__TSS_SEL));
     __asm__ volatile("lldt %w0" : : "r"(__LDT_SEL));
@@ -167,8 +176,14 @@ void user_fault(struct trap_frame *tf, uint32_t cr2, int sig, int32_t code, uint
 static int kernel_single_step(struct trap_frame *tf)
 {
     /* This runs on the trampoline's stack, where `current` (found from
-     * ESP) means nothing: the task is the one whose stack the TSS names. */
+     * ESP) means nothing: the task is the one whose stack the TSS names
+     * (on SMP, the TSS of the CPU CPUID names). */
+#ifdef CONFIG_SMP
+    struct thread_info *ti =
+        (struct thread_info *)(*tss_esp0_slot_of(hard_smp_processor_id()) - THREAD_SIZE);
+#else
     struct thread_info *ti = (struct thread_info *)(*tss_esp0_slot() - THREAD_SIZE);
+#endif
 
     if (tf->vector != X86_VEC_DB || !(tf->eflags & X86_EFLAGS_TF))
         return 0;
@@ -269,5 +284,20 @@ void do_exit_work(struct pt_regs *regs)
 /* The trampoline loads esp0 from here; it is 4-byte aligned in the TSS. */
 uint32_t *tss_esp0_slot(void)
 {
-    return (uint32_t *)((uint8_t *)&init_tss + __builtin_offsetof(struct tss_struct, esp0));
+    return (uint32_t *)((uint8_t *)this_tss() + __builtin_offsetof(struct tss_struct, esp0));
 }
+
+#ifdef CONFIG_SMP
+uint32_t *tss_esp0_slot_of(int cpu)
+{
+    return (uint32_t *)((uint8_t *)&init_tss[cpu] + __builtin_offsetof(struct tss_struct, esp0));
+}
+
+void ap_trap_init(void)
+{
+    struct { uint16_t limit; uint32_t base; } __attribute__((packed)) idtr = {
+        sizeof(idt_table) - 1, (uint32_t)idt_table,
+    };
+    __asm__ volatile("lidt %0" : : "m"(idtr));
+}
+#endif

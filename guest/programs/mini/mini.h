@@ -42,5 +42,10 @@ long atol(const char *s);
 void puts_fd(int fd, const char *s);
 int printf(const char *fmt, ...);
 uint64_t rdtsc(void);
+/* vdso.c (an archive member: linked only into programs that use it): a
+ * symbol of the vDSO AT_SYSINFO_EHDR points at, or NULL; gettimeofday
+ * through its __vdso_gettimeofday when it has one, else the system call */
+void *mini_vdso_sym(const char *name);
+int gettimeofday(struct timeval *tv, void *tz);
 
 #endif
