@@ -398,7 +398,8 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     ext_check_close(task, m, b, kernel);
     /* The counts before a user block are only read at the edges of a call
      * or of the vsyscall page; most user blocks are neither. */
-    if (!kernel && (task->active || in_vsyscall_page(b->addr) || task->in_vsyscall))
+    if (!kernel && (task->active || in_vsyscall_page(b->addr) || task->in_vsyscall ||
+                    task->in_vclock))
         counts_before(m, b->addr, at_block);
     if (!kernel) {
         if (!t->user_started) {
