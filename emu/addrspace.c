@@ -95,16 +95,21 @@ void as_space_drop(struct as_space *s)
     memset(s, 0, sizeof *s);
 }
 
-void addrspaces_free(struct addrspaces *as)
+void as_drop_all(struct addrspaces *as)
 {
-    if (!as)
-        return;
     for (int i = 0; i < AS_MAX; i++)
         if (as->spaces[i].used)
             as_space_drop(&as->spaces[i]);
     for (int i = 0; i < AS_SHM_MAX; i++)
         if (as->objs[i].used)
             as_obj_drop(&as->objs[i]);
+}
+
+void addrspaces_free(struct addrspaces *as)
+{
+    if (!as)
+        return;
+    as_drop_all(as);
     free(as);
 }
 

@@ -58,5 +58,7 @@ struct addrspaces {
 uint8_t *as_new_store(void);
 void as_space_drop(struct as_space *s);
 void as_obj_drop(struct shm_obj *o);
+/* Every space and shared object dropped (the table itself kept). */
+void as_drop_all(struct addrspaces *as);
 
 #endif

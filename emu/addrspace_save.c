@@ -195,12 +195,7 @@ static int restore_obj(struct shm_obj *o, const struct saved_obj *from)
 /* Every store and object made again from the saved bytes. */
 static int rebuild(struct addrspaces *as, const struct as_saved *s)
 {
-    for (int i = 0; i < AS_MAX; i++)
-        if (as->spaces[i].used)
-            as_space_drop(&as->spaces[i]);
-    for (int i = 0; i < AS_SHM_MAX; i++)
-        if (as->objs[i].used)
-            as_obj_drop(&as->objs[i]);
+    as_drop_all(as);
     for (int i = 0; i < AS_MAX; i++)
         if (s->spaces[i].used && restore_space(&as->spaces[i], &s->spaces[i], i == s->cur))
             return -ENOMEM;

@@ -10,11 +10,9 @@
 #include "../x86.h"
 #endif
 
-	.section .text.head, "ax"
-	.globl startup_32
-startup_32:
-	cld
-	lgdt gdt_descr
+/* After lgdt: reload CS and the data segments from the new GDT (fs and gs
+ * stay null until a task's TLS needs them). */
+.macro LOAD_KERNEL_SEGMENTS
 	ljmp $__KERNEL_CS, $1f
 1:	movl $__KERNEL_DS, %eax
 	movl %eax, %ds
@@ -23,6 +21,14 @@ startup_32:
 	xorl %eax, %eax
 	movl %eax, %fs
 	movl %eax, %gs
+.endm
+
+	.section .text.head, "ax"
+	.globl startup_32
+startup_32:
+	cld
+	lgdt gdt_descr
+	LOAD_KERNEL_SEGMENTS
 	/* room at the top for pid 1's pt_regs, which exec fills */
 	movl $init_thread_union + THREAD_SIZE - PT_SIZE, %esp
 	pushl %ebx
@@ -40,14 +46,7 @@ startup_32:
 startup_ap:
 	cld
 	lgdt ap_gdt_descr
-	ljmp $__KERNEL_CS, $1f
-1:	movl $__KERNEL_DS, %eax
-	movl %eax, %ds
-	movl %eax, %es
-	movl %eax, %ss
-	xorl %eax, %eax
-	movl %eax, %fs
-	movl %eax, %gs
+	LOAD_KERNEL_SEGMENTS
 	movl ap_stack, %esp
 	movl swapper_pg_dir, %eax
 	movl %eax, %cr3

@@ -358,6 +358,18 @@ int nr_running(void)
     return n;
 }
 
+/* The start of every schedule(): timers due run, and prev goes to the back
+ * of the run queue if it can still run. */
+static void put_prev(struct task_struct *prev)
+{
+    current_thread_info()->flags &= ~_TIF_NEED_RESCHED;
+    if (timers_pending())
+        run_timers();
+    list_del(&prev->run_list);
+    if (prev->state == TASK_RUNNING)
+        list_add_tail(&prev->run_list, &run_queue);
+}
+
 #ifdef CONFIG_SMP
 /* ---- each CPU's idle task (pid 0, on no list) ---- */
 
@@ -425,12 +437,7 @@ void schedule(void)
 {
     struct task_struct *prev = current, *next;
 
-    current_thread_info()->flags &= ~_TIF_NEED_RESCHED;
-    if (timers_pending())
-        run_timers();
-    list_del(&prev->run_list);
-    if (prev->state == TASK_RUNNING)
-        list_add_tail(&prev->run_list, &run_queue);
+    put_prev(prev);
     next = pick_next(prev);
     if (!next)
         next = idle_task_of(smp_processor_id());
@@ -492,12 +499,7 @@ void schedule(void)
 {
     struct task_struct *prev = current, *next;
 
-    current_thread_info()->flags &= ~_TIF_NEED_RESCHED;
-    if (timers_pending())
-        run_timers();
-    list_del(&prev->run_list);
-    if (prev->state == TASK_RUNNING)
-        list_add_tail(&prev->run_list, &run_queue);
+    put_prev(prev);
     if (list_empty(&run_queue))
         idle();
     next = list_entry(run_queue.next, struct task_struct, run_list);
