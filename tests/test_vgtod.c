@@ -196,8 +196,14 @@ START_TEST(compare_prints_user_space_beside_sysenter_and_int80)
             char *row = line_with(r.out, want);
             ck_assert_msg(row, "no row \"%s\" in:\n%s", want, r.out);
             long calls;
-            ck_assert_int_eq(sscanf(row + strlen(want), "%ld %lf", &calls, cycles[p]), 2);
+            double lo, hi;
+            ck_assert_int_eq(sscanf(row + strlen(want), "%ld %lf [%lf, %lf]", &calls,
+                                    cycles[p], &lo, &hi), 4);
             ck_assert_int_eq(calls, 500);
+            /* every row's interval holds its figure and stays within a
+             * factor of two of it (the cost rows' ranges are that narrow) */
+            ck_assert_msg(lo <= *cycles[p] && *cycles[p] <= hi && hi < 2 * *cycles[p],
+                          "%s: %f not in [%f, %f]", want, *cycles[p], lo, hi);
             free(row);
         }
         ck_assert_msg(user > 0 && user < sysenter && sysenter < int80, "%s: %f %f %f",
@@ -205,6 +211,13 @@ START_TEST(compare_prints_user_space_beside_sysenter_and_int80)
         char prefix[64];
         snprintf(prefix, sizeof prefix, "%s gettimeofday: user space", models[m]);
         ck_assert_int_eq(count_lines_containing(r.out, prefix), 2);
+        /* the ratio printed is the quotient of the two figures */
+        char *ratio = line_with(r.out, prefix);
+        double num, den, q;
+        ck_assert_int_eq(sscanf(ratio + strlen(prefix), " %lf / sysenter page %lf cycles = %lf",
+                                &num, &den, &q), 3);
+        ck_assert_msg(q > num / den - 0.001 && q < num / den + 0.001, "%s", ratio);
+        free(ratio);
     }
     emu_result_free(&r);
 }
