@@ -93,13 +93,15 @@ $(KERNEL_SMP): $(KERNEL_SMP_OBJS) guest/kernel/kernel.ld
 	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_SMP_OBJS) -lgcc
 
 # ---- guest programs (static i386, no libc) ----
-MINI_SRCS := $(filter-out %/vdso.c,$(wildcard guest/programs/mini/*.c)) \
+# the vDSO look-up and the fuzz programs' input: an archive, so only the
+# programs that call them link them in (the others stay as they were)
+MINI_ARCHIVED := guest/programs/mini/vdso.c guest/programs/mini/input.c
+MINI_SRCS := $(filter-out $(MINI_ARCHIVED),$(wildcard guest/programs/mini/*.c)) \
 	$(wildcard guest/programs/mini/*.S)
 MINI_OBJS := $(patsubst %,$(BUILD)/%.o,$(MINI_SRCS))
-# vDSO look-up: an archive, so only the programs that call it link it in
-MINI_VDSO := $(BUILD)/guest/programs/mini/libvdso.a
-$(MINI_VDSO): $(BUILD)/guest/programs/mini/vdso.c.o
-	rm -f $@ && ar rcs $@ $<
+MINI_LIB := $(BUILD)/guest/programs/mini/libmini.a
+$(MINI_LIB): $(patsubst %,$(BUILD)/%.o,$(MINI_ARCHIVED))
+	rm -f $@ && ar rcs $@ $^
 PROGRAM_SRCS := $(wildcard guest/programs/*.c)
 PROGRAMS := $(patsubst guest/programs/%.c,$(BUILD)/guest/programs/%,$(PROGRAM_SRCS))
 
@@ -109,7 +111,7 @@ $(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK) $(SYSCALL_NR)
 $(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
-$(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS) $(MINI_VDSO)
+$(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS) $(MINI_LIB)
 	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $^ -lgcc
 
 # ---- the emulator ----

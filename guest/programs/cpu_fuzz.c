@@ -57,39 +57,28 @@ void cpu_launch_ljmp(struct frame *f), cpu_launch_lcall(struct frame *f);
  * matters to the code it enters. */
 __asm__(
     "	.text\n"
-    "	.globl cpu_launch_popf, cpu_launch_iret, cpu_launch_ljmp, cpu_launch_lcall\n"
-    "cpu_launch_popf:\n"
+    /* the frame: ds, es, fs, gs, then what popal takes */
+    "	.macro LAUNCH_FRAME\n"
     "	movl 4(%esp), %esp\n"
     "	popl %ds\n"
     "	popl %es\n"
     "	popl %fs\n"
     "	popl %gs\n"
     "	popal\n"
+    "	.endm\n"
+    "	.globl cpu_launch_popf, cpu_launch_iret, cpu_launch_ljmp, cpu_launch_lcall\n"
+    "cpu_launch_popf:\n"
+    "	LAUNCH_FRAME\n"
     "	popfl\n"
     "	ret\n"
     "cpu_launch_iret:\n"
-    "	movl 4(%esp), %esp\n"
-    "	popl %ds\n"
-    "	popl %es\n"
-    "	popl %fs\n"
-    "	popl %gs\n"
-    "	popal\n"
+    "	LAUNCH_FRAME\n"
     "	iret\n"
     "cpu_launch_ljmp:\n"
-    "	movl 4(%esp), %esp\n"
-    "	popl %ds\n"
-    "	popl %es\n"
-    "	popl %fs\n"
-    "	popl %gs\n"
-    "	popal\n"
+    "	LAUNCH_FRAME\n"
     "	ljmp *(%esp)\n"
     "cpu_launch_lcall:\n"
-    "	movl 4(%esp), %esp\n"
-    "	popl %ds\n"
-    "	popl %es\n"
-    "	popl %fs\n"
-    "	popl %gs\n"
-    "	popal\n"
+    "	LAUNCH_FRAME\n"
     "	lcall *(%esp)\n");
 
 static uint8_t input[MAX_INPUT];
@@ -102,38 +91,6 @@ static uint32_t at(uint32_t off, int n)
     for (int i = n - 1; i >= 0; i--)
         v = v << 8 | (off + (uint32_t)i < input_len ? input[off + (uint32_t)i] : 0);
     return v;
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* The input as it is, from stdin: up to MAX_INPUT bytes. */
-static void read_input(void)
-{
-    input_len = 0;
-    for (long n; input_len < MAX_INPUT; input_len += (uint32_t)n)
-        if ((n = syscall3(SYS_read, 0, input + input_len, MAX_INPUT - input_len)) <= 0)
-            break;
-}
-
-static void decode(const char *hex)
-{
-    input_len = 0;
-    while (input_len < MAX_INPUT) {
-        int hi = hexval(hex[0]), lo = hi < 0 ? -1 : hexval(hex[1]);
-        if (lo < 0)
-            break;
-        input[input_len++] = (uint8_t)(hi << 4 | lo);
-        hex += 2;
-    }
 }
 
 int main(int argc, char **argv)
@@ -150,9 +107,9 @@ int main(int argc, char **argv)
     if (map != (long)CODE_AT)
         return 1;
     if (argc == 2)
-        decode(argv[1]);
+        input_len = decode_hex(argv[1], input, MAX_INPUT);
     else
-        read_input();
+        input_len = read_input(0, input, MAX_INPUT);
     uint32_t how = at(0, 1);
     uint32_t bases[3];
     for (uint32_t i = 0; i < 3; i++) {

@@ -139,39 +139,6 @@ static uint32_t u32(void)
     return lo | u16() << 16;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* The input as it is, from stdin: up to MAX_INPUT bytes. */
-static void read_input(void)
-{
-    input_len = 0;
-    for (long n; input_len < MAX_INPUT; input_len += (uint32_t)n)
-        if ((n = syscall3(SYS_read, 0, input + input_len, MAX_INPUT - input_len)) <= 0)
-            break;
-}
-
-/* Decode up to MAX_INPUT bytes; stop at the first non-hex character. */
-static void decode(const char *hex)
-{
-    input_len = 0;
-    while (input_len < MAX_INPUT) {
-        int hi = hexval(hex[0]), lo = hi < 0 ? -1 : hexval(hex[1]);
-        if (lo < 0)
-            break;
-        input[input_len++] = (uint8_t)(hi << 4 | lo);
-        hex += 2;
-    }
-}
-
 /*
  * One argument: a kind byte, then its payload. Kind bits 0-2 choose the
  * class; the other bits add a small offset, so alignments vary.
@@ -225,9 +192,9 @@ int main(int argc, char **argv)
         return 1;
     }
     if (argc == 2)
-        decode(argv[1]);
+        input_len = decode_hex(argv[1], input, MAX_INPUT);
     else
-        read_input();
+        input_len = read_input(0, input, MAX_INPUT);
     for (uint32_t i = 0; input_len && i < PAGE_SIZE; i++)
         ((uint8_t *)SCRATCH)[i] = input[i % input_len];
 

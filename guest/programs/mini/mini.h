@@ -47,5 +47,9 @@ uint64_t rdtsc(void);
  * through its __vdso_gettimeofday when it has one, else the system call */
 void *mini_vdso_sym(const char *name);
 int gettimeofday(struct timeval *tv, void *tz);
+/* mini/input.c: up to max bytes read from fd until end of file; hex pairs
+ * decoded up to max bytes or the first character that is not hex */
+uint32_t read_input(int fd, uint8_t *buf, uint32_t max);
+uint32_t decode_hex(const char *hex, uint8_t *buf, uint32_t max);
 
 #endif
