@@ -345,7 +345,8 @@ END_TEST
  * linear address to 32 bits and runs the code there; so does the machine
  * on both engines, the memory backed again 4 GiB up and the code hooks at
  * the engine's address (docs/unicorn.md, quirk 5): the system call from
- * there is made, returns to the wrapped EIP, and the program exits. */
+ * there is made and returns there, an iret there with VM in its image gets
+ * its hook (VM stays clear, row 3), and the program exits. */
 START_TEST(code_whose_segment_base_and_eip_pass_4gib_runs_at_the_wrapped_address)
 {
     struct emu_result r;
