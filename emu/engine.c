@@ -320,50 +320,45 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem)
                    FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         memory_map(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
-    return engine_back_wrap(uc);
+    return engine_back_wrap(uc, mem);
 }
 
 /* ---- quirk 5: an access past 0xffffffff ---- */
 
 /*
- * The engine's addresses are 64 bits wide, so an access that runs past
- * 0xffffffff reaches 0x100000000 and up instead of wrapping. Unbacked (4),
- * it would end the run from inside the instruction, before the engine has
+ * Outside 64-bit mode a linear address has 32 bits: segment base plus
+ * offset, the carry out of bit 31 lost, so base + EIP past 4 GiB wraps
+ * (Intel 80386 Programmer's Reference, 5.1.1: a base places the segment
+ * in the 4-gigabyte linear address space; 5.2: the page walk splits a
+ * 32-bit linear address 10/10/12. Intel SDM vol. 3A, 3.4.1: only in
+ * 64-bit mode are base, offset and linear address 64 bits wide). The
+ * engine's addresses are 64 bits wide, so an access
+ * that runs past 0xffffffff reaches 0x100000000 and up instead: a data
+ * access or a fetch that crosses 0xffffffff goes a few bytes on; a fetch
+ * in a code segment whose base and EIP add up past 4 GiB (a TLS
+ * descriptor can have any base) starts up to 4 GiB on, at base + EIP
+ * (the engine's block and code hooks see that address too). Unbacked (4),
+ * 2.0.1 ends the run there from inside the instruction, before it has
  * brought EIP and the lazily kept arithmetic flags up to date.
  *
- * A data access or a fetch that crosses 0xffffffff goes at most a few
- * bytes on, into one page: backed, the access goes on to the page walk,
- * whose indexes keep bits 22-31 and 12-21 of the address, so it finds
- * page 0, never mapped, and the engine raises #PF itself, at the
- * instruction, with its flags, and CR2 reads (in the API and the guest)
- * as the wrapped address. Nothing ever reads or writes that page.
- *
- * A fetch at EIP in a code segment whose base and EIP add up further past
- * 4 GiB (a TLS descriptor can have any base) is the one access that lands
- * beyond it. Mapping all of the memory again 4 GiB up would run such code,
- * but without the code hooks the machine puts at the 32-bit addresses
- * (in/out, iret, rdtsc: the engine then entered vm86 mode on an iret);
- * such a fetch is reported here instead, at the start of its block, where
- * the engine's state is whole, and the machine raises #PF on the wrapped
- * address.
+ * So every backed region is backed a second time 4 GiB up, over the same
+ * host pages, and one page past that for an instruction that starts just
+ * below 8 GiB. The backing check then passes, and the page walk, whose
+ * indexes keep only bits 31-12 of the address, does what a CPU does with
+ * the wrapped address: finds page 0 (never mapped: #PF, raised by the
+ * engine itself at the instruction, CR2 the wrapped address) or runs the
+ * code there. The host memory up there is never read or written through
+ * those physical addresses: the walk only ever yields ones below 4 GiB.
  */
-int engine_back_wrap(uc_engine *uc)
+int engine_back_wrap(uc_engine *uc, const struct guest_memory *mem)
 {
-    return uc_mem_map(uc, ENGINE_WRAP, PAGE_SIZE, UC_PROT_ALL) == UC_ERR_OK ? 0 : -1;
-}
-
-static bool on_unmapped(uc_engine *uc, uc_mem_type type, uint64_t address, int size,
-                        int64_t value, void *user)
-{
-    struct engine_reports *r = user;
-    (void)uc;
-    (void)size;
-    (void)value;
-    if (type == UC_MEM_FETCH_UNMAPPED && address > UINT32_MAX) {
-        r->wrapped_fetch = true;
-        r->wrap_addr = (uint32_t)address;
+    for (int i = 0; i < mem->count; i++) {
+        const struct mem_region *r = &mem->regions[i];
+        if (uc_mem_map_ptr(uc, ENGINE_WRAP + r->base, r->size, UC_PROT_ALL, r->host) !=
+            UC_ERR_OK)
+            return -1;
     }
-    return false;
+    return uc_mem_map(uc, 2 * ENGINE_WRAP, PAGE_SIZE, UC_PROT_ALL) == UC_ERR_OK ? 0 : -1;
 }
 
 /* ---- quirk 7: #UD ---- */
@@ -382,15 +377,14 @@ static bool on_invalid_insn(uc_engine *uc, void *user)
 int engine_watch(uc_engine *uc, struct engine_reports *r)
 {
     uc_hook h;
-    if (uc_hook_add(uc, &h, UC_HOOK_MEM_FETCH_UNMAPPED, on_unmapped, r, 1, 0) != UC_ERR_OK ||
-        uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
+    if (uc_hook_add(uc, &h, UC_HOOK_INSN_INVALID, on_invalid_insn, r, 1, 0) != UC_ERR_OK)
         return -1;
     return 0;
 }
 
 /* ---- quirk 8: instructions that cannot be hooked as instructions ---- */
 
-int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user,
+int engine_hook_code_at(uc_engine *uc, uint64_t addr, uc_cb_hookcode_t cb, void *user,
                         uc_hook *h)
 {
     return uc_hook_add(uc, h, UC_HOOK_CODE, cb, user, addr, addr) == UC_ERR_OK ? 0 : -1;
@@ -407,7 +401,7 @@ int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user)
     return uc_hook_add(uc, &h, UC_HOOK_CODE, cb, user, 1, 0) == UC_ERR_OK ? 0 : -1;
 }
 
-void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size)
+void engine_retranslate(uc_engine *uc, uint64_t addr, uint32_t size)
 {
     uc_ctl_remove_cache(uc, addr, addr + size);
 }
@@ -524,9 +518,9 @@ void engine_flush_tlb(uc_engine *uc)
 #if UC_VERSION_MAJOR > 2 || (UC_VERSION_MAJOR == 2 && UC_VERSION_MINOR >= 1)
     uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TLB_FLUSH, 0));
 #else
-    /* the page after ENGINE_WRAP's, which engine_back_wrap keeps mapped:
-     * a map there would fail, and flush nothing */
-    const uint64_t scratch = ENGINE_WRAP + PAGE_SIZE;
+    /* the page after the last one engine_back_wrap keeps mapped: a map
+     * there would fail, and flush nothing */
+    const uint64_t scratch = 2 * ENGINE_WRAP + PAGE_SIZE;
     if (uc_mem_map(uc, scratch, PAGE_SIZE, UC_PROT_READ) == UC_ERR_OK)
         uc_mem_unmap(uc, scratch, PAGE_SIZE);
 #endif

@@ -33,18 +33,21 @@
  *     test_engine unbacked_addresses_stop_the_engine_backed_ones_fault,
  *     test_trap faults hole-read (a #PF at 0xe0000000).
  *  5. An access that runs past 0xffffffff (a 4-byte read at 0xfffffffe,
- *     code at the end of the vsyscall page) reaches 0x100000000, a 64-bit
- *     address; unbacked, it would end the run mid-instruction with EIP
- *     and the lazy flags stale. engine_back_wrap() backs one page there:
- *     the page walk (32 bits of the address) finds page 0, never mapped,
- *     and the engine raises #PF itself, precisely. A fetch fault's CR2
- *     then lies below the block (20, trap.c). A fetch further up (a code
- *     segment whose base and EIP pass 4 GiB) is reported at its block's
- *     start (engine_reports.wrapped_fetch) and the machine raises #PF on
- *     the wrapped address. Tests: test_robustness
+ *     code at the end of the vsyscall page, code in a segment whose base
+ *     and EIP add up past 4 GiB) reaches 0x100000000 and up, a 64-bit
+ *     address, where a CPU wraps the linear address to 32 bits; unbacked,
+ *     2.0.1 would end the run mid-instruction with EIP and the lazy flags
+ *     stale (2.1 walks the page tables first and runs based code there).
+ *     engine_back_wrap() backs every region again 4 GiB up, over the same
+ *     host pages: the page walk (32 bits of the address) finds page 0,
+ *     never mapped, and the engine raises #PF itself, precisely, or runs
+ *     the wrapped code. A fetch fault's CR2 then lies below the block (20,
+ *     trap.c). The hooks see the engine's address, base + EIP: the block
+ *     hook keeps its low 32 bits, and code hooks go in at the engine's
+ *     address (run.c, engine_pc). Tests: test_robustness
  *     running_off_the_end_of_the_address_space_is_a_page_fault,
  *     test_hostile a_wrapping_access_after_a_flag_change_faults_at_its_own_instruction,
- *     code_whose_segment_base_and_eip_pass_4gib_is_a_page_fault.
+ *     code_whose_segment_base_and_eip_pass_4gib_runs_at_the_wrapped_address.
  *  6. in and out do not check IOPL. They get per-address code hooks (8),
  *     and the CPU model raises #GP(0) at CPL 3 (emu/cpu_insns.c). Tests:
  *     test_trap faults in, out; test_hypercall
@@ -225,12 +228,10 @@ struct engine_exception {
     bool software;             /* int n / int3 / into, not an exception */
 };
 
-/* What the engine reported instead of raising an exception (quirks 5,
- * 7); the machine delivers it once the run has returned. */
+/* What the engine reported instead of raising an exception (quirk 7);
+ * the machine delivers it once the run has returned. */
 struct engine_reports {
     bool ud;              /* an invalid opcode at EIP */
-    bool wrapped_fetch;   /* a fetch at the block's start, past 4 GiB + 4 KiB, */
-    uint32_t wrap_addr;   /* ... at this address once wrapped: a #PF's CR2 */
 };
 
 int engine_open(uc_engine **uc);
@@ -250,11 +251,12 @@ bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layo
 /* Back every guest address with host memory, and the page past 4 GiB.
  * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
-/* Where an access across 0xffffffff lands (quirk 5): one page, backed so
- * that the page walk, not the backing check, answers it. */
+/* Where an access past 0xffffffff lands (quirk 5): every region of mem
+ * backed again there, and one page at 2 * ENGINE_WRAP, so that the page
+ * walk, not the backing check, answers it. */
 #define ENGINE_WRAP ((uint64_t)UINT32_MAX + 1)
-int engine_back_wrap(uc_engine *uc);
-/* Note invalid opcodes and fetches past the wrap page in r. 0 or -1. */
+int engine_back_wrap(uc_engine *uc, const struct guest_memory *mem);
+/* Note invalid opcodes in r. 0 or -1. */
 int engine_watch(uc_engine *uc, struct engine_reports *r);
 /* An address no instruction fetch reaches: the run ends only when a hook
  * stops it (quirk 18). */
@@ -262,8 +264,10 @@ int engine_watch(uc_engine *uc, struct engine_reports *r);
 /* uc_emu_start from begin, stopping before the instruction at until;
  * false if the translator aborted instead of returning (quirk 10). */
 bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err);
-/* A code hook on the instruction at addr only, its handle in *h. 0 or -1. */
-int engine_hook_code_at(uc_engine *uc, uint32_t addr, uc_cb_hookcode_t cb, void *user,
+/* A code hook on the instruction at addr only, its handle in *h: the
+ * engine's address, base + EIP, past 4 GiB for code whose linear address
+ * wrapped (quirk 5). 0 or -1. */
+int engine_hook_code_at(uc_engine *uc, uint64_t addr, uc_cb_hookcode_t cb, void *user,
                         uc_hook *h);
 /* Remove a hook; the engine frees it when its outermost run returns. */
 void engine_unhook(uc_engine *uc, uc_hook h);
@@ -272,7 +276,7 @@ int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
  * bytes run. Only for code the CPU can fetch at the current privilege
  * through the page tables loaded now (quirk 15). */
-void engine_retranslate(uc_engine *uc, uint32_t addr, uint32_t size);
+void engine_retranslate(uc_engine *uc, uint64_t addr, uint32_t size);
 /* Forget the translations of each [start, start+len), whatever the
  * privilege level (quirk 15); ctx: a context of uc to save the CPU in. */
 struct engine_range {

@@ -202,7 +202,8 @@ struct machine_hold {
     bool rep_live;                 /* whether its next run continues it */      \
     const struct insn *rep_charged; /* a rep run charged in this block, */      \
     struct rep_step rep_step;      /* and what it was charged */                \
-    uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */ \
+    uint64_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook, \
+                                      at the engine's address (run.c) */       \
     uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
     uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
     int nspecial;                                                               \

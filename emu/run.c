@@ -22,12 +22,13 @@ static bool needs_hook(const struct machine *m, const struct insn *in)
 
 #define NSLOTS (2 * MAX_SPECIAL_HOOKS)
 
-static uint32_t slot_of(uint32_t addr)
+static uint32_t slot_of(uint64_t addr)
 {
-    return (addr * 2654435761u) >> 21 & (NSLOTS - 1);
+    return ((uint32_t)addr * 2654435761u) >> 21 & (NSLOTS - 1);
 }
 
-static bool is_hooked(const struct machine *m, uint32_t addr)
+/* addr: the engine's address of the instruction (engine.h, quirk 5) */
+static bool is_hooked(const struct machine *m, uint64_t addr)
 {
     for (uint32_t s = slot_of(addr); m->special_slots[s]; s = (s + 1) & (NSLOTS - 1))
         if (m->special_addrs[m->special_slots[s] - 1] == addr)
@@ -43,26 +44,38 @@ static void index_special(struct machine *m, int i)
     m->special_slots[s] = (uint16_t)(i + 1);
 }
 
-static bool specials_hooked(struct machine *m, const struct block *b)
+/*
+ * The engine calls a code hook for the address it has the instruction at,
+ * base + EIP: above 4 GiB where that passed 4 GiB and the CPU's linear
+ * address wrapped (engine.h, quirk 5). The block at b->addr runs at the
+ * engine's address at; each instruction is hooked where it runs.
+ */
+static uint64_t engine_addr(const struct block *b, uint64_t at, const struct insn *in)
+{
+    return at + (uint32_t)(in->addr - b->addr);
+}
+
+static bool specials_hooked(struct machine *m, const struct block *b, uint64_t at)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if (needs_hook(m, &b->insns[i]) && !is_hooked(m, b->insns[i].addr))
+        if (needs_hook(m, &b->insns[i]) && !is_hooked(m, engine_addr(b, at, &b->insns[i])))
             return false;
     return true;
 }
 
 /* 0, or -1 when the table is full (or the engine refuses a hook). */
-static int hook_specials(struct machine *m, const struct block *b)
+static int hook_specials(struct machine *m, const struct block *b, uint64_t at)
 {
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
-        if (!needs_hook(m, in) || is_hooked(m, in->addr))
+        uint64_t where = engine_addr(b, at, in);
+        if (!needs_hook(m, in) || is_hooked(m, where))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS ||
-            engine_hook_code_at(m->uc, in->addr, on_special_insn, m,
+            engine_hook_code_at(m->uc, where, on_special_insn, m,
                                 &m->special_hooks[m->nspecial]))
             return -1;
-        m->special_addrs[m->nspecial] = in->addr;
+        m->special_addrs[m->nspecial] = where;
         index_special(m, m->nspecial++);
     }
     return 0;
@@ -177,12 +190,12 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * keeps the block from running: put the code hooks in, drop the
      * translation and start the block again (engine.h, quirk 8).
      */
-    if (b->specials && !specials_hooked(m, b)) {
-        if (hook_specials(m, b)) {
+    if (b->specials && !specials_hooked(m, b, address)) {
+        if (hook_specials(m, b, address)) {
             /* stop at the restart: writing EIP cancels a stop */
             m->hooks_full = true;
         } else {
-            engine_retranslate(uc, addr, size);
+            engine_retranslate(uc, address, size);
         }
         reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
         return;
@@ -325,7 +338,8 @@ static void count_stop(struct machine *m, uint32_t eip)
 static bool run_slice(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP);
-    uint64_t until = m->run_to_why != RUN_TO_NONE ? m->run_to : ENGINE_NO_EXIT;
+    uint64_t until = m->run_to_why != RUN_TO_NONE ? engine_code_address(m, m->run_to)
+                                                  : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
     bool returned = engine_run(m->uc, eip, until, &e);
     engine_iret_restore(&m->mem, &m->iret_patch);
@@ -344,10 +358,6 @@ static bool run_slice(struct machine *m)
     }
     if (m->reports.ud) {
         raise_reported_ud(m);
-        return false;
-    }
-    if (m->reports.wrapped_fetch) {
-        raise_wrapped_fetch(m);
         return false;
     }
     if (m->paused || m->run_paused)

@@ -34,7 +34,7 @@ static int open_cpu(struct machine *m, int c, int (*add_hooks)(struct machine *m
     if (engine_open(&m->uc))
         return machine_fail(m, 125, "cannot open a Unicorn x86 engine for CPU %d", c);
     m->engines[c] = m->uc;
-    if (memory_share(m->uc, &m->mem))
+    if (memory_share(m->uc, &m->mem) || engine_back_wrap(m->uc, &m->mem))
         return machine_fail(m, 125, "cannot map guest memory for CPU %d", c);
     if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return machine_fail(m, 125, "cannot allocate an engine context");

@@ -70,6 +70,12 @@ uint32_t code_segment_base(struct machine *m)
     return segment_of(m, UC_X86_REG_CS, &base, &big) ? base : 0;
 }
 
+uint64_t engine_code_address(struct machine *m, uint32_t linear)
+{
+    uint32_t base = code_segment_base(m);
+    return (uint64_t)base + (uint32_t)(linear - base);
+}
+
 static bool push_frame(struct machine *m, uint32_t esp, const uint32_t *words, int n)
 {
     uint8_t *p = guest_ptr(&m->mem, esp - 4u * (uint32_t)n, 4u * (uint32_t)n);
@@ -400,22 +406,6 @@ static uint64_t fetch_fault_address(struct machine *m, uint32_t linear)
 {
     uint32_t cr2 = reg_read(m, UC_X86_REG_CR2);
     return cr2 < linear ? (uint64_t)cr2 + ENGINE_WRAP : cr2;
-}
-
-/* Not present, an instruction fetch (a read), user or supervisor by the
- * CPL, at the block's start, where the engine's state is whole. */
-void raise_wrapped_fetch(struct machine *m)
-{
-    uint32_t eip = reg_read(m, UC_X86_REG_EIP), index;
-    uint32_t linear = code_segment_base(m) + eip;
-    bool user = (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0;
-    m->reports.wrapped_fetch = false;
-    disarm_but_pause(m);
-    if (block_find_insn(m->cur_block, linear, &index))
-        truncate_current_block(m, index);
-    reg_write(m, UC_X86_REG_CR2, m->reports.wrap_addr);
-    m->delivery_depth = 0;
-    raise_fault(m, X86_VEC_PF, true, user ? X86_PF_USER : 0, eip);
 }
 
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user)

@@ -19,6 +19,9 @@ void raise_fault(struct machine *m, int vector, bool has_error,
 bool vector_has_error_code(int vector);
 /* The base of the code segment: linear address = base + EIP. */
 uint32_t code_segment_base(struct machine *m);
+/* Where the engine has the instruction at the linear address linear in
+ * the current code segment: base + EIP, not wrapped (engine.h, quirk 5). */
+uint64_t engine_code_address(struct machine *m, uint32_t linear);
 /* The base and D/B bit of the segment in register reg (UC_X86_REG_CS,
  * _SS, ...), from its descriptor; false for a null or bad selector. */
 bool segment_of(struct machine *m, int reg, uint32_t *base, bool *big);
@@ -28,10 +31,9 @@ bool segment_of(struct machine *m, int reg, uint32_t *base, bool *big);
 int opcode_at(struct machine *m, uint32_t addr, uint8_t op[2], bool *opsize);
 /* The UC_HOOK_INTR callback. */
 void on_interrupt(uc_engine *uc, uint32_t intno, void *user);
-/* The faults the engine reported rather than raised (engine.h quirks 5
- * and 7): #UD at EIP; #PF for a fetch that ran past 4 GiB. */
+/* The fault the engine reported rather than raised (engine.h, quirk 7):
+ * #UD at EIP. */
 void raise_reported_ud(struct machine *m);
-void raise_wrapped_fetch(struct machine *m);
 
 /* Run the engine up to the linear address to (from the linear address
  * from, where EIP is) for why; and forget that again. */

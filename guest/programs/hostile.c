@@ -21,8 +21,9 @@
  *   tls-conforming    a conforming code segment (Linux 2.5 took those too):
  *                     it runs at CPL 3 (exit 0)
  *   tls-wrap          a code segment based at 0xffff0000, so base + EIP
- *                     passes 4 GiB: #PF, eip the offset, cr2 the wrapped
- *                     address (a CPU would run the code there)
+ *                     passes 4 GiB and the linear address wraps to the
+ *                     code: getpid by int $0x80 there, then an iret with
+ *                     VM in its image, ignored at CPL 3: exit 0
  *   nt-sysenter       NT set around calls that return through iret: they
  *                     return, NT kept (exit 0)
  *   iret-nt           NT set, then iret: a task return, #TS
@@ -109,6 +110,23 @@ __asm__(
     "at_conforming:\n"
     "	movl %cs, %eax\n"
     "	ljmp $" STR(__USER_CS) ", $based_back\n"
+    /* getpid, then an iret to the next instruction (its offset in the
+     * segment) with VM set in the image: the pid if VM stayed clear */
+    "	.globl at_wrap\n"
+    "at_wrap:\n"
+    "	movl $" STR(SYS_getpid) ", %eax\n"
+    "	int $0x80\n"
+    "	pushl $0x20202\n"              /* VM | IF | the fixed bit */
+    "	pushl %cs\n"
+    "	call 1f\n"
+    "1:	addl $(2f - 1b), (%esp)\n"
+    "	iret\n"
+    "2:	pushfl\n"
+    "	testl $" STR(X86_EFLAGS_VM) ", (%esp)\n"
+    "	popl %ecx\n"
+    "	jz 3f\n"
+    "	movl $-1, %eax\n"
+    "3:	ljmp $" STR(__USER_CS) ", $based_back\n"
     "	.code16\n"
     "	.globl at_int8_16\n"
     "at_int8_16:\n"
@@ -170,7 +188,7 @@ uint32_t f_iret_vm(void);
 long f_far_jump(const void *farptr);
 void f_iret_nt(void);
 void f_wrap_rmw(void);
-extern const char at_int8[], at_int13[], at_int80[], at_conforming[], at_int8_16[];
+extern const char at_int8[], at_int13[], at_int80[], at_conforming[], at_int8_16[], at_wrap[];
 extern const char at_iret_nt[], at_wrap_rmw[];
 
 static uint32_t flags_now(void)
@@ -241,10 +259,12 @@ static int tls_case(const char *name)
         printf("tls-conforming: cs=%x\n", (unsigned long)(cs & 0xffff));
         return (cs & 3) == 3 ? 0 : 1;
     } else if (!strcmp(name, "tls-wrap")) {
-        /* base + EIP passes 4 GiB: a CPU wraps the linear address and runs
-         * the code there; the machine raises #PF on it (engine.h quirk 5) */
-        printf("tls-wrap: cr2=%08x\n", (unsigned long)(uint32_t)at_conforming);
-        enter_based(name, 0xffff0000u, 0xfffff, code32, at_conforming);
+        /* base + EIP passes 4 GiB: the linear address wraps to 32 bits
+         * and the code at at_wrap runs (engine.h, quirk 5) */
+        printf("tls-wrap: linear=%08x\n", (unsigned long)(uint32_t)at_wrap);
+        long pid = enter_based(name, 0xffff0000u, 0xfffff, code32, at_wrap);
+        printf("tls-wrap: getpid=%ld\n", pid);
+        return pid == 1 ? 0 : 1;
     } else {
         return 2;
     }
