@@ -26,12 +26,13 @@ START_TEST(probe_finds_error_code_before_in_flight_exception)
 END_TEST
 
 static int intr_seen;
+static uint32_t intr_last;
 
 static void count_intr(uc_engine *uc, uint32_t intno, void *user)
 {
     (void)user;
-    if (intno == 0x21)
-        intr_seen++;
+    intr_seen++;
+    intr_last = intno;
     uc_emu_stop(uc);
 }
 
@@ -77,6 +78,7 @@ START_TEST(the_probe_leaves_its_engine_as_it_found_it)
     uc_reg_read(uc, UC_X86_REG_EAX, &eax);
     ck_assert_uint_eq(eax, 0x1234);
     ck_assert_int_eq(intr_seen, 1);
+    ck_assert_uint_eq(intr_last, 0x21);
     uc_context_free(before);
     uc_context_free(after);
     uc_close(uc);
