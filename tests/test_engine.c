@@ -55,6 +55,8 @@ START_TEST(the_probe_leaves_its_engine_as_it_found_it)
     ck_assert_int_eq(uc_context_alloc(uc, &before), UC_ERR_OK);
     ck_assert_int_eq(uc_context_alloc(uc, &after), UC_ERR_OK);
     uc_context_save(uc, before);
+    /* bytes a save leaves alone (2.1 allocates a few past its copy) alike */
+    memcpy(after, before, uc_context_size(uc));
     ck_assert_int_eq(engine_probe_layout_on(uc, &on, err, sizeof err), 0);
     ck_assert_uint_eq(on.context_size, own.context_size);
     ck_assert_uint_eq(on.error_code_offset, own.error_code_offset);
