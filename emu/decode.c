@@ -16,6 +16,12 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
         return -1;
     }
     cs_option(bc->capstone, CS_OPT_DETAIL, CS_OPT_ON);
+    bc->scratch = cs_malloc(bc->capstone);
+    if (!bc->scratch) {
+        cs_close(&bc->capstone);
+        free(bc->slots);
+        return -1;
+    }
     return 0;
 }
 
@@ -35,6 +41,8 @@ void block_cache_free(struct block_cache *bc)
     for (uint32_t i = 0; i < bc->capacity; i++)
         block_free(bc->slots[i]);
     free(bc->slots);
+    if (bc->scratch)
+        cs_free(bc->scratch, 1);
     if (bc->capstone)
         cs_close(&bc->capstone);
     memset(bc, 0, sizeof *bc);
@@ -267,69 +275,105 @@ static int tally_block(struct block *b)
 }
 
 /* A rep op ends its block; where its first run's count is known before it
- * runs (rep_count.h). */
-static void mark_rep_entry(struct block_cache *bc, struct block *b, const cs_insn *insn,
-                           size_t n)
+ * runs (rep_count.h). The analysis reads every instruction of the block
+ * at once, so such a block is decoded a second time, whole. */
+static int mark_rep_entry(struct block_cache *bc, struct block *b)
 {
+    uint32_t n = b->ninsns;
     struct insn *last = &b->insns[n - 1];
+    cs_insn *insn = NULL;
     bool special[n];
     if (!(last->flags & SPECIAL_REP))
-        return;
-    for (size_t i = 0; i < n; i++)
+        return 0;
+    if (cs_disasm(bc->capstone, b->bytes, b->size, b->addr, n, &insn) != n) {
+        if (insn)
+            cs_free(insn, n);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
         special[i] = (b->insns[i].flags & (SPECIALS | INSN_SOFTINT)) != 0;
     rep_count_analyse(bc->capstone, insn, n, special, &b->rep);
+    cs_free(insn, n);
     /* at the rep itself: its own hook, unless the rep starts the block */
     if (b->rep.from + 1u < n || b->rep.from == 0)
         last->flags |= INSN_REP_EARLY;
     if (b->rep.from > 0 && b->rep.from + 1u < n)
         b->insns[b->rep.from].flags |= INSN_REP_COUNT;
+    return 0;
+}
+
+static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn *in)
+{
+    in->addr = (uint32_t)ci->address;
+    in->len = (uint8_t)ci->size;
+    in->cls = (uint8_t)classify_insn(ci, &in->flags);
+    if (in->flags & INSN_SOFTINT) {
+        const cs_x86 *x = &ci->detail->x86;
+        in->int_vector = ci->id == X86_INS_INT3 ? X86_VEC_BP
+                       : ci->id == X86_INS_INTO ? X86_VEC_OF
+                       : ci->id == X86_INS_INT1 ? X86_VEC_DB
+                       : (uint8_t)x->operands[0].imm;
+    }
+    /* int n is charged when it is delivered (its cost depends on the
+     * gate), a rep string op as it runs. */
+    if (!insn_charged_later(in))
+        in->cost = bc->cost_table[in->cls];
+}
+
+/* The instructions from the start of code up to its end or the first
+ * that Capstone cannot decode, one at a time into the one scratch
+ * decode (cs_disasm would allocate and copy each one's details). */
+static uint32_t decode_insns(struct block_cache *bc, uint32_t addr, const uint8_t *code,
+                             uint32_t size, struct insn **out)
+{
+    const uint8_t *p = code;
+    size_t left = size;
+    uint64_t at = addr;
+    uint32_t n = 0, cap = 0;
+    struct insn *insns = NULL;
+    while (left && cs_disasm_iter(bc->capstone, &p, &left, &at, bc->scratch)) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct insn *more = realloc(insns, cap * sizeof *insns);
+            if (!more) {
+                free(insns);
+                return 0;
+            }
+            insns = more;
+        }
+        memset(&insns[n], 0, sizeof insns[n]);
+        describe_insn(bc, bc->scratch, &insns[n++]);
+    }
+    *out = insns;
+    return n;
 }
 
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size)
 {
-    cs_insn *insn = NULL;
-    size_t n = cs_disasm(bc->capstone, code, size, addr, 0, &insn);
+    struct insn *insns = NULL;
+    uint32_t n = decode_insns(bc, addr, code, size, &insns);
     struct block *b = calloc(1, sizeof *b);
     if (!b || n == 0) {
         free(b);
-        if (insn)
-            cs_free(insn, n);
+        free(insns);
         return NULL;
     }
     b->addr = addr;
     b->size = size;
-    b->ninsns = (uint32_t)n;
-    b->insns = calloc(n, sizeof *b->insns);
+    b->ninsns = n;
+    b->insns = insns;
     b->bytes = malloc(size);
-    if (!b->insns || !b->bytes) {
-        cs_free(insn, n);
+    if (!b->bytes) {
         block_free(b);
         return NULL;
     }
     memcpy(b->bytes, code, size);
-    for (size_t i = 0; i < n; i++) {
-        struct insn *in = &b->insns[i];
-        in->addr = (uint32_t)insn[i].address;
-        in->len = (uint8_t)insn[i].size;
-        in->cls = (uint8_t)classify_insn(&insn[i], &in->flags);
-        if (in->flags & INSN_SOFTINT) {
-            const cs_x86 *x = &insn[i].detail->x86;
-            in->int_vector = insn[i].id == X86_INS_INT3 ? X86_VEC_BP
-                           : insn[i].id == X86_INS_INTO ? X86_VEC_OF
-                           : insn[i].id == X86_INS_INT1 ? X86_VEC_DB
-                           : (uint8_t)x->operands[0].imm;
-        }
-        /* int n is charged when it is delivered (its cost depends on the
-         * gate), a rep string op as it runs. */
-        if (!insn_charged_later(in))
-            in->cost = bc->cost_table[in->cls];
-        b->cost += in->cost;
-        b->specials |= in->flags & SPECIALS;
+    for (uint32_t i = 0; i < n; i++) {
+        b->cost += insns[i].cost;
+        b->specials |= insns[i].flags & SPECIALS;
     }
-    mark_rep_entry(bc, b, insn, n);
-    cs_free(insn, n);
-    if (tally_block(b)) {
+    if (mark_rep_entry(bc, b) || tally_block(b)) {
         block_free(b);
         return NULL;
     }

@@ -68,6 +68,7 @@ struct block_cache {
     struct block **slots;
     uint32_t capacity, count;
     csh capstone;
+    cs_insn *scratch;    /* one instruction's decode, reused (cs_disasm_iter) */
     const uint32_t *cost_table;
 };
 

@@ -85,10 +85,13 @@ static void put_segment_load(uc_engine *uc, uint32_t addr, uint16_t sel)
     uc_mem_write(uc, slot, &sel, sizeof sel);
 }
 
+/* No count: on 2.0.1 the hook that counts would flush every translation
+ * when the next run, without a count, drops it (a memset of the whole
+ * 1 GiB code buffer). A hlt ends the code if nothing faults. */
 static int run_until_fault(uc_engine *uc, uint32_t addr, struct probe_state *ps)
 {
     int before = ps->faults;
-    uc_emu_start(uc, addr, addr + 0x100, 0, 16);
+    uc_emu_start(uc, addr, addr + 0x100, 0, 0);
     return ps->faults == before + 1 ? 0 : -1;
 }
 
@@ -181,20 +184,30 @@ static int probe_is_int(uc_engine *uc, struct probe_state *ps, size_t n, size_t 
     return rc;
 }
 
-int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
+/*
+ * The probe runs on the engine the machine will use, before anything is
+ * mapped there (a second engine would cost its own start-up), and leaves
+ * it as it found it: the state from before, the page unmapped, the probe's
+ * translations dropped and its hook deleted (the engine frees a deleted
+ * hook when its next run returns, and never calls it meanwhile).
+ */
+int engine_probe_layout_on(uc_engine *uc, struct engine_layout *layout, char *err,
+                           size_t errlen)
 {
     const uint16_t sel1 = 0x1238, sel2 = 0x2ab0;
-    uc_engine *uc = NULL;
     struct probe_state ps = { 0 };
-    uc_context *clean = NULL;
-    uc_hook hook;
+    uc_context *clean = NULL, *before = NULL;
+    uc_hook hook = 0;
     int rc = -1;
 
-    if (engine_open(&uc)) {
-        snprintf(err, errlen, "cannot open a Unicorn x86 engine");
+    if (uc_context_alloc(uc, &before) != UC_ERR_OK ||
+        uc_mem_map(uc, PROBE_BASE, 0x1000, UC_PROT_ALL) != UC_ERR_OK) {
+        if (before)
+            uc_context_free(before);
+        snprintf(err, errlen, "engine probe: cannot set up on the engine");
         return -1;
     }
-    uc_mem_map(uc, PROBE_BASE, 0x1000, UC_PROT_ALL);
+    uc_context_save(uc, before);
     uc_x86_mmr gdtr = { .base = PROBE_GDT, .limit = 0x17 };
     uc_reg_write(uc, UC_X86_REG_GDTR, &gdtr);
     uc_context_alloc(uc, &ps.ctx);
@@ -245,8 +258,25 @@ fail:
     snprintf(err, errlen, "engine probe: cannot locate the exception state in "
              "Unicorn's CPU context (is this Unicorn 2.0.1?)");
 out:
+    if (hook)
+        uc_hook_del(uc, hook);
+    uc_context_restore(uc, before);
+    uc_ctl_remove_cache(uc, PROBE_BASE, PROBE_BASE + 0x1000);
+    uc_mem_unmap(uc, PROBE_BASE, 0x1000);
+    uc_context_free(before);
     uc_context_free(ps.ctx);
     uc_context_free(clean);
+    return rc;
+}
+
+int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen)
+{
+    uc_engine *uc = NULL;
+    if (engine_open(&uc)) {
+        snprintf(err, errlen, "cannot open a Unicorn x86 engine");
+        return -1;
+    }
+    int rc = engine_probe_layout_on(uc, layout, err, errlen);
     uc_close(uc);
     return rc;
 }

@@ -11,10 +11,11 @@
  *     leave it set with no fault reported.
  *     Test: test_trap many_faults_in_one_engine_are_never_double_faults.
  *  2. The error code of an exception, and whether the vector came from an
- *     int n or a fault, are not in the API. engine_probe_layout() finds
+ *     int n or a fault, are not in the API. engine_probe_layout_on() finds
  *     where the saved CPU context keeps them (and the in-flight field of
- *     1) by raising known faults and an int on a scratch engine at start-
- *     up; engine_take_exception() reads them. Tests: test_engine
+ *     1) by raising known faults and an int on the machine's engine at
+ *     start-up, before anything is mapped, and leaves the engine as it
+ *     was; engine_take_exception() reads them. Tests: test_engine
  *     probe_finds_error_code_before_in_flight_exception,
  *     probe_finds_the_software_interrupt_flag, test_trap
  *     loading_kernel_ds_from_ring3_is_gp_with_selector.
@@ -235,8 +236,11 @@ struct engine_reports {
 };
 
 int engine_open(uc_engine **uc);
-/* 0, or -1 with a reason in err. */
+/* 0, or -1 with a reason in err. On an engine of its own, or on uc before
+ * anything is mapped there, which it leaves as it found it. */
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);
+int engine_probe_layout_on(uc_engine *uc, struct engine_layout *layout, char *err,
+                           size_t errlen);
 /* The pending interrupt's error code and kind; marks no exception in
  * flight. */
 void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,

@@ -50,10 +50,10 @@ int machine_create(struct machine *m, const struct run_options *opts)
         if (cpu_cost_override(&m->cpu, colon ? colon + 1 : o, err, sizeof err))
             return machine_fail(m, 2, "%s", err);
     }
-    if (engine_probe_layout(&m->layout, err, sizeof err))
-        return machine_fail(m, 125, "%s", err);
     if (engine_open(&m->uc))
         return machine_fail(m, 125, "cannot open a Unicorn x86 engine");
+    if (engine_probe_layout_on(m->uc, &m->layout, err, sizeof err))
+        return machine_fail(m, 125, "%s", err);
     if (engine_back_memory(m->uc, &m->mem))
         return machine_fail(m, 125, "cannot map guest memory");
     m->as = addrspaces_new(guest_ptr(&m->mem, 0, USER_SPACE_TOP), err, sizeof err);

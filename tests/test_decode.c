@@ -246,6 +246,35 @@ START_TEST(cache_survives_growth)
 }
 END_TEST
 
+/* A block's instructions are the ones Capstone's cs_disasm lists for the
+ * same bytes, up to the first it cannot decode ("lock jmp ."). */
+START_TEST(a_block_lists_what_capstone_decodes_up_to_undecodable_bytes)
+{
+    static const uint8_t code[] = { 0x8b, 0x44, 0x24, 0x14, 0x89, 0xc1, 0xc1, 0xe9, 0x02,
+                                    0x66, 0x83, 0xc3, 0x09, 0x0f, 0x31, 0x90,
+                                    0xf0, 0xeb, 0xfe, 0x90 };
+    csh cs;
+    cs_insn *ref = NULL;
+    ck_assert_int_eq(cs_open(CS_ARCH_X86, CS_MODE_32, &cs), CS_ERR_OK);
+    size_t n = cs_disasm(cs, code, sizeof code, 0x6000, 0, &ref);
+    ck_assert_uint_eq(n, 6);
+    struct block *b = block_decode(&bc, 0x6000, code, sizeof code);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq(b->ninsns, n);
+    ck_assert_uint_eq(b->size, sizeof code);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(b->insns[i].addr, ref[i].address);
+        ck_assert_uint_eq(b->insns[i].len, ref[i].size);
+    }
+    ck_assert(b->insns[4].flags & SPECIAL_RDTSC);
+    block_free(b);
+    cs_free(ref, n);
+    cs_close(&cs);
+    /* nothing decodable at all: no block */
+    ck_assert_ptr_null(block_decode(&bc, 0x6010, code + 16, 3));
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
     Suite *s = suite_create("decode");
@@ -259,6 +288,7 @@ Suite *decode_suite(void)
                         0, sizeof rep_blocks / sizeof rep_blocks[0]);
     tcase_add_test(tc, rewritten_code_is_decoded_again);
     tcase_add_test(tc, cache_survives_growth);
+    tcase_add_test(tc, a_block_lists_what_capstone_decodes_up_to_undecodable_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -25,6 +25,68 @@ START_TEST(probe_finds_error_code_before_in_flight_exception)
 }
 END_TEST
 
+static int intr_seen;
+static uint32_t intr_last;
+
+static void count_intr(uc_engine *uc, uint32_t intno, void *user)
+{
+    (void)user;
+    intr_seen++;
+    intr_last = intno;
+    uc_emu_stop(uc);
+}
+
+/* The machine probes its own engine before it maps anything: the probe
+ * leaves the state it found, nothing mapped, none of its code translated
+ * (its page was at 0x10000) and no hook of its own. */
+START_TEST(the_probe_leaves_its_engine_as_it_found_it)
+{
+    struct engine_layout own, on;
+    char err[256];
+    uc_engine *uc;
+    uc_context *before, *after;
+    uc_mem_region *regions;
+    uint32_t nregions, eax = 0;
+    uc_hook h;
+    static const uint8_t code[] = { 0xb8, 0x34, 0x12, 0x00, 0x00, 0xcd, 0x21, 0xf4 };
+
+    ck_assert_int_eq(engine_probe_layout(&own, err, sizeof err), 0);
+    ck_assert_int_eq(engine_open(&uc), 0);
+    ck_assert_int_eq(uc_context_alloc(uc, &before), UC_ERR_OK);
+    ck_assert_int_eq(uc_context_alloc(uc, &after), UC_ERR_OK);
+    uc_context_save(uc, before);
+    /* bytes a save leaves alone (2.1 allocates a few past its copy) alike */
+    memcpy(after, before, uc_context_size(uc));
+    ck_assert_int_eq(engine_probe_layout_on(uc, &on, err, sizeof err), 0);
+    ck_assert_uint_eq(on.context_size, own.context_size);
+    ck_assert_uint_eq(on.error_code_offset, own.error_code_offset);
+    ck_assert_uint_eq(on.old_exception_offset, own.old_exception_offset);
+    ck_assert_uint_eq(on.is_int_offset, own.is_int_offset);
+    ck_assert_int_eq(on.raise_by_context, own.raise_by_context);
+    if (on.raise_by_context)
+        ck_assert_uint_eq(on.cpl_offset, own.cpl_offset);
+    uc_context_save(uc, after);
+    ck_assert_int_eq(memcmp(before, after, uc_context_size(uc)), 0);
+    ck_assert_int_eq(uc_mem_regions(uc, &regions, &nregions), UC_ERR_OK);
+    ck_assert_uint_eq(nregions, 0);
+    uc_free(regions);
+
+    /* mov $0x1234,%eax; int $0x21; hlt where the probe's code was */
+    ck_assert_int_eq(uc_mem_map(uc, 0x10000, 0x1000, UC_PROT_ALL), UC_ERR_OK);
+    ck_assert_int_eq(uc_mem_write(uc, 0x10000, code, sizeof code), UC_ERR_OK);
+    ck_assert_int_eq(uc_hook_add(uc, &h, UC_HOOK_INTR, count_intr, NULL, 1, 0), UC_ERR_OK);
+    intr_seen = 0;
+    ck_assert_int_eq(uc_emu_start(uc, 0x10000, 0x10000 + sizeof code, 0, 0), UC_ERR_OK);
+    uc_reg_read(uc, UC_X86_REG_EAX, &eax);
+    ck_assert_uint_eq(eax, 0x1234);
+    ck_assert_int_eq(intr_seen, 1);
+    ck_assert_uint_eq(intr_last, 0x21);
+    uc_context_free(before);
+    uc_context_free(after);
+    uc_close(uc);
+}
+END_TEST
+
 /* What a code hook at CPL 3 saw and did (quirks 3, 13, 14). */
 static struct {
     uc_err direct;               /* uc_reg_write of the kernel CS */
@@ -247,6 +309,7 @@ Suite *engine_suite(void)
     TCase *tc = tcase_create("quirks");
     tcase_add_test(tc, probe_finds_error_code_before_in_flight_exception);
     tcase_add_test(tc, probe_finds_the_software_interrupt_flag);
+    tcase_add_test(tc, the_probe_leaves_its_engine_as_it_found_it);
     tcase_add_test(tc, a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can);
     tcase_add_test(tc, probe_finds_the_cpl_where_a_cr0_write_would_flush);
     tcase_add_test(tc, unbacked_addresses_stop_the_engine_backed_ones_fault);
