@@ -185,6 +185,11 @@ struct machine_hold {
  * copies when another CPU runs. Kept as a list so both stay the same.
  */
 #define CPU_LOCAL_FIELDS                                                        \
+    /* first: the block hook reads the fields after them, and the machine \
+       wide ones after the list, on every block, as a few cache lines */   \
+    uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */ \
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
     uc_engine *uc;                                                              \
     uc_context *scratch_ctx;                                                    \
     struct engine_reports reports;  /* exceptions the engine reported, not raised */ \
@@ -202,9 +207,6 @@ struct machine_hold {
     bool rep_live;                 /* whether its next run continues it */      \
     const struct insn *rep_charged; /* a rep run charged in this block, */      \
     struct rep_step rep_step;      /* and what it was charged */                \
-    uint32_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook */ \
-    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
-    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
     int nspecial;                                                               \
     bool hooks_full;               /* the run paused to drop them all (run.c) */ \
     int delivery_depth;                                                         \
