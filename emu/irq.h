@@ -19,6 +19,12 @@ bool irq_port_out(struct machine *m, uint32_t port, uint32_t value);
  * would take it (IF set, no sti shadow). True if one was delivered (the
  * block does not run now). */
 bool irq_check(struct machine *m, uint32_t addr);
+/* False when irq_check has nothing to do: no interrupt requested and the
+ * timer not due (the block hook asks this first, on every block). */
+static inline bool irq_may_deliver(const struct machine *m)
+{
+    return m->irq.irr || m->cycles >= m->irq.deadline;
+}
 /* The CPU executed hlt; EIP is after it. If interrupts are enabled and the
  * timer runs, modeled time jumps to the next interrupt, which is delivered
  * (the skipped cycles count as idle). False if nothing can wake the CPU. */

@@ -95,14 +95,6 @@ void charge(struct machine *m, int cls, uint64_t count)
     m->class_count[cls] += count;
 }
 
-void charge_block(struct machine *m, const struct block *b)
-{
-    m->rep_charged = NULL;
-    m->cycles += b->cost;
-    for (uint32_t t = 0; t < b->ntally; t++)
-        m->class_count[b->tally[t].cls] += b->tally[t].n;
-}
-
 void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES])
 {
     uint32_t index;
@@ -254,13 +246,6 @@ void machine_notify_sysenter(struct machine *m, uint32_t insn_addr)
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].sysenter)
             m->observers[i].sysenter(m->observers[i].ctx, m, insn_addr);
-}
-
-void machine_notify_block(struct machine *m, const struct block *b)
-{
-    for (int i = 0; i < m->nobservers; i++)
-        if (m->observers[i].block)
-            m->observers[i].block(m->observers[i].ctx, m, b);
 }
 
 void machine_notify_exit(struct machine *m)

@@ -185,6 +185,12 @@ struct machine_hold {
  * copies when another CPU runs. Kept as a list so both stay the same.
  */
 #define CPU_LOCAL_FIELDS                                                        \
+    /* first: the block hook reads the fields after them, and the machine \
+       wide ones after the list, on every block, as a few cache lines */   \
+    uint64_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook, \
+                                      at the engine's address (run.c) */       \
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
     uc_engine *uc;                                                              \
     uc_context *scratch_ctx;                                                    \
     struct engine_reports reports;  /* exceptions the engine reported, not raised */ \
@@ -202,10 +208,6 @@ struct machine_hold {
     bool rep_live;                 /* whether its next run continues it */      \
     const struct insn *rep_charged; /* a rep run charged in this block, */      \
     struct rep_step rep_step;      /* and what it was charged */                \
-    uint64_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook, \
-                                      at the engine's address (run.c) */       \
-    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
-    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
     int nspecial;                                                               \
     bool hooks_full;               /* the run paused to drop them all (run.c) */ \
     int delivery_depth;                                                         \
@@ -316,8 +318,15 @@ void charge(struct machine *m, int cls, uint64_t count);
  * hypercall's `out` that stands for the kernel's own work): its cost and
  * its count come off, and the rest of the block starts that much earlier. */
 void refund_current_insn(struct machine *m, int cls);
-/* Charge block b at its entry: every instruction not charged later. */
-void charge_block(struct machine *m, const struct block *b);
+/* Charge block b at its entry: every instruction not charged later.
+ * (Inline, as is machine_notify_block: the block hook's every block.) */
+static inline void charge_block(struct machine *m, const struct block *b)
+{
+    m->rep_charged = NULL;
+    m->cycles += b->cost;
+    for (uint32_t t = 0; t < b->ntally; t++)
+        m->class_count[b->tally[t].cls] += b->tally[t].n;
+}
 /* Instruction counts by class at the start of the instruction at addr in
  * the current block (m->class_count if addr is not in it). Valid before
  * anything is charged later in the block (a rep, an int's delivery). */
@@ -368,7 +377,12 @@ uint64_t cycles_before(struct machine *m, uint32_t addr);
 int machine_observe(struct machine *m, const struct machine_observer *o);
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e);
 void machine_notify_sysenter(struct machine *m, uint32_t insn_addr);
-void machine_notify_block(struct machine *m, const struct block *b);
+static inline void machine_notify_block(struct machine *m, const struct block *b)
+{
+    for (int i = 0; i < m->nobservers; i++)
+        if (m->observers[i].block)
+            m->observers[i].block(m->observers[i].ctx, m, b);
+}
 void machine_notify_exit(struct machine *m);
 void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
 

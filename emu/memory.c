@@ -36,13 +36,3 @@ void memory_unmap_all(struct guest_memory *mem)
     mem->count = 0;
 }
 
-uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len)
-{
-    for (int i = 0; i < mem->count; i++) {
-        const struct mem_region *r = &mem->regions[i];
-        uint32_t off = addr - r->base;
-        if (addr >= r->base && off < r->size && len <= r->size - off)
-            return r->host + off;
-    }
-    return NULL;
-}

@@ -30,8 +30,18 @@ int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t 
 /* Map every region of mem into another engine too: the same host pages. */
 int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
-/* Host pointer for [addr, addr+len) if it lies inside one region, else NULL. */
-uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len);
+/* Host pointer for [addr, addr+len) if it lies inside one region, else NULL
+ * (inline: the block hook asks it for every block's bytes). */
+static inline uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len)
+{
+    for (int i = 0; i < mem->count; i++) {
+        const struct mem_region *r = &mem->regions[i];
+        uint32_t off = addr - r->base;
+        if (addr >= r->base && off < r->size && len <= r->size - off)
+            return r->host + off;
+    }
+    return NULL;
+}
 
 /* Is addr in the kernel's RAM (PAGE_OFFSET and up, KERNEL_RAM_SIZE of it)? */
 static inline bool in_kernel_ram(uint32_t addr)

@@ -161,7 +161,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     }
     m->drop_step_trap = false;
     m->traced_insn = 0;
-    engine_iret_restore(&m->mem, &m->iret_patch);
+    if (m->iret_patch.active)
+        engine_iret_restore(&m->mem, &m->iret_patch);
     /* A block decoded again at its own address (its code changed) frees
      * the old one: if that is the current block, it is gone. */
     if (m->cur_block && m->cur_block->addr == addr)
@@ -205,7 +206,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * PIC is wired to CPU 0. */
     if (m->smp && (smp_turn_over(m, addr) || smp_ipi_check(m, addr)))
         return;
-    if (m->cpu_id == 0 && irq_check(m, addr))
+    if (m->cpu_id == 0 && irq_may_deliver(m) && irq_check(m, addr))
         return;
     /* A debugger stops before the block is charged: it runs, and is
      * charged, when the machine goes on. */

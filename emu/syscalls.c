@@ -385,9 +385,28 @@ static bool block_contains(const struct block *b, uint32_t addr)
     return addr && addr >= b->addr && addr - b->addr < b->size;
 }
 
-static void tracker_on_block(void *ctx, struct machine *m, const struct block *b)
+static void note_last(struct syscall_tracker *t, const struct block *b)
 {
-    struct syscall_tracker *t = ctx;
+    const struct insn *last = &b->insns[b->ninsns - 1];
+    t->prev_last_cost = last->cost;
+    t->prev_last_cls = insn_charged_later(last) ? -1 : last->cls;
+}
+
+/* Most blocks are user code outside any call and the vsyscall page, on
+ * the CPU of the last block: none of the edges below, only its last
+ * instruction to note. */
+static bool nothing_to_track(const struct syscall_tracker *t, const struct machine *m,
+                             const struct block *b)
+{
+    const struct task_track *task = t->task;
+    return m->cpu_id == t->cpu && t->user_started && !in_kernel_ram(b->addr) &&
+           !in_vsyscall_page(b->addr) && !task->active && !task->ext_open &&
+           !task->in_vsyscall && !task->in_vclock;
+}
+
+static __attribute__((noinline)) void track_block(struct syscall_tracker *t, struct machine *m,
+                                                  const struct block *b)
+{
     bool kernel = in_kernel_ram(b->addr);
     uint64_t at_block[NCLASSES];
 
@@ -434,9 +453,16 @@ static void tracker_on_block(void *ctx, struct machine *m, const struct block *b
     if (!kernel) {
         syscalls_track_page(t, m, b, at_block);
     }
-    const struct insn *last = &b->insns[b->ninsns - 1];
-    t->prev_last_cost = last->cost;
-    t->prev_last_cls = insn_charged_later(last) ? -1 : last->cls;
+    note_last(t, b);
+}
+
+static void tracker_on_block(void *ctx, struct machine *m, const struct block *b)
+{
+    struct syscall_tracker *t = ctx;
+    if (nothing_to_track(t, m, b))
+        note_last(t, b);
+    else
+        track_block(t, m, b);
 }
 
 /* The machine stops: pid 1 exited or was killed (which ends the machine),

@@ -235,6 +235,28 @@ START_TEST(rewritten_code_is_decoded_again)
 }
 END_TEST
 
+/* The comparison goes by words, then an overlapping tail, or byte by byte
+ * under 8: every byte of blocks of each length is watched. */
+START_TEST(a_rewrite_of_any_byte_is_noticed)
+{
+    uint32_t n = (uint32_t)_i;           /* n - 1 nops, then ret */
+    uint8_t code[24];
+    uint32_t addr = 0x8000 + 64 * n;
+    memset(code, 0x90, n - 1);
+    code[n - 1] = 0xc3;
+    ck_assert_ptr_nonnull(block_lookup(&bc, addr, code, n));
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        code[k] = 0x9c; /* pushf */
+        ck_assert_uint_eq(block_lookup(&bc, addr, code, n)->insns[k].cls, CLASS_PUSHF);
+        code[k] = 0x90;
+        ck_assert_uint_eq(block_lookup(&bc, addr, code, n)->insns[k].cls, CLASS_ALU);
+    }
+    code[n - 1] = 0xcc; /* int3: the last byte too */
+    ck_assert_uint_ne(block_lookup(&bc, addr, code, n)->insns[n - 1].cls,
+                      block_lookup(&bc, addr + 1, (uint8_t[]){ 0xc3 }, 1)->insns[0].cls);
+}
+END_TEST
+
 START_TEST(cache_survives_growth)
 {
     uint8_t code[] = { 0x90, 0xc3 };
@@ -287,6 +309,7 @@ Suite *decode_suite(void)
     tcase_add_loop_test(tc, a_reps_count_is_known_before_it_only_through_constant_steps,
                         0, sizeof rep_blocks / sizeof rep_blocks[0]);
     tcase_add_test(tc, rewritten_code_is_decoded_again);
+    tcase_add_loop_test(tc, a_rewrite_of_any_byte_is_noticed, 1, 25);
     tcase_add_test(tc, cache_survives_growth);
     tcase_add_test(tc, a_block_lists_what_capstone_decodes_up_to_undecodable_bytes);
     suite_add_tcase(s, tc);
