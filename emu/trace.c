@@ -147,27 +147,32 @@ static void write_span(struct trace *t, const char *kind, uint64_t start, uint64
                 cyc(end), cyc(end - start));
 }
 
-static void write_insn(struct trace *t, const struct trace_insn *in)
+static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *text,
+                       uint64_t start, uint64_t end)
 {
     char sym[128] = "";
-    if (!trace_in_window(t, in->start, in->end))
+    if (!trace_in_window(t, start, end))
         return;
     if (t->syms)
-        symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
+        symtab_format_near(t->syms, addr, sym, sizeof sym, &t->last_sym);
     switch (t->o.format) {
     case TRACE_TEXT:
-        trace_line_text(&t->line, in->addr, in->kernel, sym, in->text, in->end - in->start,
-                        in->end);
+        trace_line_text(&t->line, addr, kernel, sym, text, end - start, end);
         fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_CSV:
-        trace_line_csv(&t->line, in->addr, in->kernel, sym, in->text, in->start, in->end);
+        trace_line_csv(&t->line, addr, kernel, sym, text, start, end);
         fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_JSON:
-        trace_json_insn(&t->json, in->addr, in->kernel, in->text, sym, in->start, in->end);
+        trace_json_insn(&t->json, addr, kernel, text, sym, start, end);
         break;
     }
+}
+
+static void write_insn(struct trace *t, const struct trace_insn *in)
+{
+    write_line(t, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
 /* The instruction seen last has completed (or, faulting, was refunded). */
@@ -287,32 +292,35 @@ static bool wanted(const struct trace *t, bool kernel)
     return t->o.insns == INSNS_ALL || (t->o.insns == INSNS_KERNEL) == kernel;
 }
 
-/* An instruction about to run, with its cost: it ends when the next one
- * starts (or faults, and was not charged: see on_delivery). */
-static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
+/*
+ * The index-th instruction of the current block ran, with its cost, from
+ * start (the block's start and the cost of those before it): it ends when
+ * the next one starts (or faults, and was not charged: see on_delivery).
+ * One the next is told with (last false) is written at once; the last one
+ * told waits for the next event, which may cut it short.
+ */
+static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_t start,
+                     bool last)
 {
-    struct trace *t = ctx;
-    uint32_t index;
-    const struct insn *in = block_find_insn(m->cur_block, addr, &index);
+    const struct insn *in = &m->cur_block->insns[index];
     /* The one before was partly refunded (refund_current_insn): it ended
      * where this one starts. */
-    if (in && t->pending.valid) {
-        uint64_t start = m->block_start_cycles + block_prefix_cost(m->cur_block, index);
+    if (t->pending.valid) {
         if (start >= t->pending.start && start < t->pending.end)
             t->pending.end = start;
+        flush_insn(t);
     }
-    flush_insn(t);
     /* Boot is the same every run; tracing starts with the program. */
-    if (!in || index >= m->cur_limit || !t->sys->user_started)
+    if (index >= m->cur_limit || !t->sys->user_started)
         return;
-    bool kernel = in_kernel_ram(addr);
+    bool kernel = in_kernel_ram(in->addr);
     if (!wanted(t, kernel))
         return;
-    uint64_t end = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
+    uint64_t end = start + in->cost;
     uint64_t cost = in->cost;
     /* A rep op, the last of its block, is charged run by run (machine.h):
-     * this run's start-up and element, at the block's entry or after this
-     * hook. */
+     * this run's start-up and element, at the block's entry or by its code
+     * hook (which acts after the instruction is told). */
     if (in->flags & SPECIAL_REP && m->rep_charged == in) {
         cost = rep_step_cost(m, in, m->rep_step);
         end = m->cycles;
@@ -322,17 +330,30 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
     }
     if (!trace_in_window(t, end - cost, end))
         return;
-    struct trace_insn *p = &t->pending;
-    (void)size;
     const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+    if (!last) {
+        write_line(t, in->addr, kernel, text, end - cost, end);
+        return;
+    }
+    struct trace_insn *p = &t->pending;
     size_t n = strnlen(text, sizeof p->text - 1);
     memcpy(p->text, text, n);
     p->text[n] = 0;
-    p->addr = addr;
+    p->addr = in->addr;
     p->kernel = kernel;
     p->start = end - cost;
     p->end = end;
     p->valid = true;
+}
+
+static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
+{
+    const struct block *b = m->cur_block;
+    uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
+    for (uint32_t i = from; i < to; i++) {
+        insn_ran(ctx, m, i, start, i + 1 == to);
+        start += b->insns[i].cost;
+    }
 }
 
 /* A fault: the instruction seen last did not complete, and its cost was
@@ -362,7 +383,7 @@ int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys
         .signal = on_signal, .exit = on_exit_record,
     };
     const struct machine_observer o = {
-        .ctx = t, .insn = t->o.insns != INSNS_NONE ? on_insn : NULL, .delivery = on_delivery,
+        .ctx = t, .insns = t->o.insns != INSNS_NONE ? on_insns : NULL, .delivery = on_delivery,
         .sysenter = on_sysenter,
     };
     t->m = m;
