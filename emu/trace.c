@@ -170,6 +170,98 @@ static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *
     }
 }
 
+/*
+ * Each block's lines as far as they never change (text: all but the end
+ * cycles; CSV: all after them), made the first time the block is traced,
+ * kept with it (block.memo) until its code or the symbols change: then a
+ * traced instruction costs a copy and its cycles' digits.
+ */
+struct line_memo {
+    uint32_t sym_gen;
+    uint32_t ninsns;
+    uint32_t off[];             /* ninsns + 1 offsets into the chars after */
+};
+
+static char *memo_chars(struct line_memo *lm)
+{
+    return (char *)&lm->off[lm->ninsns + 1];
+}
+
+static struct line_memo *make_memo(struct trace *t, struct machine *m, const struct block *b)
+{
+    struct line_memo *lm = b->memo;
+    uint32_t gen = t->syms ? t->syms->generation : 0;
+    if (lm && lm->sym_gen == gen)
+        return lm;
+    size_t head = sizeof *lm + (b->ninsns + 1) * sizeof lm->off[0], size = head, used = 0;
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        if (pass) {
+            lm = malloc(size);
+            if (!lm)
+                return NULL;
+            lm->sym_gen = gen;
+            lm->ninsns = b->ninsns;
+        }
+        for (uint32_t i = 0; i < b->ninsns; i++) {
+            const struct insn *in = &b->insns[i];
+            char sym[128] = "";
+            if (t->syms)
+                symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
+            const char *text = block_insn_text(&m->blocks, b, i);
+            bool kernel = in_kernel_ram(in->addr);
+            if (t->o.format == TRACE_CSV)
+                trace_line_csv_tail(&t->line, in->addr, kernel, sym, text, in->cost);
+            else
+                trace_line_text_head(&t->line, in->addr, kernel, sym, text, in->cost);
+            if (pass) {
+                lm->off[i] = (uint32_t)used;
+                memcpy(memo_chars(lm) + used, t->line.buf, t->line.len);
+            } else {
+                size += t->line.len;
+            }
+            used += t->line.len;
+        }
+        if (pass)
+            lm->off[b->ninsns] = (uint32_t)used;
+        used = 0;
+    }
+    free(b->memo);
+    ((struct block *)b)->memo = lm;   /* a memo: the block means the same */
+    return lm;
+}
+
+static void out_flush(struct trace *t)
+{
+    fwrite(t->out, 1, t->nout, t->f);
+    t->nout = 0;
+}
+
+/* The line of the index-th instruction of b, which ran in [start, end):
+ * false if there is no memo to make it from. */
+static bool write_memo_line(struct trace *t, struct machine *m, const struct block *b,
+                            uint32_t index, uint64_t start, uint64_t end)
+{
+    struct line_memo *lm = make_memo(t, m, b);
+    if (!lm)
+        return false;
+    const char *part = memo_chars(lm) + lm->off[index];
+    size_t n = lm->off[index + 1] - lm->off[index];
+    if (t->nout + n + TRACE_TIMES_MAX > sizeof t->out)
+        out_flush(t);
+    if (t->nout + n + TRACE_TIMES_MAX > sizeof t->out)
+        return false;
+    char *o = t->out + t->nout;
+    if (t->o.format == TRACE_CSV) {
+        size_t k = trace_line_csv_times(o, start, end);
+        memcpy(o + k, part, n);
+        t->nout += k + n;
+    } else {
+        memcpy(o, part, n);
+        t->nout += n + trace_line_text_times(o + n, end);
+    }
+    return true;
+}
+
 static void write_insn(struct trace *t, const struct trace_insn *in)
 {
     write_line(t, in->addr, in->kernel, in->text, in->start, in->end);
@@ -330,6 +422,10 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
     }
     if (!trace_in_window(t, end - cost, end))
         return;
+    if (!last && t->o.format != TRACE_JSON && cost == in->cost &&
+        write_memo_line(t, m, m->cur_block, index, end - cost, end))
+        return;
+    out_flush(t);
     const char *text = block_insn_text(&m->blocks, m->cur_block, index);
     if (!last) {
         write_line(t, in->addr, kernel, text, end - cost, end);
@@ -354,6 +450,7 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
         insn_ran(ctx, m, i, start, i + 1 == to);
         start += b->insns[i].cost;
     }
+    out_flush(ctx);
 }
 
 /* A fault: the instruction seen last did not complete, and its cost was
