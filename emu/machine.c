@@ -235,6 +235,15 @@ int machine_observe(struct machine *m, const struct machine_observer *o)
     return 0;
 }
 
+void machine_tell_undecoded(struct machine *m)
+{
+    if (!m->insn_observed || m->cur_block || m->stop != STOP_NONE)
+        return;
+    for (int i = 0; i < m->nobservers; i++)
+        if (m->observers[i].insns)
+            m->observers[i].insns(m->observers[i].ctx, m, 0, 0);
+}
+
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 {
     if (m->hold.delivered)

@@ -122,7 +122,8 @@ struct machine_observer {
      * running: it faulted, or a hook on it is about to act), told in order
      * and once each, before any other event they precede; told per block
      * and at the hooks that act, not by a code hook on every instruction
-     * (machine_tell_insns) */
+     * (machine_tell_insns); with cur_block NULL, code the decoder could not
+     * read is running (none of it told) */
     void (*insns)(void *ctx, struct machine *m, uint32_t from, uint32_t to);
     /* the rdtsc at insn_addr is about to read the TSC (cycles_before it) */
     void (*tsc)(void *ctx, struct machine *m, uint32_t insn_addr);
@@ -379,5 +380,8 @@ void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
  * told again, and nothing is told once the machine has stopped (the engine
  * runs no hook after a stop). */
 void machine_tell_insns(struct machine *m, uint32_t upto);
+/* Code the decoder could not read starts to run (cur_block NULL): the
+ * insns observers hear of it as an empty range. */
+void machine_tell_undecoded(struct machine *m);
 
 #endif

@@ -195,6 +195,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
          * instruction, or a loop of it ("lock jmp .") would never meet
          * the budget. */
         m->cur_block = NULL;
+        machine_tell_undecoded(m);
         if (++m->insns > m->opts->max_insns)
             over_budget(m);
         return;

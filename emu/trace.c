@@ -445,6 +445,11 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
 static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
 {
     const struct block *b = m->cur_block;
+    if (!b) {
+        /* code with no decoded block ran: the one before it completed */
+        flush_insn(ctx);
+        return;
+    }
     uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
     for (uint32_t i = from; i < to; i++) {
         insn_ran(ctx, m, i, start, i + 1 == to);
