@@ -1,7 +1,7 @@
 /*
  * The machine core (emu/machine.c): observers hear the CPU's events in the
- * order they subscribed, the every-instruction hook costs nothing until
- * someone asks for it, the first reason to stop wins, and the cycle
+ * order they subscribed, instructions are told (per block, no hook on each)
+ * only to an observer that asks, as far as they ran, the first reason to stop wins, and the cycle
  * counters charge, refund and place instructions exactly.
  */
 #include <check.h>
@@ -85,6 +85,22 @@ START_TEST(instructions_are_told_to_an_observer_that_wants_them)
     bare_run(&b, BARE_UCODE, true);
     ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_int_eq(insns_seen, 4);                 /* the three nops and the hlt */
+}
+END_TEST
+
+/* The instructions are told per block, not by a hook on each: a block a
+ * fault cuts short is told through the faulting instruction, not to its
+ * end. */
+START_TEST(a_block_cut_short_by_a_fault_is_told_through_the_faulting_instruction)
+{
+    /* nop; nop; xor ecx, ecx; div ecx (#DE); nop; nop; hlt */
+    uint8_t code[] = { 0x90, 0x90, 0x31, 0xc9, 0xf7, 0xf1, 0x90, 0x90, 0xf4 };
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    const struct machine_observer o = { .insns = saw_insns };
+    ck_assert_int_eq(machine_observe(&b.m, &o), 0);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_DE);
+    ck_assert_int_eq(insns_seen, 4);                 /* two nops, xor and div */
 }
 END_TEST
 
@@ -332,6 +348,7 @@ Suite *machine_suite(void)
     tcase_add_test(tc, observers_hear_a_delivery_in_the_order_they_subscribed);
     tcase_add_test(tc, there_is_room_for_a_bounded_number_of_observers);
     tcase_add_test(tc, instructions_are_told_to_an_observer_that_wants_them);
+    tcase_add_test(tc, a_block_cut_short_by_a_fault_is_told_through_the_faulting_instruction);
     tcase_add_test(tc, the_first_reason_to_stop_wins);
     tcase_add_test(tc, charging_refunding_and_placing_in_a_block);
     tcase_add_loop_test(tc, a_rep_movsl_of_n_elements_pays_its_start_up_once, 0, 4);
