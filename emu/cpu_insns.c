@@ -149,7 +149,11 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     if (m->stop != STOP_NONE || machine_hold_insn(m, (uint32_t)address))
         return;
     const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
-    if (!in || index >= m->cur_limit)
+    if (!in)
+        return;
+    /* what ran before it, and this one, is told before it acts */
+    machine_tell_insns(m, index + 1);
+    if (index >= m->cur_limit)
         return;
     if (rep_count_here(m, in))
         charge_rep_early(m, m->cur_block);

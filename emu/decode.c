@@ -33,6 +33,7 @@ void block_free(struct block *b)
     free(b->bytes);
     free(b->insns);
     free(b->text);
+    free(b->memo);
     free(b);
 }
 

@@ -61,6 +61,9 @@ struct block {
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
                                       asked for (traces); goes with the block */
+    void *memo;                    /* an output's memo of the block, one
+                                      allocation, made by it (trace lines);
+                                      freed with the block */
     struct rep_count rep;          /* the last insn's count, if INSN_REP_EARLY */
 };
 

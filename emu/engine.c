@@ -425,12 +425,6 @@ void engine_unhook(uc_engine *uc, uc_hook h)
     uc_hook_del(uc, h);
 }
 
-int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user)
-{
-    uc_hook h;
-    return uc_hook_add(uc, &h, UC_HOOK_CODE, cb, user, 1, 0) == UC_ERR_OK ? 0 : -1;
-}
-
 void engine_retranslate(uc_engine *uc, uint64_t addr, uint32_t size)
 {
     uc_ctl_remove_cache(uc, addr, addr + size);

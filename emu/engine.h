@@ -275,8 +275,6 @@ int engine_hook_code_at(uc_engine *uc, uint64_t addr, uc_cb_hookcode_t cb, void 
                         uc_hook *h);
 /* Remove a hook; the engine frees it when its outermost run returns. */
 void engine_unhook(uc_engine *uc, uc_hook h);
-/* A code hook on every instruction. 0 or -1. */
-int engine_hook_code(uc_engine *uc, uc_cb_hookcode_t cb, void *user);
 /* Forget the translation of [addr, addr+size): new hooks apply there, new
  * bytes run. Only for code the CPU can fetch at the current privilege
  * through the page tables loaded now (quirk 15). */

@@ -201,35 +201,39 @@ void truncate_current_block(struct machine *m, uint32_t index)
 
 /* ---- observers ---- */
 
-static void on_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+void machine_tell_insns(struct machine *m, uint32_t upto)
 {
-    struct machine *m = user;
-    (void)uc;
-    if (machine_hold_insn(m, (uint32_t)address))
+    const struct block *b = m->cur_block;
+    if (!m->insn_observed || !b || m->stop != STOP_NONE)
         return;
-    /* the restart of an abandoned block's store, told once (run.c) */
-    if (m->traced_insn == (uint32_t)address && address) {
-        m->traced_insn = 0;
+    if (upto > b->ninsns)
+        upto = b->ninsns;
+    if (upto <= m->insn_told)
         return;
-    }
+    uint32_t from = m->insn_told;
+    m->insn_told = upto;
     for (int i = 0; i < m->nobservers; i++)
-        if (m->observers[i].insn)
-            m->observers[i].insn(m->observers[i].ctx, m, (uint32_t)address, size);
+        if (m->observers[i].insns)
+            m->observers[i].insns(m->observers[i].ctx, m, from, upto);
 }
 
 int machine_observe(struct machine *m, const struct machine_observer *o)
 {
     if (m->nobservers == MACHINE_MAX_OBSERVERS)
         return -1;
-    /* Only an observer of instructions pays for a hook on each one. */
-    if (o->insn && !m->insn_hooked) {
-        for (int c = 0; c < (m->ncpus ? m->ncpus : 1); c++)
-            if (engine_hook_code(c ? m->engines[c] : m->uc, on_insn, m))
-                return -1;
-        m->insn_hooked = true;
-    }
+    if (o->insns)
+        m->insn_observed = true;
     m->observers[m->nobservers++] = *o;
     return 0;
+}
+
+void machine_tell_undecoded(struct machine *m)
+{
+    if (!m->insn_observed || m->cur_block || m->stop != STOP_NONE)
+        return;
+    for (int i = 0; i < m->nobservers; i++)
+        if (m->observers[i].insns)
+            m->observers[i].insns(m->observers[i].ctx, m, 0, 0);
 }
 
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e)

@@ -118,8 +118,13 @@ struct machine_observer {
     void (*block)(void *ctx, struct machine *m, const struct block *b);
     /* the program exited or was killed: the run is about to stop */
     void (*exit)(void *ctx, struct machine *m);
-    /* an instruction about to run (costs a code hook on every instruction) */
-    void (*insn)(void *ctx, struct machine *m, uint32_t addr, uint32_t size);
+    /* instructions [from, to) of m->cur_block ran (the last of them may be
+     * running: it faulted, or a hook on it is about to act), told in order
+     * and once each, before any other event they precede; told per block
+     * and at the hooks that act, not by a code hook on every instruction
+     * (machine_tell_insns); with cur_block NULL, code the decoder could not
+     * read is running (none of it told) */
+    void (*insns)(void *ctx, struct machine *m, uint32_t from, uint32_t to);
     /* the rdtsc at insn_addr is about to read the TSC (cycles_before it) */
     void (*tsc)(void *ctx, struct machine *m, uint32_t insn_addr);
 };
@@ -204,6 +209,7 @@ struct machine_hold {
                                        the cycles are their dot product with    \
                                        cpu.cost */                              \
     uint32_t cur_limit;            /* insns of cur_block still charged */       \
+    uint32_t insn_told;            /* insns of cur_block told to observers */   \
     uint32_t rep_addr;             /* the rep string op last run, and */        \
     bool rep_live;                 /* whether its next run continues it */      \
     const struct insn *rep_charged; /* a rep run charged in this block, */      \
@@ -259,11 +265,10 @@ struct machine {
 
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
-    bool insn_hooked;              /* the every-instruction hook is in */
+    bool insn_observed;            /* an observer wants the instructions */
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
     uint32_t pause_eip;            /* before this instruction */
-    uint32_t traced_insn;          /* already told: not again (run.c) */
 
     /* why the run ended */
     enum stop_reason stop;
@@ -385,5 +390,13 @@ static inline void machine_notify_block(struct machine *m, const struct block *b
 }
 void machine_notify_exit(struct machine *m);
 void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
+/* Tell the insns observers that cur_block's instructions before index upto
+ * have run (or the last of them is running); those told already are not
+ * told again, and nothing is told once the machine has stopped (the engine
+ * runs no hook after a stop). */
+void machine_tell_insns(struct machine *m, uint32_t upto);
+/* Code the decoder could not read starts to run (cur_block NULL): the
+ * insns observers hear of it as an empty range. */
+void machine_tell_undecoded(struct machine *m);
 
 #endif

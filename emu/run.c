@@ -102,19 +102,45 @@ void forget_special_hooks(struct machine *m, int keep)
  * (engine.h, quirk 22), so the block hook charged instructions that never
  * ran. A one-instruction block at an instruction of the current block with
  * more of it still charged is that restart: refund from that instruction
- * (its block charges it again) and trace it only once. A loop back into
+ * (its block charges it again) and tell it only once. A loop back into
  * the block lands there with the block's whole tail, not one instruction.
+ * The index of the store, or -1.
  */
-static void abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
+static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
 {
     const struct block *cur = m->cur_block;
     uint32_t k;
-    if (!cur || b->ninsns != 1 || addr == cur->addr || m->run_to_why != RUN_TO_NONE ||
+    if (!cur || ninsns != 1 || addr == cur->addr || m->run_to_why != RUN_TO_NONE ||
         !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+        return -1;
+    return k;
+}
+
+static bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
+{
+    int64_t k = restart_of(m, addr, b->ninsns);
+    if (k < 0)
+        return false;
+    truncate_current_block(m, (uint32_t)k);
+    return true;
+}
+
+/*
+ * The block before the one at addr ran as far as it goes: the observers of
+ * instructions hear of it before anything at this block. A store's restart
+ * (above) is known before its block is decoded by its size, the store's.
+ */
+static void tell_finished_block(struct machine *m, uint32_t addr, uint32_t size)
+{
+    const struct block *cur = m->cur_block;
+    uint32_t k;
+    if (!cur)
         return;
-    truncate_current_block(m, k);
-    if (m->insn_hooked)
-        m->traced_insn = addr;
+    if (block_find_insn(cur, addr, &k) && cur->insns[k].len == size &&
+        restart_of(m, addr, 1) >= 0)
+        machine_tell_insns(m, k + 1);
+    else
+        machine_tell_insns(m, m->cur_limit);
 }
 
 /* The last block Capstone could not decode: a loop of it ("lock jmp .")
@@ -155,12 +181,13 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
+    if (m->insn_observed)
+        tell_finished_block(m, addr, size);
     if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
         engine_stop(uc);
         return;
     }
     m->drop_step_trap = false;
-    m->traced_insn = 0;
     if (m->iret_patch.active)
         engine_iret_restore(&m->mem, &m->iret_patch);
     /* A block decoded again at its own address (its code changed) frees
@@ -182,6 +209,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
          * instruction, or a loop of it ("lock jmp .") would never meet
          * the budget. */
         m->cur_block = NULL;
+        machine_tell_undecoded(m);
         if (++m->insns > m->opts->max_insns)
             over_budget(m);
         return;
@@ -220,9 +248,10 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         as_note_code(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
-    abandoned_block(m, addr, b);
+    bool restart = abandoned_block(m, addr, b);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
+    m->insn_told = restart;     /* the store was told in its first block */
     m->block_start_cycles = m->cycles;
     charge_block(m, b);
     m->insns += b->ninsns;
@@ -329,6 +358,19 @@ static void count_stop(struct machine *m, uint32_t eip)
     engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
 }
 
+/* The engine returned: the current block ran up to EIP (a stop between
+ * instructions), through it (an instruction the engine reported invalid),
+ * or to its end. */
+static void tell_stopped_block(struct machine *m)
+{
+    uint32_t k;
+    uint32_t at = code_segment_base(m) + reg_read(m, UC_X86_REG_EIP);
+    if (block_find_insn(m->cur_block, at, &k))
+        machine_tell_insns(m, m->reports.ud ? k + 1 : k);
+    else
+        machine_tell_insns(m, m->cur_limit);
+}
+
 /*
  * One run of the running CPU's engine, with no exit address (engine.h,
  * quirk 18): ring-3 code that runs into 0xc0000000 takes the #PF a CPU
@@ -344,6 +386,8 @@ static bool run_slice(struct machine *m)
     uc_err e = UC_ERR_OK;
     bool returned = engine_run(m->uc, eip, until, &e);
     engine_iret_restore(&m->mem, &m->iret_patch);
+    if (m->insn_observed)
+        tell_stopped_block(m);
     if (!returned) {
         engine_aborted(m);
         return false;

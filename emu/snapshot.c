@@ -387,7 +387,7 @@ int snapshot_restore(struct machine *m, struct snapshot *s)
     m->blocks = now->blocks;
     memcpy(m->observers, now->observers, sizeof m->observers);
     m->nobservers = now->nobservers;
-    m->insn_hooked = now->insn_hooked;
+    m->insn_observed = now->insn_observed;
     memcpy(m->special_addrs, now->special_addrs, sizeof m->special_addrs);
     memcpy(m->special_hooks, now->special_hooks, sizeof m->special_hooks);
     memcpy(m->special_slots, now->special_slots, sizeof m->special_slots);

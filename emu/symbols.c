@@ -67,6 +67,7 @@ static int by_addr(const void *a, const void *b, void *ctx)
 
 void symtab_finish(struct symtab *st)
 {
+    st->generation++;
     if (!st->n)
         return;
     qsort_r(st->v, st->n, sizeof *st->v, by_addr, st);

@@ -33,6 +33,7 @@ struct symtab {
     uint8_t *pie;              /* a position-independent program's image, */
     size_t pie_size;           /* whose symbols wait for its load address */
     uint32_t pie_entry;
+    uint32_t generation;       /* symtab_finish()es so far: names may change */
 };
 
 /* Add the code symbols of an ELF32 i386 image (each flagged with flags),

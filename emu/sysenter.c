@@ -45,6 +45,7 @@ void on_sysenter(uc_engine *uc, void *user)
     struct machine *m = user;
     uint32_t index;
     (void)uc;
+    machine_tell_insns(m, m->cur_limit);   /* the sysenter ends its block */
     const struct insn *in = current_sysenter(m, &index);
     /* Without the block hook (--no-cycle-model) only a sysenter that
      * cannot fault can be modeled: a fault needs the instruction's address,

@@ -147,27 +147,124 @@ static void write_span(struct trace *t, const char *kind, uint64_t start, uint64
                 cyc(end), cyc(end - start));
 }
 
-static void write_insn(struct trace *t, const struct trace_insn *in)
+static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *text,
+                       uint64_t start, uint64_t end)
 {
     char sym[128] = "";
-    if (!trace_in_window(t, in->start, in->end))
+    if (!trace_in_window(t, start, end))
         return;
     if (t->syms)
-        symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
+        symtab_format_near(t->syms, addr, sym, sizeof sym, &t->last_sym);
     switch (t->o.format) {
     case TRACE_TEXT:
-        trace_line_text(&t->line, in->addr, in->kernel, sym, in->text, in->end - in->start,
-                        in->end);
+        trace_line_text(&t->line, addr, kernel, sym, text, end - start, end);
         fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_CSV:
-        trace_line_csv(&t->line, in->addr, in->kernel, sym, in->text, in->start, in->end);
+        trace_line_csv(&t->line, addr, kernel, sym, text, start, end);
         fwrite(t->line.buf, 1, t->line.len, t->f);
         break;
     case TRACE_JSON:
-        trace_json_insn(&t->json, in->addr, in->kernel, in->text, sym, in->start, in->end);
+        trace_json_insn(&t->json, addr, kernel, text, sym, start, end);
         break;
     }
+}
+
+/*
+ * Each block's lines as far as they never change (text: all but the end
+ * cycles; CSV: all after them), made the first time the block is traced,
+ * kept with it (block.memo) until its code or the symbols change: then a
+ * traced instruction costs a copy and its cycles' digits.
+ */
+struct line_memo {
+    uint32_t sym_gen;
+    uint32_t ninsns;
+    uint32_t off[];             /* ninsns + 1 offsets into the chars after */
+};
+
+static char *memo_chars(struct line_memo *lm)
+{
+    return (char *)&lm->off[lm->ninsns + 1];
+}
+
+static struct line_memo *make_memo(struct trace *t, struct machine *m, const struct block *b)
+{
+    struct line_memo *lm = b->memo;
+    uint32_t gen = t->syms ? t->syms->generation : 0;
+    if (lm && lm->sym_gen == gen)
+        return lm;
+    size_t head = sizeof *lm + (b->ninsns + 1) * sizeof lm->off[0], size = head, used = 0;
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        if (pass) {
+            lm = malloc(size);
+            if (!lm)
+                return NULL;
+            lm->sym_gen = gen;
+            lm->ninsns = b->ninsns;
+        }
+        for (uint32_t i = 0; i < b->ninsns; i++) {
+            const struct insn *in = &b->insns[i];
+            char sym[128] = "";
+            if (t->syms)
+                symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
+            const char *text = block_insn_text(&m->blocks, b, i);
+            bool kernel = in_kernel_ram(in->addr);
+            if (t->o.format == TRACE_CSV)
+                trace_line_csv_tail(&t->line, in->addr, kernel, sym, text, in->cost);
+            else
+                trace_line_text_head(&t->line, in->addr, kernel, sym, text, in->cost);
+            if (pass) {
+                lm->off[i] = (uint32_t)used;
+                memcpy(memo_chars(lm) + used, t->line.buf, t->line.len);
+            } else {
+                size += t->line.len;
+            }
+            used += t->line.len;
+        }
+        if (pass)
+            lm->off[b->ninsns] = (uint32_t)used;
+        used = 0;
+    }
+    free(b->memo);
+    ((struct block *)b)->memo = lm;   /* a memo: the block means the same */
+    return lm;
+}
+
+static void out_flush(struct trace *t)
+{
+    fwrite(t->out, 1, t->nout, t->f);
+    t->nout = 0;
+}
+
+/* The line of the index-th instruction of b, which ran in [start, end):
+ * false if there is no memo to make it from. */
+static bool write_memo_line(struct trace *t, struct machine *m, const struct block *b,
+                            uint32_t index, uint64_t start, uint64_t end)
+{
+    struct line_memo *lm = make_memo(t, m, b);
+    if (!lm)
+        return false;
+    const char *part = memo_chars(lm) + lm->off[index];
+    size_t n = lm->off[index + 1] - lm->off[index];
+    if (t->nout + n + TRACE_TIMES_MAX > sizeof t->out)
+        out_flush(t);
+    if (t->nout + n + TRACE_TIMES_MAX > sizeof t->out)
+        return false;
+    char *o = t->out + t->nout;
+    if (t->o.format == TRACE_CSV) {
+        size_t k = trace_line_csv_times(o, start, end);
+        memcpy(o + k, part, n);
+        t->nout += k + n;
+    } else {
+        memcpy(o, part, n);
+        t->nout += n + trace_line_text_times(o + n, end);
+    }
+    return true;
+}
+
+static void write_insn(struct trace *t, const struct trace_insn *in)
+{
+    write_line(t, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
 /* The instruction seen last has completed (or, faulting, was refunded). */
@@ -287,32 +384,35 @@ static bool wanted(const struct trace *t, bool kernel)
     return t->o.insns == INSNS_ALL || (t->o.insns == INSNS_KERNEL) == kernel;
 }
 
-/* An instruction about to run, with its cost: it ends when the next one
- * starts (or faults, and was not charged: see on_delivery). */
-static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
+/*
+ * The index-th instruction of the current block ran, with its cost, from
+ * start (the block's start and the cost of those before it): it ends when
+ * the next one starts (or faults, and was not charged: see on_delivery).
+ * One the next is told with (last false) is written at once; the last one
+ * told waits for the next event, which may cut it short.
+ */
+static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_t start,
+                     bool last)
 {
-    struct trace *t = ctx;
-    uint32_t index;
-    const struct insn *in = block_find_insn(m->cur_block, addr, &index);
+    const struct insn *in = &m->cur_block->insns[index];
     /* The one before was partly refunded (refund_current_insn): it ended
      * where this one starts. */
-    if (in && t->pending.valid) {
-        uint64_t start = m->block_start_cycles + block_prefix_cost(m->cur_block, index);
+    if (t->pending.valid) {
         if (start >= t->pending.start && start < t->pending.end)
             t->pending.end = start;
+        flush_insn(t);
     }
-    flush_insn(t);
     /* Boot is the same every run; tracing starts with the program. */
-    if (!in || index >= m->cur_limit || !t->sys->user_started)
+    if (index >= m->cur_limit || !t->sys->user_started)
         return;
-    bool kernel = in_kernel_ram(addr);
+    bool kernel = in_kernel_ram(in->addr);
     if (!wanted(t, kernel))
         return;
-    uint64_t end = m->block_start_cycles + block_prefix_cost(m->cur_block, index + 1);
+    uint64_t end = start + in->cost;
     uint64_t cost = in->cost;
     /* A rep op, the last of its block, is charged run by run (machine.h):
-     * this run's start-up and element, at the block's entry or after this
-     * hook. */
+     * this run's start-up and element, at the block's entry or by its code
+     * hook (which acts after the instruction is told). */
     if (in->flags & SPECIAL_REP && m->rep_charged == in) {
         cost = rep_step_cost(m, in, m->rep_step);
         end = m->cycles;
@@ -322,17 +422,40 @@ static void on_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
     }
     if (!trace_in_window(t, end - cost, end))
         return;
-    struct trace_insn *p = &t->pending;
-    (void)size;
+    if (!last && t->o.format != TRACE_JSON && cost == in->cost &&
+        write_memo_line(t, m, m->cur_block, index, end - cost, end))
+        return;
+    out_flush(t);
     const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+    if (!last) {
+        write_line(t, in->addr, kernel, text, end - cost, end);
+        return;
+    }
+    struct trace_insn *p = &t->pending;
     size_t n = strnlen(text, sizeof p->text - 1);
     memcpy(p->text, text, n);
     p->text[n] = 0;
-    p->addr = addr;
+    p->addr = in->addr;
     p->kernel = kernel;
     p->start = end - cost;
     p->end = end;
     p->valid = true;
+}
+
+static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
+{
+    const struct block *b = m->cur_block;
+    if (!b) {
+        /* code with no decoded block ran: the one before it completed */
+        flush_insn(ctx);
+        return;
+    }
+    uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
+    for (uint32_t i = from; i < to; i++) {
+        insn_ran(ctx, m, i, start, i + 1 == to);
+        start += b->insns[i].cost;
+    }
+    out_flush(ctx);
 }
 
 /* A fault: the instruction seen last did not complete, and its cost was
@@ -362,7 +485,7 @@ int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys
         .signal = on_signal, .exit = on_exit_record,
     };
     const struct machine_observer o = {
-        .ctx = t, .insn = t->o.insns != INSNS_NONE ? on_insn : NULL, .delivery = on_delivery,
+        .ctx = t, .insns = t->o.insns != INSNS_NONE ? on_insns : NULL, .delivery = on_delivery,
         .sysenter = on_sysenter,
     };
     t->m = m;

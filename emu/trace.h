@@ -51,6 +51,8 @@ struct trace {
     size_t last_sym;            /* the symbol of the instruction written last */
     struct trace_insn pending;
     struct trace_line line;     /* an instruction's line, formatted */
+    size_t nout;                /* lines of a block not yet in the FILE */
+    char out[1 << 16];
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either

@@ -37,22 +37,33 @@ static void put_hex8(struct trace_line *l, uint32_t v)
     put(l, s, 8);
 }
 
+static const char pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* centi / 100 as "%.2f" does: the integer part, a point, two digits. */
 static size_t cycles_text(char out[32], uint64_t centi)
 {
-    char rev[24];
-    size_t n = 0, k = 0;
+    char rev[32], *p = rev + sizeof rev;
     uint64_t whole = centi / 100;
-    unsigned frac = (unsigned)(centi % 100);
-    do
-        rev[n++] = (char)('0' + whole % 10);
-    while ((whole /= 10) != 0);
-    while (n)
-        out[k++] = rev[--n];
-    out[k++] = '.';
-    out[k++] = (char)('0' + frac / 10);
-    out[k++] = (char)('0' + frac % 10);
-    return k;
+    p -= 2;
+    memcpy(p, pairs + 2 * (centi % 100), 2);
+    *--p = '.';
+    while (whole >= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (whole % 100), 2);
+        whole /= 100;
+    }
+    if (whole >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * whole, 2);
+    } else {
+        *--p = (char)('0' + whole);
+    }
+    size_t n = (size_t)(rev + sizeof rev - p);
+    memcpy(out, p, n);
+    return n;
 }
 
 static void put_cycles(struct trace_line *l, uint64_t centi, int width)
@@ -82,8 +93,8 @@ static void put_csv(struct trace_line *l, const char *s)
     put(l, "\"", 1);
 }
 
-void trace_line_text(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
-                     const char *text, uint64_t cost, uint64_t end)
+void trace_line_text_head(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                          const char *text, uint64_t cost)
 {
     l->len = 0;
     put(l, "  ", 2);
@@ -95,20 +106,35 @@ void trace_line_text(struct trace_line *l, uint32_t addr, bool kernel, const cha
     put(l, " +", 2);
     put_cycles(l, cost, -7);
     put(l, " ", 1);
-    put_cycles(l, end, 12);
-    put(l, "\n", 1);
 }
 
-void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
-                    const char *text, uint64_t start, uint64_t end)
+size_t trace_line_text_times(char *out, uint64_t end)
+{
+    char s[32];
+    size_t n = cycles_text(s, end), k = 0;
+    if (n < 12) {
+        memset(out, ' ', 12 - n);
+        k = 12 - n;
+    }
+    memcpy(out + k, s, n);
+    out[k + n] = '\n';
+    return k + n + 1;
+}
+
+void trace_line_text(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                     const char *text, uint64_t cost, uint64_t end)
+{
+    char s[TRACE_TIMES_MAX];
+    trace_line_text_head(l, addr, kernel, sym, text, cost);
+    put(l, s, trace_line_text_times(s, end));
+}
+
+void trace_line_csv_tail(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                         const char *text, uint64_t cost)
 {
     l->len = 0;
-    put(l, "insn,,,,,,,,,,,,,", 17);
-    put_cycles(l, start, 0);
     put(l, ",", 1);
-    put_cycles(l, end, 0);
-    put(l, ",", 1);
-    put_cycles(l, end - start, 0);
+    put_cycles(l, cost, 0);
     put(l, ",,,,,", 5);
     put_hex8(l, addr);
     put(l, ",", 1);
@@ -116,4 +142,26 @@ void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char
     put(l, kernel ? ",kernel," : ",user,", kernel ? 8 : 6);
     put_csv(l, text);
     put(l, "\n", 1);
+}
+
+size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end)
+{
+    static const char lead[] = "insn,,,,,,,,,,,,,";
+    size_t k = sizeof lead - 1;
+    memcpy(out, lead, k);
+    k += cycles_text(out + k, start);
+    out[k++] = ',';
+    k += cycles_text(out + k, end);
+    return k;
+}
+
+void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                    const char *text, uint64_t start, uint64_t end)
+{
+    struct trace_line tail;
+    char s[TRACE_TIMES_MAX];
+    trace_line_csv_tail(&tail, addr, kernel, sym, text, end - start);
+    l->len = 0;
+    put(l, s, trace_line_csv_times(s, start, end));
+    put(l, tail.buf, tail.len);
 }

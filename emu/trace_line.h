@@ -26,4 +26,17 @@ void trace_line_text(struct trace_line *l, uint32_t addr, bool kernel, const cha
 void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
                     const char *text, uint64_t start, uint64_t end);
 
+/* The same lines in two parts: what an instruction's line always has
+ * (text: up to END; CSV: from the comma after END), made once, and what
+ * changes each time it runs (trace_line_*_times). The head or tail is the
+ * line's buffer; times_* write into out, which has TRACE_TIMES_MAX bytes,
+ * and return the length. */
+#define TRACE_TIMES_MAX 64
+void trace_line_text_head(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                          const char *text, uint64_t cost);
+size_t trace_line_text_times(char *out, uint64_t end);
+void trace_line_csv_tail(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
+                         const char *text, uint64_t cost);
+size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end);
+
 #endif

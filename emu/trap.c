@@ -413,7 +413,11 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
     struct machine *m = user;
     (void)uc;
     engine_iret_restore(&m->mem, &m->iret_patch);
-    uint32_t eip = reg_read(m, UC_X86_REG_EIP), base = code_segment_base(m);
+    uint32_t eip = reg_read(m, UC_X86_REG_EIP), base = code_segment_base(m), at;
+    /* what ran is told first: through a faulting instruction (at EIP), or
+     * the block up to where it stopped (a trap or int n: EIP after it) */
+    machine_tell_insns(m, block_find_insn(m->cur_block, base + eip, &at) ? at + 1
+                                                                        : m->cur_limit);
     const struct insn *soft = software_int(m, intno, base + eip);
 
     if (soft) {

@@ -1,7 +1,7 @@
 /*
  * The machine core (emu/machine.c): observers hear the CPU's events in the
- * order they subscribed, the every-instruction hook costs nothing until
- * someone asks for it, the first reason to stop wins, and the cycle
+ * order they subscribed, instructions are told (per block, no hook on each)
+ * only to an observer that asks, as far as they ran, the first reason to stop wins, and the cycle
  * counters charge, refund and place instructions exactly.
  */
 #include <check.h>
@@ -34,13 +34,14 @@ static void heard(void *ctx, struct machine *m, const struct delivery_event *e)
         order[norder++] = who;
 }
 
-static void saw_insn(void *ctx, struct machine *m, uint32_t addr, uint32_t size)
+static void saw_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
 {
     (void)ctx;
-    (void)m;
-    (void)size;
-    if (addr >= BARE_UCODE && addr < BARE_UCODE + 16)
-        insns_seen++;
+    for (uint32_t i = from; i < to; i++) {
+        uint32_t addr = m->cur_block->insns[i].addr;
+        if (addr >= BARE_UCODE && addr < BARE_UCODE + 16)
+            insns_seen++;
+    }
 }
 
 START_TEST(observers_hear_a_delivery_in_the_order_they_subscribed)
@@ -73,17 +74,33 @@ START_TEST(there_is_room_for_a_bounded_number_of_observers)
 }
 END_TEST
 
-START_TEST(the_instruction_hook_goes_in_only_for_an_observer_that_wants_it)
+START_TEST(instructions_are_told_to_an_observer_that_wants_them)
 {
     uint8_t code[] = { 0x90, 0x90, 0x90, 0xf4 };     /* nop x3; hlt (#GP at CPL 3) */
     bare_write(&b, BARE_UCODE, code, sizeof code);
-    ck_assert(!b.m.insn_hooked);                     /* the accounting needs none */
-    const struct machine_observer o = { .insn = saw_insn };
+    ck_assert(!b.m.insn_observed);                   /* the accounting needs none */
+    const struct machine_observer o = { .insns = saw_insns };
     ck_assert_int_eq(machine_observe(&b.m, &o), 0);
-    ck_assert(b.m.insn_hooked);
+    ck_assert(b.m.insn_observed);
     bare_run(&b, BARE_UCODE, true);
     ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
     ck_assert_int_eq(insns_seen, 4);                 /* the three nops and the hlt */
+}
+END_TEST
+
+/* The instructions are told per block, not by a hook on each: a block a
+ * fault cuts short is told through the faulting instruction, not to its
+ * end. */
+START_TEST(a_block_cut_short_by_a_fault_is_told_through_the_faulting_instruction)
+{
+    /* nop; nop; xor ecx, ecx; div ecx (#DE); nop; nop; hlt */
+    uint8_t code[] = { 0x90, 0x90, 0x31, 0xc9, 0xf7, 0xf1, 0x90, 0x90, 0xf4 };
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    const struct machine_observer o = { .insns = saw_insns };
+    ck_assert_int_eq(machine_observe(&b.m, &o), 0);
+    bare_run(&b, BARE_UCODE, true);
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_DE);
+    ck_assert_int_eq(insns_seen, 4);                 /* two nops, xor and div */
 }
 END_TEST
 
@@ -330,7 +347,8 @@ Suite *machine_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, observers_hear_a_delivery_in_the_order_they_subscribed);
     tcase_add_test(tc, there_is_room_for_a_bounded_number_of_observers);
-    tcase_add_test(tc, the_instruction_hook_goes_in_only_for_an_observer_that_wants_it);
+    tcase_add_test(tc, instructions_are_told_to_an_observer_that_wants_them);
+    tcase_add_test(tc, a_block_cut_short_by_a_fault_is_told_through_the_faulting_instruction);
     tcase_add_test(tc, the_first_reason_to_stop_wins);
     tcase_add_test(tc, charging_refunding_and_placing_in_a_block);
     tcase_add_loop_test(tc, a_rep_movsl_of_n_elements_pays_its_start_up_once, 0, 4);
