@@ -30,6 +30,12 @@ int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t 
 /* Map every region of mem into another engine too: the same host pages. */
 int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
+/* Map the pages [lo, hi) of one region into the engine as a mapping of
+ * their own, apart from the rest of the region (docs/unicorn.md, quirk 24:
+ * stores near code cost more). The same host pages: the guest sees no
+ * change. 0, or -1 (the engine's memory is then unusable). */
+int memory_map_code_apart(uc_engine *uc, const struct guest_memory *mem, uint32_t lo,
+                          uint32_t hi);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL
  * (inline: the block hook asks it for every block's bytes). */
 static inline uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len)
