@@ -158,21 +158,6 @@ static int new_tree_and_record(struct machine *m)
     return rc;
 }
 
-/* Every CPU's engine maps the kernel's code apart from its data
- * (memory.h): the kernel's stores are most of a page fault's. */
-static int map_kernel_code_apart(struct machine *m, const uint8_t *image, size_t size)
-{
-    uint32_t lo, hi;
-    int n = m->ncpus > 1 ? m->ncpus : 1;
-
-    if (kernel_code_range(image, size, &lo, &hi))
-        return 0;
-    for (int c = 0; c < n; c++)
-        if (memory_map_code_apart(n > 1 ? m->engines[c] : m->uc, &m->mem, lo, hi))
-            return machine_fail(m, 125, "cannot map the kernel's code at %08x-%08x", lo, hi);
-    return 0;
-}
-
 int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
 {
     char err[256];
@@ -180,8 +165,6 @@ int machine_boot_image(struct machine *m, const uint8_t *image, size_t size)
     if (ksyms_load(&m->ksyms, image, size, err, sizeof err) ||
         kernel_load(image, size, &m->mem, err, sizeof err))
         return machine_fail(m, 125, "%s", err);
-    if ((rc = map_kernel_code_apart(m, image, size)))
-        return rc;
     if ((rc = new_tree_and_record(m)))
         return rc;
     reg_write(m, UC_X86_REG_EBX, BOOT_RECORD_ADDR);
@@ -208,9 +191,8 @@ int machine_write_boot_record(struct machine *m)
 
 int machine_boot(struct machine *m)
 {
-    if (m->ncpus > 1)
-        return machine_boot_image(m, kernel_smp_image_start,
-                                  (size_t)(kernel_smp_image_end - kernel_smp_image_start));
-    return machine_boot_image(m, kernel_image_start,
-                              (size_t)(kernel_image_end - kernel_image_start));
+    const uint8_t *image;
+    size_t size;
+    kernel_builtin(m->ncpus, &image, &size);
+    return machine_boot_image(m, image, size);
 }

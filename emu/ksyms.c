@@ -141,3 +141,11 @@ int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t 
     *hi = (uint32_t)end;
     return 0;
 }
+
+void kernel_builtin(int ncpus, const uint8_t **image, size_t *size)
+{
+    bool smp = ncpus > 1;
+    *image = smp ? kernel_smp_image_start : kernel_image_start;
+    *size = (size_t)(smp ? kernel_smp_image_end - kernel_smp_image_start
+                         : kernel_image_end - kernel_image_start);
+}

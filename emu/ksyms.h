@@ -48,6 +48,9 @@ int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,
  * when it has none. */
 int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t *hi);
 
+/* The built-in image a machine of ncpus CPUs boots. */
+void kernel_builtin(int ncpus, const uint8_t **image, size_t *size);
+
 extern const uint8_t kernel_image_start[], kernel_image_end[];
 extern const uint8_t kernel_smp_image_start[], kernel_smp_image_end[];
 

@@ -22,6 +22,10 @@ struct mem_region {
 struct guest_memory {
     struct mem_region regions[4];
     int count;
+    /* Pages of code [code_lo, code_hi) that a region holding them maps into
+     * each engine apart from the rest of it (memory.c): the same host
+     * memory, cheaper stores next to it. 0, 0: none. */
+    uint32_t code_lo, code_hi;
 };
 
 /* Back [base, base+size) with fresh zeroed host memory. 0 or -1. */
@@ -30,12 +34,6 @@ int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t 
 /* Map every region of mem into another engine too: the same host pages. */
 int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
-/* Map the pages [lo, hi) of one region into the engine as a mapping of
- * their own, apart from the rest of the region (docs/unicorn.md, quirk 24:
- * stores near code cost more). The same host pages: the guest sees no
- * change. 0, or -1 (the engine's memory is then unusable). */
-int memory_map_code_apart(uc_engine *uc, const struct guest_memory *mem, uint32_t lo,
-                          uint32_t hi);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL
  * (inline: the block hook asks it for every block's bytes). */
 static inline uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len)
