@@ -191,9 +191,8 @@ int machine_write_boot_record(struct machine *m)
 
 int machine_boot(struct machine *m)
 {
-    if (m->ncpus > 1)
-        return machine_boot_image(m, kernel_smp_image_start,
-                                  (size_t)(kernel_smp_image_end - kernel_smp_image_start));
-    return machine_boot_image(m, kernel_image_start,
-                              (size_t)(kernel_image_end - kernel_image_start));
+    const uint8_t *image;
+    size_t size;
+    kernel_builtin(m->ncpus, &image, &size);
+    return machine_boot_image(m, image, size);
 }

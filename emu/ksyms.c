@@ -117,3 +117,35 @@ int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,
     }
     return 0;
 }
+
+int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t *hi)
+{
+    const Elf32_Ehdr *eh = elf_header(image, size);
+    uint64_t start = UINT64_MAX, end = 0;
+
+    if (!eh || !range_ok(size, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf32_Phdr)))
+        return -1;
+    const Elf32_Phdr *ph = (const Elf32_Phdr *)(image + eh->e_phoff);
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) || ph[i].p_memsz == 0)
+            continue;
+        uint64_t a = ph[i].p_vaddr & ~(uint64_t)(PAGE_SIZE - 1);
+        uint64_t b = ((uint64_t)ph[i].p_vaddr + ph[i].p_memsz + PAGE_SIZE - 1) &
+                     ~(uint64_t)(PAGE_SIZE - 1);
+        start = a < start ? a : start;
+        end = b > end ? b : end;
+    }
+    if (end == 0 || end > UINT32_MAX)
+        return -1;
+    *lo = (uint32_t)start;
+    *hi = (uint32_t)end;
+    return 0;
+}
+
+void kernel_builtin(int ncpus, const uint8_t **image, size_t *size)
+{
+    bool smp = ncpus > 1;
+    *image = smp ? kernel_smp_image_start : kernel_image_start;
+    *size = (size_t)(smp ? kernel_smp_image_end - kernel_smp_image_start
+                         : kernel_image_end - kernel_image_start);
+}

@@ -44,6 +44,13 @@ uint32_t ksym_find(const uint8_t *image, size_t size, const char *name);
 int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,
                 char *err, size_t errlen);
 
+/* The pages the image's executable segments occupy, [*lo, *hi): 0, or -1
+ * when it has none. */
+int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t *hi);
+
+/* The built-in image a machine of ncpus CPUs boots. */
+void kernel_builtin(int ncpus, const uint8_t **image, size_t *size);
+
 extern const uint8_t kernel_image_start[], kernel_image_end[];
 extern const uint8_t kernel_smp_image_start[], kernel_smp_image_end[];
 

@@ -54,6 +54,13 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "cannot open a Unicorn x86 engine");
     if (engine_probe_layout_on(m->uc, &m->layout, err, sizeof err))
         return machine_fail(m, 125, "%s", err);
+    /* The kernel's code gets mappings of its own (memory.h): a page
+     * fault's host time is mostly the kernel's stores. */
+    const uint8_t *image;
+    size_t image_size;
+    kernel_builtin(opts->smp > 1 ? opts->smp : 1, &image, &image_size);
+    if (kernel_code_range(image, image_size, &m->mem.code_lo, &m->mem.code_hi))
+        m->mem.code_lo = m->mem.code_hi = 0;
     if (engine_back_memory(m->uc, &m->mem))
         return machine_fail(m, 125, "cannot map guest memory");
     m->as = addrspaces_new(guest_ptr(&m->mem, 0, USER_SPACE_TOP), err, sizeof err);

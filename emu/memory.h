@@ -22,6 +22,10 @@ struct mem_region {
 struct guest_memory {
     struct mem_region regions[4];
     int count;
+    /* Pages of code [code_lo, code_hi) that a region holding them maps into
+     * each engine apart from the rest of it (memory.c): the same host
+     * memory, cheaper stores next to it. 0, 0: none. */
+    uint32_t code_lo, code_hi;
 };
 
 /* Back [base, base+size) with fresh zeroed host memory. 0 or -1. */
