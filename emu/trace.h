@@ -21,6 +21,8 @@
 #include "symbols.h"
 #include "syscalls.h"
 #include "trace_json.h"
+#include "trace_memo.h"
+#include "trace_out.h"
 
 enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_CSV };
 enum trace_insns { INSNS_NONE, INSNS_USER, INSNS_KERNEL, INSNS_ALL };
@@ -42,7 +44,7 @@ struct trace_insn {
 };
 
 struct trace {
-    FILE *f;
+    struct trace_out out;
     struct trace_options o;
     struct json_trace json;     /* the JSON writer, when the format is JSON */
     struct machine *m;
@@ -51,8 +53,7 @@ struct trace {
     size_t last_sym;            /* the symbol of the instruction written last */
     struct trace_insn pending;
     struct trace_line line;     /* an instruction's line, formatted */
-    size_t nout;                /* lines of a block not yet in the FILE */
-    char out[1 << 16];
+    struct memo_maker memo;     /* how its lines' memos are made */
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either
