@@ -2,14 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct line_memo {
-    uint32_t sym_gen;
-    bool csv;
-    uint32_t ninsns;
-    uint32_t off[];             /* ninsns + 1 offsets into the chars after */
-};
-
-static char *memo_chars(const struct line_memo *lm)
+static char *memo_chars(struct line_memo *lm)
 {
     return (char *)&lm->off[lm->ninsns + 1];
 }
@@ -61,35 +54,13 @@ static struct line_memo *make_memo(const struct memo_maker *mk, struct block_cac
     return lm;
 }
 
-const struct line_memo *line_memo_of(const struct memo_maker *mk, struct block_cache *bc,
-                                     struct block *b)
+const struct line_memo *line_memo_make(const struct memo_maker *mk, struct block_cache *bc,
+                                       struct block *b)
 {
-    struct line_memo *lm = b->memo;
-    if (lm && lm->sym_gen == sym_generation(mk) && lm->csv == mk->csv)
-        return lm;
-    lm = make_memo(mk, bc, b);
+    struct line_memo *lm = make_memo(mk, bc, b);
     if (!lm)
         return NULL;
     free(b->memo);
     b->memo = lm;
     return lm;
-}
-
-size_t line_memo_max(const struct line_memo *lm, uint32_t index)
-{
-    return lm->off[index + 1] - lm->off[index] + TRACE_TIMES_MAX;
-}
-
-size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out, uint64_t start,
-                      uint64_t end)
-{
-    const char *part = memo_chars(lm) + lm->off[index];
-    size_t n = lm->off[index + 1] - lm->off[index];
-    if (lm->csv) {
-        size_t k = trace_line_csv_times(out, start, end);
-        memcpy(out + k, part, n);
-        return k + n;
-    }
-    memcpy(out, part, n);
-    return n + trace_line_text_times(out + n, end);
 }

@@ -11,11 +11,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "decode.h"
 #include "symbols.h"
 #include "trace_line.h"
 
-struct line_memo;
+/* The parts, one after another; off[i] is where the i-th begins. */
+struct line_memo {
+    uint32_t sym_gen;
+    bool csv;
+    uint32_t ninsns;
+    uint32_t off[];             /* ninsns + 1 offsets into the chars after */
+};
 
 /* What a memo is made from: the format, the symbols (NULL: none) and the
  * look-up hint and line buffer the trace keeps. */
@@ -26,14 +33,46 @@ struct memo_maker {
     struct trace_line *line;
 };
 
-/* b's memo, made (or remade, if stale) now; NULL if out of memory. */
-const struct line_memo *line_memo_of(const struct memo_maker *mk, struct block_cache *bc,
-                                     struct block *b);
+/* b's memo made (or remade) now; NULL if out of memory. */
+const struct line_memo *line_memo_make(const struct memo_maker *mk, struct block_cache *bc,
+                                       struct block *b);
+
+/* (Inline: a traced instruction's every line goes through these.) */
+static inline const char *line_memo_chars(const struct line_memo *lm)
+{
+    return (const char *)&lm->off[lm->ninsns + 1];
+}
+
+/* b's memo, made now if it has none or a stale one; NULL if out of memory. */
+static inline const struct line_memo *line_memo_of(const struct memo_maker *mk,
+                                                   struct block_cache *bc, struct block *b)
+{
+    const struct line_memo *lm = b->memo;
+    if (lm && lm->sym_gen == (mk->syms ? mk->syms->generation : 0) && lm->csv == mk->csv)
+        return lm;
+    return line_memo_make(mk, bc, b);
+}
+
 /* The longest line the index-th instruction's memo makes. */
-size_t line_memo_max(const struct line_memo *lm, uint32_t index);
+static inline size_t line_memo_max(const struct line_memo *lm, uint32_t index)
+{
+    return lm->off[index + 1] - lm->off[index] + TRACE_TIMES_MAX;
+}
+
 /* That line, which ran in [start, end) centicycles, into out (room for
  * line_memo_max bytes); returns its length. */
-size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out, uint64_t start,
-                      uint64_t end);
+static inline size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out,
+                                    uint64_t start, uint64_t end)
+{
+    const char *part = line_memo_chars(lm) + lm->off[index];
+    size_t n = lm->off[index + 1] - lm->off[index];
+    if (lm->csv) {
+        size_t k = trace_line_csv_times(out, start, end);
+        memcpy(out + k, part, n);
+        return k + n;
+    }
+    memcpy(out, part, n);
+    return n + trace_line_text_times(out + n, end);
+}
 
 #endif

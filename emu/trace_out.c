@@ -62,26 +62,13 @@ static void write_all(struct trace_out *o, const char *p, size_t n)
     }
 }
 
-static void drain(struct trace_out *o)
+void trace_out_drain(struct trace_out *o)
 {
     if (o->f)
         fwrite(o->buf, 1, o->len, o->f);
     else
         write_all(o, o->buf, o->len);
     o->len = 0;
-}
-
-char *trace_out_room(struct trace_out *o, size_t n)
-{
-    if (o->cap - o->len < n)
-        drain(o);
-    return o->cap - o->len < n ? NULL : o->buf + o->len;
-}
-
-void trace_out_sync(struct trace_out *o)
-{
-    if (o->f && o->len)
-        drain(o);
 }
 
 void trace_out_write(struct trace_out *o, const void *p, size_t n)
@@ -118,7 +105,7 @@ void trace_out_putc(struct trace_out *o, char c)
         return;
     }
     if (o->len == o->cap)
-        drain(o);
+        trace_out_drain(o);
     o->buf[o->len++] = c;
 }
 
@@ -130,7 +117,7 @@ static void direct_printf(struct trace_out *o, const char *fmt, va_list ap)
     va_copy(again, ap);
     int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
     if (n >= 0 && (size_t)n >= o->cap - o->len) {
-        drain(o);
+        trace_out_drain(o);
         if ((size_t)n < o->cap) {
             vsnprintf(o->buf, o->cap, fmt, again);
         } else {
@@ -170,7 +157,7 @@ int trace_out_close(struct trace_out *o)
         rc |= fclose(o->f);
         why = errno;
     } else {
-        drain(o);
+        trace_out_drain(o);
         why = o->err;
         rc = close(o->fd) || why;
         if (!why)

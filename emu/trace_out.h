@@ -31,16 +31,29 @@ int trace_out_open(struct trace_out *o, const char *path);
 /* Write what is buffered and close; -1 with errno if any write failed. */
 int trace_out_close(struct trace_out *o);
 
+/* Write out (direct) or hand to the FILE (stdio) what is buffered. */
+void trace_out_drain(struct trace_out *o);
+
+/* (Inline: a traced instruction's every line goes through these.) */
 /* Room for n bytes at the end of the buffer (writing it out first if it
  * has not), or NULL if n is more than it can ever hold. */
-char *trace_out_room(struct trace_out *o, size_t n);
+static inline char *trace_out_room(struct trace_out *o, size_t n)
+{
+    if (o->cap - o->len < n)
+        trace_out_drain(o);
+    return o->cap - o->len < n ? NULL : o->buf + o->len;
+}
 static inline void trace_out_commit(struct trace_out *o, size_t n)
 {
     o->len += n;
 }
 /* stdio: hand the buffer to the FILE, as the next byte written may be
  * the program's (no-op when direct). */
-void trace_out_sync(struct trace_out *o);
+static inline void trace_out_sync(struct trace_out *o)
+{
+    if (o->f && o->len)
+        trace_out_drain(o);
+}
 
 /* As fwrite, fputs, fputc and fprintf; stdio: after a sync. */
 void trace_out_write(struct trace_out *o, const void *p, size_t n);
