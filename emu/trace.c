@@ -184,8 +184,45 @@ static bool write_memo_line(struct trace *t, struct machine *m, uint32_t index, 
     return true;
 }
 
+static uint32_t sym_generation(const struct trace *t)
+{
+    return t->syms ? t->syms->generation : 0;
+}
+
+/* Keep the memo's part of the index-th instruction of the current block
+ * with p, which ran whole with cost. */
+static void keep_memo_part(struct trace *t, struct machine *m, uint32_t index, uint64_t cost,
+                           struct trace_insn *p)
+{
+    size_t n;
+    const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)m->cur_block);
+    if (!lm)
+        return;
+    const char *part = line_memo_part(lm, index, &n);
+    if (n > sizeof p->part)
+        return;
+    memcpy(p->part, part, n);
+    p->memo_len = (uint32_t)n;
+    p->memo_gen = sym_generation(t);
+    p->memo_cost = cost;
+}
+
+/* From its memo part if it ran whole, under the symbols it was told under
+ * (the same bytes as write_line's). */
 static void write_insn(struct trace *t, const struct trace_insn *in)
 {
+    if (in->memo_len && in->end - in->start == in->memo_cost &&
+        in->memo_gen == sym_generation(t)) {
+        if (!trace_in_window(t, in->start, in->end))
+            return;
+        char *out = trace_out_room(&t->out, in->memo_len + TRACE_TIMES_MAX);
+        if (out) {
+            trace_out_commit(&t->out, line_memo_join(t->memo.csv, in->part, in->memo_len, out,
+                                                     in->start, in->end));
+            trace_out_sync(&t->out);
+            return;
+        }
+    }
     write_line(t, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
@@ -362,6 +399,9 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
     p->start = end - cost;
     p->end = end;
     p->valid = true;
+    p->memo_len = 0;
+    if (t->o.format != TRACE_JSON && cost == in->cost)
+        keep_memo_part(t, m, index, cost, p);
 }
 
 static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)

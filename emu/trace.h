@@ -41,6 +41,11 @@ struct trace_insn {
     bool kernel;
     uint64_t start, end;        /* centicycles */
     char text[INSN_TEXT_MAX];   /* a copy: the block may go before this is written */
+    /* A copy of its memo's part (trace_memo.h), which makes its line if it
+     * ran whole (cost memo_cost) under the same symbols; memo_len 0: none. */
+    uint32_t memo_len, memo_gen;
+    uint64_t memo_cost;
+    char part[TRACE_LINE_MAX];
 };
 
 struct trace {

@@ -59,20 +59,36 @@ static inline size_t line_memo_max(const struct line_memo *lm, uint32_t index)
     return lm->off[index + 1] - lm->off[index] + TRACE_TIMES_MAX;
 }
 
-/* That line, which ran in [start, end) centicycles, into out (room for
- * line_memo_max bytes); returns its length. */
-static inline size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out,
+/* The index-th instruction's part, of *n bytes. */
+static inline const char *line_memo_part(const struct line_memo *lm, uint32_t index, size_t *n)
+{
+    *n = lm->off[index + 1] - lm->off[index];
+    return line_memo_chars(lm) + lm->off[index];
+}
+
+/* A line from its part (n bytes) and the times it ran, [start, end)
+ * centicycles, into out (room for n + TRACE_TIMES_MAX bytes); returns its
+ * length. */
+static inline size_t line_memo_join(bool csv, const char *part, size_t n, char *out,
                                     uint64_t start, uint64_t end)
 {
-    const char *part = line_memo_chars(lm) + lm->off[index];
-    size_t n = lm->off[index + 1] - lm->off[index];
-    if (lm->csv) {
+    if (csv) {
         size_t k = trace_line_csv_times(out, start, end);
         memcpy(out + k, part, n);
         return k + n;
     }
     memcpy(out, part, n);
     return n + trace_line_text_times(out + n, end);
+}
+
+/* The index-th instruction's line, which ran in [start, end), into out
+ * (room for line_memo_max bytes); returns its length. */
+static inline size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out,
+                                    uint64_t start, uint64_t end)
+{
+    size_t n;
+    const char *part = line_memo_part(lm, index, &n);
+    return line_memo_join(lm->csv, part, n, out, start, end);
 }
 
 #endif
