@@ -83,25 +83,23 @@ const char *trace_symbol(const struct trace *t, uint32_t addr, char *buf, size_t
 struct trace *trace_open(const struct trace_options *o, uint32_t clock_mhz, const char *name,
                          char *err, size_t errlen)
 {
-    FILE *f = fopen(o->path, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write trace %s: %s", o->path, strerror(errno));
-        return NULL;
-    }
     struct trace *t = calloc(1, sizeof *t);
     if (!t) {
-        fclose(f);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    setvbuf(f, NULL, _IOFBF, 1 << 20);   /* a line per instruction */
-    t->f = f;
+    if (trace_out_open(&t->out, o->path)) {
+        snprintf(err, errlen, "cannot write trace %s: %s", o->path, strerror(errno));
+        free(t);
+        return NULL;
+    }
     t->o = *o;
-    t->json = (struct json_trace){ f, clock_mhz ? clock_mhz : 1, true };
+    t->json = (struct json_trace){ &t->out, clock_mhz ? clock_mhz : 1, true };
+    t->memo = (struct memo_maker){ o->format == TRACE_CSV, NULL, &t->last_sym, &t->line };
     if (o->format == TRACE_JSON)
         trace_json_begin(&t->json, name);
     else if (o->format == TRACE_CSV)
-        fputs(csv_header, f);
+        trace_out_puts(&t->out, csv_header);
     return t;
 }
 
@@ -111,25 +109,25 @@ static double cyc(uint64_t centi)
 }
 
 /* A CSV field: quoted, with its quotes doubled, when it needs to be. */
-static void csv_field(FILE *f, const char *s)
+static void csv_field(struct trace_out *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
+        trace_out_puts(f, s);
         return;
     }
-    fputc('"', f);
+    trace_out_putc(f, '"');
     for (; *s; s++) {
         if (*s == '"')
-            fputc('"', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
+            trace_out_putc(f, '"');
+        trace_out_putc(f, *s == '\n' ? ' ' : *s);
     }
-    fputc('"', f);
+    trace_out_putc(f, '"');
 }
 
 /* kind,seq,name,path,return,nr,arg0..5,result: empty but the kind and name */
 static void csv_span(struct trace *t, const char *kind, uint64_t start, uint64_t end)
 {
-    fprintf(t->f, "%s,,,,,,,,,,,,,%.2f,%.2f,%.2f,,,,,,,%s,\n", kind, cyc(start), cyc(end),
+    trace_out_printf(&t->out, "%s,,,,,,,,,,,,,%.2f,%.2f,%.2f,,,,,,,%s,\n", kind, cyc(start), cyc(end),
             cyc(end - start), !strcmp(kind, "user") ? "user" : "kernel");
 }
 
@@ -143,7 +141,7 @@ static void write_span(struct trace *t, const char *kind, uint64_t start, uint64
     else if (t->o.format == TRACE_CSV)
         csv_span(t, kind, start, end);
     else
-        fprintf(t->f, "%6s %-8s from %.2f to %.2f: %.2f cycles\n", "-", kind, cyc(start),
+        trace_out_printf(&t->out, "%6s %-8s from %.2f to %.2f: %.2f cycles\n", "-", kind, cyc(start),
                 cyc(end), cyc(end - start));
 }
 
@@ -158,11 +156,11 @@ static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *
     switch (t->o.format) {
     case TRACE_TEXT:
         trace_line_text(&t->line, addr, kernel, sym, text, end - start, end);
-        fwrite(t->line.buf, 1, t->line.len, t->f);
+        trace_out_write(&t->out, t->line.buf, t->line.len);
         break;
     case TRACE_CSV:
         trace_line_csv(&t->line, addr, kernel, sym, text, start, end);
-        fwrite(t->line.buf, 1, t->line.len, t->f);
+        trace_out_write(&t->out, t->line.buf, t->line.len);
         break;
     case TRACE_JSON:
         trace_json_insn(&t->json, addr, kernel, text, sym, start, end);
@@ -170,100 +168,61 @@ static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *
     }
 }
 
-/*
- * Each block's lines as far as they never change (text: all but the end
- * cycles; CSV: all after them), made the first time the block is traced,
- * kept with it (block.memo) until its code or the symbols change: then a
- * traced instruction costs a copy and its cycles' digits.
- */
-struct line_memo {
-    uint32_t sym_gen;
-    uint32_t ninsns;
-    uint32_t off[];             /* ninsns + 1 offsets into the chars after */
-};
-
-static char *memo_chars(struct line_memo *lm)
+/* The index-th instruction of the current block's line, which ran in
+ * [start, end), from its memo: false if there is none to make it from. */
+static bool write_memo_line(struct trace *t, struct machine *m, uint32_t index, uint64_t start,
+                            uint64_t end)
 {
-    return (char *)&lm->off[lm->ninsns + 1];
-}
-
-static struct line_memo *make_memo(struct trace *t, struct machine *m, const struct block *b)
-{
-    struct line_memo *lm = b->memo;
-    uint32_t gen = t->syms ? t->syms->generation : 0;
-    if (lm && lm->sym_gen == gen)
-        return lm;
-    size_t head = sizeof *lm + (b->ninsns + 1) * sizeof lm->off[0], size = head, used = 0;
-    for (uint32_t pass = 0; pass < 2; pass++) {
-        if (pass) {
-            lm = malloc(size);
-            if (!lm)
-                return NULL;
-            lm->sym_gen = gen;
-            lm->ninsns = b->ninsns;
-        }
-        for (uint32_t i = 0; i < b->ninsns; i++) {
-            const struct insn *in = &b->insns[i];
-            char sym[128] = "";
-            if (t->syms)
-                symtab_format_near(t->syms, in->addr, sym, sizeof sym, &t->last_sym);
-            const char *text = block_insn_text(&m->blocks, b, i);
-            bool kernel = in_kernel_ram(in->addr);
-            if (t->o.format == TRACE_CSV)
-                trace_line_csv_tail(&t->line, in->addr, kernel, sym, text, in->cost);
-            else
-                trace_line_text_head(&t->line, in->addr, kernel, sym, text, in->cost);
-            if (pass) {
-                lm->off[i] = (uint32_t)used;
-                memcpy(memo_chars(lm) + used, t->line.buf, t->line.len);
-            } else {
-                size += t->line.len;
-            }
-            used += t->line.len;
-        }
-        if (pass)
-            lm->off[b->ninsns] = (uint32_t)used;
-        used = 0;
-    }
-    free(b->memo);
-    ((struct block *)b)->memo = lm;   /* a memo: the block means the same */
-    return lm;
-}
-
-static void out_flush(struct trace *t)
-{
-    fwrite(t->out, 1, t->nout, t->f);
-    t->nout = 0;
-}
-
-/* The line of the index-th instruction of b, which ran in [start, end):
- * false if there is no memo to make it from. */
-static bool write_memo_line(struct trace *t, struct machine *m, const struct block *b,
-                            uint32_t index, uint64_t start, uint64_t end)
-{
-    struct line_memo *lm = make_memo(t, m, b);
+    /* a memo: the block means the same */
+    const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)m->cur_block);
     if (!lm)
         return false;
-    const char *part = memo_chars(lm) + lm->off[index];
-    size_t n = lm->off[index + 1] - lm->off[index];
-    if (t->nout + n + TRACE_TIMES_MAX > sizeof t->out)
-        out_flush(t);
-    if (t->nout + n + TRACE_TIMES_MAX > sizeof t->out)
+    char *out = trace_out_room(&t->out, line_memo_max(lm, index));
+    if (!out)
         return false;
-    char *o = t->out + t->nout;
-    if (t->o.format == TRACE_CSV) {
-        size_t k = trace_line_csv_times(o, start, end);
-        memcpy(o + k, part, n);
-        t->nout += k + n;
-    } else {
-        memcpy(o, part, n);
-        t->nout += n + trace_line_text_times(o + n, end);
-    }
+    trace_out_commit(&t->out, line_memo_line(lm, index, out, start, end));
     return true;
 }
 
+static uint32_t sym_generation(const struct trace *t)
+{
+    return t->syms ? t->syms->generation : 0;
+}
+
+/* Keep the memo's part of the index-th instruction of the current block
+ * with p, which ran whole with cost. */
+static void keep_memo_part(struct trace *t, struct machine *m, uint32_t index, uint64_t cost,
+                           struct trace_insn *p)
+{
+    size_t n;
+    const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)m->cur_block);
+    if (!lm)
+        return;
+    const char *part = line_memo_part(lm, index, &n);
+    if (n > sizeof p->part)
+        return;
+    memcpy(p->part, part, n);
+    p->memo_len = (uint32_t)n;
+    p->memo_gen = sym_generation(t);
+    p->memo_cost = cost;
+}
+
+/* From its memo part if it ran whole, under the symbols it was told under
+ * (the same bytes as write_line's). */
 static void write_insn(struct trace *t, const struct trace_insn *in)
 {
+    if (in->memo_len && in->end - in->start == in->memo_cost &&
+        in->memo_gen == sym_generation(t)) {
+        if (!trace_in_window(t, in->start, in->end))
+            return;
+        char *out = trace_out_room(&t->out, in->memo_len + TRACE_TIMES_MAX);
+        if (out) {
+            trace_out_commit(&t->out, line_memo_join(t->memo.csv, in->part, in->memo_len, out,
+                                                     in->start, in->end));
+            trace_out_sync(&t->out);
+            return;
+        }
+    }
     write_line(t, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
@@ -289,7 +248,7 @@ static void write_record(struct trace *t, const struct syscall_record *r)
     trace_symbol(t, r->user_eip, sym, sizeof sym);
     switch (t->o.format) {
     case TRACE_TEXT:
-        fprintf(t->f, "%6" PRIu64 " %-8s %-9s %-16s nr=%-3u ret=%-8d in=%-8s out=%-7s "
+        trace_out_printf(&t->out, "%6" PRIu64 " %-8s %-9s %-16s nr=%-3u ret=%-8d in=%-8s out=%-7s "
                 "entry=%8.2f body=%8.2f exit=%8.2f total=%8.2f insns=%" PRIu64
                 " start=%.2f from=%s\n",
                 r->seq, kind, sys_path_name(r->path), record_name(r), r->nr, r->result,
@@ -297,18 +256,18 @@ static void write_record(struct trace *t, const struct syscall_record *r)
                 cyc(exit - body), cyc(r->end - exit), cyc(r->end - r->start),
                 r->insns_end - r->insns_start, cyc(r->start), sym[0] ? sym : "?");
         if (r->kernel_faults)
-            fprintf(t->f, "%6s %u fault(s) taken and fixed up in the kernel\n", "",
+            trace_out_printf(&t->out, "%6s %u fault(s) taken and fixed up in the kernel\n", "",
                     r->kernel_faults);
         break;
     case TRACE_CSV:
-        fprintf(t->f, "%s,%" PRIu64 ",%s,%s,%s,%u,%u,%u,%u,%u,%u,%u,%d,%.2f,%.2f,%.2f,%.2f,%.2f,"
+        trace_out_printf(&t->out, "%s,%" PRIu64 ",%s,%s,%s,%u,%u,%u,%u,%u,%u,%u,%d,%.2f,%.2f,%.2f,%.2f,%.2f,"
                 "%.2f,%" PRIu64 ",%08x,", kind, r->seq, record_name(r), sys_path_name(r->path),
                 sys_return_name(r->ret), r->nr, r->args[0], r->args[1], r->args[2], r->args[3],
                 r->args[4], r->args[5], r->result, cyc(r->start), cyc(r->end),
                 cyc(r->end - r->start), cyc(body - r->start), cyc(exit - body),
                 cyc(r->end - exit), r->insns_end - r->insns_start, r->user_eip);
-        csv_field(t->f, sym);
-        fputs(",user,\n", t->f);
+        csv_field(&t->out, sym);
+        trace_out_puts(&t->out, ",user,\n");
         break;
     case TRACE_JSON:
         trace_json_record(&t->json, r, sym);
@@ -352,10 +311,10 @@ static void on_signal(void *ctx, const struct signal_record *s)
         snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\"}", s->code, s->addr);
         trace_json_instant(&t->json, signal_name(s->signo), s->when, args);
     } else if (t->o.format == TRACE_CSV) {
-        fprintf(t->f, "signal,,%s,,,%u,,,,,,,,%.2f,%.2f,0.00,,,,,%08x,,user,\n",
+        trace_out_printf(&t->out, "signal,,%s,,,%u,,,,,,,,%.2f,%.2f,0.00,,,,,%08x,,user,\n",
                 signal_name(s->signo), s->signo, cyc(s->when), cyc(s->when), s->addr);
     } else {
-        fprintf(t->f, "%6s signal   %s si_code=%d si_addr=%#x at %.2f\n", "-",
+        trace_out_printf(&t->out, "%6s signal   %s si_code=%d si_addr=%#x at %.2f\n", "-",
                 signal_name(s->signo), s->code, s->addr, cyc(s->when));
     }
 }
@@ -372,10 +331,10 @@ static void on_exit_record(void *ctx, const struct exit_record *e)
         snprintf(args, sizeof args, "{\"%s\":%d}", e->killed ? "signal" : "status", e->status);
         trace_json_instant(&t->json, how, e->when, args);
     } else if (t->o.format == TRACE_CSV) {
-        fprintf(t->f, "%s,,,,,,,,,,,,%d,%.2f,%.2f,0.00,,,,,,,user,\n", how, e->status,
+        trace_out_printf(&t->out, "%s,,,,,,,,,,,,%d,%.2f,%.2f,0.00,,,,,,,user,\n", how, e->status,
                 cyc(e->when), cyc(e->when));
     } else {
-        fprintf(t->f, "%6s %-8s %d at %.2f\n", "-", how, e->status, cyc(e->when));
+        trace_out_printf(&t->out, "%6s %-8s %d at %.2f\n", "-", how, e->status, cyc(e->when));
     }
 }
 
@@ -423,9 +382,9 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
     if (!trace_in_window(t, end - cost, end))
         return;
     if (!last && t->o.format != TRACE_JSON && cost == in->cost &&
-        write_memo_line(t, m, m->cur_block, index, end - cost, end))
+        write_memo_line(t, m, index, end - cost, end))
         return;
-    out_flush(t);
+    trace_out_sync(&t->out);
     const char *text = block_insn_text(&m->blocks, m->cur_block, index);
     if (!last) {
         write_line(t, in->addr, kernel, text, end - cost, end);
@@ -440,6 +399,9 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
     p->start = end - cost;
     p->end = end;
     p->valid = true;
+    p->memo_len = 0;
+    if (t->o.format != TRACE_JSON && cost == in->cost)
+        keep_memo_part(t, m, index, cost, p);
 }
 
 static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
@@ -455,7 +417,7 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
         insn_ran(ctx, m, i, start, i + 1 == to);
         start += b->insns[i].cost;
     }
-    out_flush(ctx);
+    trace_out_sync(&((struct trace *)ctx)->out);
 }
 
 /* A fault: the instruction seen last did not complete, and its cost was
@@ -491,6 +453,7 @@ int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys
     t->m = m;
     t->sys = sys;
     t->syms = syms;
+    t->memo.syms = syms;
     if (syscalls_listen(sys, &l))
         return -1;
     return machine_observe(m, &o);
@@ -503,10 +466,8 @@ int trace_close(struct trace *t)
     flush_insn(t);
     if (t->o.format == TRACE_JSON)
         trace_json_end(&t->json);
-    /* a write that failed on the way (the buffer went out and was lost)
-     * leaves only the error indicator: fclose alone may not tell */
-    int rc = ferror(t->f);
-    rc |= fclose(t->f);
+    int rc = trace_out_close(&t->out), why = errno;
     free(t);
-    return rc ? -1 : 0;
+    errno = why;
+    return rc;
 }

@@ -21,6 +21,8 @@
 #include "symbols.h"
 #include "syscalls.h"
 #include "trace_json.h"
+#include "trace_memo.h"
+#include "trace_out.h"
 
 enum trace_format { TRACE_TEXT, TRACE_JSON, TRACE_CSV };
 enum trace_insns { INSNS_NONE, INSNS_USER, INSNS_KERNEL, INSNS_ALL };
@@ -39,10 +41,15 @@ struct trace_insn {
     bool kernel;
     uint64_t start, end;        /* centicycles */
     char text[INSN_TEXT_MAX];   /* a copy: the block may go before this is written */
+    /* A copy of its memo's part (trace_memo.h), which makes its line if it
+     * ran whole (cost memo_cost) under the same symbols; memo_len 0: none. */
+    uint32_t memo_len, memo_gen;
+    uint64_t memo_cost;
+    char part[TRACE_LINE_MAX];
 };
 
 struct trace {
-    FILE *f;
+    struct trace_out out;
     struct trace_options o;
     struct json_trace json;     /* the JSON writer, when the format is JSON */
     struct machine *m;
@@ -51,8 +58,7 @@ struct trace {
     size_t last_sym;            /* the symbol of the instruction written last */
     struct trace_insn pending;
     struct trace_line line;     /* an instruction's line, formatted */
-    size_t nout;                /* lines of a block not yet in the FILE */
-    char out[1 << 16];
+    struct memo_maker memo;     /* how its lines' memos are made */
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either

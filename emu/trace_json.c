@@ -12,18 +12,18 @@ uint64_t trace_ns(const struct json_trace *t, uint64_t centi)
     return (centi * 10 + t->clock_mhz / 2) / t->clock_mhz;
 }
 
-static void json_string(FILE *f, const char *s)
+static void json_string(struct trace_out *f, const char *s)
 {
-    fputc('"', f);
+    trace_out_putc(f, '"');
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
+            trace_out_printf(f, "\\%c", *s);
         else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
+            trace_out_printf(f, "\\u%04x", (unsigned char)*s);
         else
-            fputc(*s, f);
+            trace_out_putc(f, *s);
     }
-    fputc('"', f);
+    trace_out_putc(f, '"');
 }
 
 /* s as the inside of a JSON string, cut to fit out. */
@@ -44,32 +44,32 @@ static const char *escaped(char *out, size_t n, const char *s)
 
 static void event_start(struct json_trace *t)
 {
-    fputs(t->first_event ? "" : ",\n", t->f);
+    trace_out_puts(t->out, t->first_event ? "" : ",\n");
     t->first_event = false;
 }
 
-static void print_us(FILE *f, uint64_t ns)
+static void print_us(struct trace_out *f, uint64_t ns)
 {
-    fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+    trace_out_printf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
 void trace_json_begin(struct json_trace *t, const char *name)
 {
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"modeled cycles at the CPU "
-          "model's clock\"},\"traceEvents\":[\n", t->f);
+    trace_out_puts(t->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"modeled cycles at the CPU "
+          "model's clock\"},\"traceEvents\":[\n");
     static const char *const meta[] = { "process_name", "thread_name" };
     for (int i = 0; i < 2; i++) {
         event_start(t);
-        fprintf(t->f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+        trace_out_printf(t->out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
                 meta[i], TRACE_PID, TRACE_TID);
-        json_string(t->f, name);
-        fputs("}}", t->f);
+        json_string(t->out, name);
+        trace_out_puts(t->out, "}}");
     }
 }
 
 void trace_json_end(struct json_trace *t)
 {
-    fputs("\n]}\n", t->f);
+    trace_out_puts(t->out, "\n]}\n");
 }
 
 void trace_json_slice(struct json_trace *t, const char *name, const char *cat, uint64_t start,
@@ -77,29 +77,29 @@ void trace_json_slice(struct json_trace *t, const char *name, const char *cat, u
 {
     uint64_t s = trace_ns(t, start), e = trace_ns(t, end);
     event_start(t);
-    fputs("{\"name\":", t->f);
-    json_string(t->f, name);
-    fprintf(t->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, TRACE_PID,
+    trace_out_puts(t->out, "{\"name\":");
+    json_string(t->out, name);
+    trace_out_printf(t->out, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, TRACE_PID,
             TRACE_TID);
-    print_us(t->f, s);
-    fputs(",\"dur\":", t->f);
-    print_us(t->f, e - s);
+    print_us(t->out, s);
+    trace_out_puts(t->out, ",\"dur\":");
+    print_us(t->out, e - s);
     if (args)
-        fprintf(t->f, ",\"args\":%s", args);
-    fputc('}', t->f);
+        trace_out_printf(t->out, ",\"args\":%s", args);
+    trace_out_putc(t->out, '}');
 }
 
 void trace_json_instant(struct json_trace *t, const char *name, uint64_t when, const char *args)
 {
     event_start(t);
-    fputs("{\"name\":", t->f);
-    json_string(t->f, name);
-    fprintf(t->f, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
+    trace_out_puts(t->out, "{\"name\":");
+    json_string(t->out, name);
+    trace_out_printf(t->out, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
             TRACE_PID, TRACE_TID);
-    print_us(t->f, trace_ns(t, when));
+    print_us(t->out, trace_ns(t, when));
     if (args)
-        fprintf(t->f, ",\"args\":%s", args);
-    fputc('}', t->f);
+        trace_out_printf(t->out, ",\"args\":%s", args);
+    trace_out_putc(t->out, '}');
 }
 
 void trace_json_record(struct json_trace *t, const struct syscall_record *r, const char *from)

@@ -12,9 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "syscalls.h"
+#include "trace_out.h"
 
 struct json_trace {
-    FILE *f;
+    struct trace_out *out;
     uint32_t clock_mhz;
     bool first_event;
 };

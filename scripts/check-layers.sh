@@ -84,6 +84,8 @@ spans         3
 trace         4
 trace_json    4
 trace_line    4
+trace_memo    4
+trace_out     4
 progress      4
 profile       4
 call_tree     4

@@ -127,6 +127,28 @@ START_TEST(trace_write_error_is_reported)
 }
 END_TEST
 
+/* The same for a trace to a regular file, which emu writes itself: a write
+ * refused part way (the file size limit, its signal ignored) is reported
+ * with the reason, not lost. */
+START_TEST(trace_file_write_error_is_reported)
+{
+    const char *path = scratch("trace-too-large.txt");
+    char script[1024];
+    snprintf(script, sizeof script, "trap '' XFSZ; ulimit -f 16; exec %s run --trace %s "
+             "--trace-insns %s", EMU_PATH, path, program("hello"));
+    const char *argv[] = { "sh", "-c", script, NULL };
+    struct emu_result r;
+    run_command(&r, argv);
+    char want[512];
+    snprintf(want, sizeof want, "emu: %s: cannot write the trace: File too large\n", path);
+    ck_assert_msg(r.status == 125, "exit %d: %s", r.status, r.err);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "hello\n");
+    unlink(path);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* emu compare with no model in --cpus is a usage error, not an empty table. */
 START_TEST(compare_without_a_cpu_model_is_2)
 {
@@ -402,6 +424,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, progress_shows_only_when_asked_in_a_pipe);
     tcase_add_test(tc, installed_emu_runs_from_another_directory);
     tcase_add_loop_test(tc, trace_write_error_is_reported, 0, 2);
+    tcase_add_test(tc, trace_file_write_error_is_reported);
     tcase_add_loop_test(tc, compare_without_a_cpu_model_is_2, 0, 5);
     tcase_add_test(tc, calibrate_without_its_replays_fails_in_one_line);
     tcase_add_test(tc, bad_cost_and_stepping_flags_are_2);

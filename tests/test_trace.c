@@ -471,6 +471,42 @@ START_TEST(a_cycle_window_keeps_what_overlaps_it)
 }
 END_TEST
 
+/*
+ * A trace to a regular file (written by emu from its own buffer) has the
+ * bytes of the same trace through a pipe (written through stdio, between
+ * the program's own output, which is then there once): text, CSV and
+ * JSON, each more than the file's buffer of a megabyte.
+ */
+START_TEST(a_trace_to_a_file_has_the_bytes_of_one_through_a_pipe)
+{
+    static const char *const formats[] = { "text", "csv", "json" };
+    const char *path = scratch("trace-file");
+    struct emu_result plain, piped, filed;
+    emu(&plain, "run", program("compute_loop"), "3000", NULL);
+    emu(&piped, "run", "--trace", "/dev/stdout", "--trace-format", formats[_i], "--trace-insns",
+        program("compute_loop"), "3000", NULL);
+    emu(&filed, "run", "--trace", path, "--trace-format", formats[_i], "--trace-insns",
+        program("compute_loop"), "3000", NULL);
+    ck_assert_int_eq(plain.status, 0);
+    ck_assert_int_eq(piped.status, 0);
+    ck_assert_int_eq(filed.status, 0);
+    ck_assert_str_eq(filed.out, plain.out);
+    char *said = strstr(piped.out, plain.out);
+    ck_assert_msg(plain.out[0] && said, "the program's output is not in the piped trace");
+    memmove(said, said + strlen(plain.out), strlen(said + strlen(plain.out)) + 1);
+    ck_assert_ptr_null(strstr(piped.out, plain.out));
+    char *file = read_file(path);
+    ck_assert_uint_gt(strlen(file), 1 << 20);
+    ck_assert_msg(!strcmp(file, piped.out), "%s: the file (%zu bytes) differs from the pipe "
+                  "(%zu bytes)", formats[_i], strlen(file), strlen(piped.out));
+    free(file);
+    unlink(path);
+    emu_result_free(&plain);
+    emu_result_free(&piped);
+    emu_result_free(&filed);
+}
+END_TEST
+
 START_TEST(trace_options_that_cannot_work_are_usage_errors)
 {
     static const char *const bad[][4] = {
@@ -509,6 +545,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, a_cycle_window_keeps_what_overlaps_it);
     tcase_add_test(tc, instructions_take_the_cycles_of_the_call_they_are_in);
     tcase_add_loop_test(tc, trace_options_that_cannot_work_are_usage_errors, 0, 7);
+    tcase_add_loop_test(tc, a_trace_to_a_file_has_the_bytes_of_one_through_a_pipe, 0, 3);
     tcase_add_loop_test(tc, text_trace_has_one_line_per_system_call, 0,
                         sizeof text_trace_cases / sizeof text_trace_cases[0]);
     suite_add_tcase(s, tc);
