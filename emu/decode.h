@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 #include "cost_classes.h"
@@ -80,6 +81,49 @@ void block_cache_free(struct block_cache *bc);
 /* The decoded block at addr for the given code bytes (NULL if undecodable). */
 const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
                                  const uint8_t *code, uint32_t size);
+
+/* Where block_lookup starts looking for addr. */
+static inline uint32_t block_slot_of(const struct block_cache *bc, uint32_t addr)
+{
+    return (addr * 2654435761u) & (bc->capacity - 1);
+}
+
+/* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
+ * the block hook makes this comparison on every block it sees. */
+static inline uint64_t block_diff8(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x ^ y;
+}
+
+static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    uint64_t diff = 0;
+    if (n < 8) {
+        for (uint32_t i = 0; i < n; i++)
+            diff |= (uint64_t)(a[i] ^ b[i]);
+        return diff == 0;
+    }
+    for (uint32_t i = 0; i + 8 <= n; i += 8)
+        diff |= block_diff8(a + i, b + i);
+    return (diff | block_diff8(a + n - 8, b + n - 8)) == 0;   /* the tail, overlapping */
+}
+
+/*
+ * Is b what block_lookup(bc, addr, code, size) would give, found without
+ * the look-up? Only if the cache holds b where the look-up starts: b may
+ * have been let go since it was looked up (another CPU decoded addr
+ * again), and only the cache says it is still there. False means "look
+ * it up", never "not there".
+ */
+static inline bool block_again(const struct block_cache *bc, const struct block *b,
+                               uint32_t addr, const uint8_t *code, uint32_t size)
+{
+    return bc->slots[block_slot_of(bc, addr)] == b && b->addr == addr && b->size == size &&
+           block_same_bytes(b->bytes, code, size);
+}
 /* Decode and cost a byte sequence without caching (tests, tools). */
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
