@@ -98,13 +98,33 @@ static inline uint64_t block_diff8(const uint8_t *a, const uint8_t *b)
     return x ^ y;
 }
 
+static inline uint32_t block_diff4(const uint8_t *a, const uint8_t *b)
+{
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x ^ y;
+}
+
+static inline uint32_t block_diff2(const uint8_t *a, const uint8_t *b)
+{
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return (uint32_t)(x ^ y);
+}
+
+/* Under 8 bytes (a rep's own block is 2 or 3), two words that overlap
+ * cover them all. */
 static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
     uint64_t diff = 0;
     if (n < 8) {
-        for (uint32_t i = 0; i < n; i++)
-            diff |= (uint64_t)(a[i] ^ b[i]);
-        return diff == 0;
+        if (n >= 4)
+            return (block_diff4(a, b) | block_diff4(a + n - 4, b + n - 4)) == 0;
+        if (n >= 2)
+            return (block_diff2(a, b) | block_diff2(a + n - 2, b + n - 2)) == 0;
+        return n == 0 || a[0] == b[0];
     }
     for (uint32_t i = 0; i + 8 <= n; i += 8)
         diff |= block_diff8(a + i, b + i);
