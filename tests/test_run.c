@@ -126,13 +126,14 @@ static uint64_t dot(const struct machine *m)
     return sum;
 }
 
-/* The 8259A as Linux sets it up (vector 0x20, only IRQ 0 unmasked) and
- * the PIT in one-shot mode, due at deadline (centicycles). */
+/* The 8259A as Linux sets it up (IRQ 0 at FIRST_EXTERNAL_VECTOR, the
+ * only one unmasked) and the PIT in one-shot mode, due at deadline
+ * (centicycles). */
 static void arm_timer(struct machine *m, uint64_t deadline)
 {
     m->irq.icw_step = 0;
-    m->irq.vector_base = 0x20;
-    m->irq.imr = 0xfe;
+    m->irq.vector_base = FIRST_EXTERNAL_VECTOR;
+    m->irq.imr = (uint8_t)~(1u << IRQ_TIMER);
     m->irq.pit_mode = 0;
     m->irq.pit_running = true;
     m->irq.deadline = deadline;
@@ -167,7 +168,7 @@ START_TEST(a_timer_due_inside_a_long_rep_is_taken_between_its_elements)
     arm_timer(&b.m, deadline);
     bare_run(&b, BARE_UCODE, true);
 
-    ck_assert_int_eq(bare_halted_vector(&b), 0x20);
+    ck_assert_int_eq(bare_halted_vector(&b), FIRST_EXTERNAL_VECTOR + IRQ_TIMER);
     ck_assert_uint_eq(b.m.irq.delivered, 1);
     /* taken between elements: the frame's EIP is the rep's */
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), rep_at);
@@ -202,6 +203,7 @@ START_TEST(a_rep_that_overwrites_its_own_code_is_noticed)
     uint8_t code[] = { 0xb9, 10, 0, 0, 0, 0xbf, 0, 0, 0, 0, 0xb0, 0xcd, 0xfc, 0xeb, 0x03,
                        0x90, 0x90, 0x90, 0xf3, 0xaa, 0xf4 };
     uint32_t first = BARE_UCODE + 15;
+    const int vector = code[19];   /* the stosb opcode, then the int's vector */
     memcpy(code + 6, &first, 4);
     bare_init(&b, "pentium4");
     const struct machine_observer o = { .block = saw_block };
@@ -209,17 +211,17 @@ START_TEST(a_rep_that_overwrites_its_own_code_is_noticed)
     rep_at = BARE_UCODE + 18;
     own_runs = last_own_run = 0;
     memset(&last_at_rep, 0, sizeof last_at_rep);
-    bare_set_gate(&b, 0xaa, X86_TYPE_TRAP_GATE32, 3);
+    bare_set_gate(&b, vector, X86_TYPE_TRAP_GATE32, 3);
     bare_write(&b, BARE_UCODE, code, sizeof code);
     bare_run(&b, BARE_UCODE, true);
 
-    ck_assert_int_eq(bare_halted_vector(&b), 0xaa);
+    ck_assert_int_eq(bare_halted_vector(&b), vector);
     ck_assert_uint_eq(bare_u32(&b, BARE_KSTACK - 20), rep_at + 2);   /* after the int */
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ECX), 6);
     ck_assert_uint_eq(bare_u32(&b, first), 0xcdcdcdcdu);
     ck_assert_uint_eq(last_at_rep.addr, rep_at);
     ck_assert(last_at_rep.flags & INSN_SOFTINT);
-    ck_assert_uint_eq(last_at_rep.int_vector, 0xaa);
+    ck_assert_uint_eq(last_at_rep.int_vector, vector);
     ck_assert_uint_eq(b.m.class_count[CLASS_INT], 1);
     ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS_START], 1);
     /* Four elements stored, the fourth charged twice: a store into the
