@@ -381,11 +381,6 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
     return b;
 }
 
-static uint32_t slot_of(const struct block_cache *bc, uint32_t addr)
-{
-    return (addr * 2654435761u) & (bc->capacity - 1);
-}
-
 static void cache_grow(struct block_cache *bc)
 {
     struct block **old = bc->slots;
@@ -398,7 +393,7 @@ static void cache_grow(struct block_cache *bc)
     for (uint32_t i = 0; i < oldcap; i++) {
         if (!old[i])
             continue;
-        uint32_t s = slot_of(bc, old[i]->addr);
+        uint32_t s = block_slot_of(bc, old[i]->addr);
         while (bc->slots[s])
             s = (s + 1) & (bc->capacity - 1);
         bc->slots[s] = old[i];
@@ -406,37 +401,14 @@ static void cache_grow(struct block_cache *bc)
     free(old);
 }
 
-/* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
- * the block hook makes this comparison on every block it sees. */
-static uint64_t diff8(const uint8_t *a, const uint8_t *b)
-{
-    uint64_t x, y;
-    memcpy(&x, a, 8);
-    memcpy(&y, b, 8);
-    return x ^ y;
-}
-
-static bool same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    uint64_t diff = 0;
-    if (n < 8) {
-        for (uint32_t i = 0; i < n; i++)
-            diff |= (uint64_t)(a[i] ^ b[i]);
-        return diff == 0;
-    }
-    for (uint32_t i = 0; i + 8 <= n; i += 8)
-        diff |= diff8(a + i, b + i);
-    return (diff | diff8(a + n - 8, b + n - 8)) == 0;   /* the tail, overlapping */
-}
-
 const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
                                  const uint8_t *code, uint32_t size)
 {
-    uint32_t s = slot_of(bc, addr);
+    uint32_t s = block_slot_of(bc, addr);
     while (bc->slots[s] && bc->slots[s]->addr != addr)
         s = (s + 1) & (bc->capacity - 1);
     struct block *b = bc->slots[s];
-    if (b && b->size == size && same_bytes(b->bytes, code, size))
+    if (b && b->size == size && block_same_bytes(b->bytes, code, size))
         return b;
     struct block *fresh = block_decode(bc, addr, code, size);
     if (!fresh)

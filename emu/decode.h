@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <capstone/capstone.h>
 #include <unicorn/unicorn.h>
 #include "cost_classes.h"
@@ -80,6 +81,69 @@ void block_cache_free(struct block_cache *bc);
 /* The decoded block at addr for the given code bytes (NULL if undecodable). */
 const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
                                  const uint8_t *code, uint32_t size);
+
+/* Where block_lookup starts looking for addr. */
+static inline uint32_t block_slot_of(const struct block_cache *bc, uint32_t addr)
+{
+    return (addr * 2654435761u) & (bc->capacity - 1);
+}
+
+/* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
+ * the block hook makes this comparison on every block it sees. */
+static inline uint64_t block_diff8(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x ^ y;
+}
+
+static inline uint32_t block_diff4(const uint8_t *a, const uint8_t *b)
+{
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x ^ y;
+}
+
+static inline uint32_t block_diff2(const uint8_t *a, const uint8_t *b)
+{
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return (uint32_t)(x ^ y);
+}
+
+/* Under 8 bytes (a rep's own block is 2 or 3), two words that overlap
+ * cover them all. */
+static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    uint64_t diff = 0;
+    if (n < 8) {
+        if (n >= 4)
+            return (block_diff4(a, b) | block_diff4(a + n - 4, b + n - 4)) == 0;
+        if (n >= 2)
+            return (block_diff2(a, b) | block_diff2(a + n - 2, b + n - 2)) == 0;
+        return n == 0 || a[0] == b[0];
+    }
+    for (uint32_t i = 0; i + 8 <= n; i += 8)
+        diff |= block_diff8(a + i, b + i);
+    return (diff | block_diff8(a + n - 8, b + n - 8)) == 0;   /* the tail, overlapping */
+}
+
+/*
+ * Is b what block_lookup(bc, addr, code, size) would give, found without
+ * the look-up? Only if the cache holds b where the look-up starts: b may
+ * have been let go since it was looked up (another CPU decoded addr
+ * again), and only the cache says it is still there. False means "look
+ * it up", never "not there".
+ */
+static inline bool block_again(const struct block_cache *bc, const struct block *b,
+                               uint32_t addr, const uint8_t *code, uint32_t size)
+{
+    return bc->slots[block_slot_of(bc, addr)] == b && b->addr == addr && b->size == size &&
+           block_same_bytes(b->bytes, code, size);
+}
 /* Decode and cost a byte sequence without caching (tests, tools). */
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);

@@ -373,6 +373,26 @@ static inline bool rep_count_here(const struct machine *m, const struct insn *in
     return (in->flags & INSN_REP_COUNT) && !m->hold.insn;
 }
 void charge_rep_early(struct machine *m, const struct block *b);
+/*
+ * The next run of the live rep op `in` in a block of its own (rep_live at
+ * in->addr: the run before was its own, with an element): charge_rep's
+ * step without its start-up, inline for the block hook, which runs it
+ * once per element of every long rep.
+ */
+static inline void charge_rep_again(struct machine *m, const struct insn *in)
+{
+    uint32_t count = reg_read(m, UC_X86_REG_ECX);
+    if (in->flags & INSN_ADDR16)
+        count &= 0xffff;
+    bool element = count != 0;
+    if (element) {
+        m->cycles += m->cpu.cost[in->cls];
+        m->class_count[in->cls]++;
+    }
+    m->rep_charged = in;
+    m->rep_step = (struct rep_step){ .start = false, .element = element };
+    m->rep_live = element;
+}
 /* Stop charging the current block at insns[index]: refund it and the rest. */
 void truncate_current_block(struct machine *m, uint32_t index);
 /* Centicycles at the start of the instruction at addr in the current block. */

@@ -176,6 +176,72 @@ static bool ends_with_sti(const struct block *b)
     return b->bytes[last->addr - b->addr] == 0xfb;   /* the bytes just compared */
 }
 
+/*
+ * A rep op's further runs are blocks of their own at the rep (machine.h,
+ * charge_rep): one block hook per element of a long rep. When the block
+ * before was this rep's own block, with nothing in between (rep_live at
+ * addr, no debugger), and the cache still holds it with the bytes at addr
+ * as they are now (the rep may store into its own code), the look-up,
+ * the code hooks (it needs none: its count is read at its entry), the
+ * store's restart (the block at addr is the current one) and the rep's
+ * start-up (it continues) are known; everything else is asked as for any
+ * block. The rep's block, or NULL.
+ */
+static const struct block *rep_again(const struct machine *m, uint32_t addr,
+                                     const uint8_t *code, uint32_t size)
+{
+    const struct block *b = m->cur_block;
+    if (!m->rep_live || m->rep_addr != addr || !b || m->hold.block || m->hold.insn ||
+        !code || !block_again(&m->blocks, b, addr, code, size))
+        return NULL;
+    return b->ninsns == 1 && rep_early(m, &b->insns[0]) && b->rep.from == 0 ? b : NULL;
+}
+
+/* The block at addr, decoded if need be (NULL: Capstone cannot); false if
+ * the block hook is done (code hooks go in first, or a debugger holds
+ * the machine at undecodable code). */
+static bool find_block(struct machine *m, uint64_t address, uint32_t size, const uint8_t *code,
+                       const struct block **out)
+{
+    uint32_t addr = (uint32_t)address;
+    const struct block *b = NULL;
+    if (code && !known_undecodable(m, addr, code, size)) {
+        b = block_lookup(&m->blocks, addr, code, size);
+        if (!b)
+            note_undecodable(m, addr, code, size);
+    }
+    *out = b;
+    if (!b) {
+        if (machine_hold_block(m, NULL, addr))
+            return false;
+        /* Code Capstone cannot decode still runs in the engine (which
+         * ignores a stray lock prefix, for one): count it as one
+         * instruction, or a loop of it ("lock jmp .") would never meet
+         * the budget. */
+        m->cur_block = NULL;
+        machine_tell_undecoded(m);
+        if (++m->insns > m->opts->max_insns)
+            over_budget(m);
+        return false;
+    }
+    /*
+     * The block hook runs before the block's exit check, so stopping here
+     * keeps the block from running: put the code hooks in, drop the
+     * translation and start the block again (engine.h, quirk 8).
+     */
+    if (b->specials && !specials_hooked(m, b, address)) {
+        if (hook_specials(m, b, address)) {
+            /* stop at the restart: writing EIP cancels a stop */
+            m->hooks_full = true;
+        } else {
+            engine_retranslate(m->uc, address, size);
+        }
+        reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
+        return false;
+    }
+    return true;
+}
+
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
@@ -190,45 +256,15 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->drop_step_trap = false;
     if (m->iret_patch.active)
         engine_iret_restore(&m->mem, &m->iret_patch);
+    const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
+    const struct block *b = rep_again(m, addr, code, size);
+    bool again = b != NULL;
     /* A block decoded again at its own address (its code changed) frees
      * the old one: if that is the current block, it is gone. */
     if (m->cur_block && m->cur_block->addr == addr)
         m->cur_block = NULL;
-    const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
-    const struct block *b = NULL;
-    if (code && !known_undecodable(m, addr, code, size)) {
-        b = block_lookup(&m->blocks, addr, code, size);
-        if (!b)
-            note_undecodable(m, addr, code, size);
-    }
-    if (!b) {
-        if (machine_hold_block(m, NULL, addr))
-            return;
-        /* Code Capstone cannot decode still runs in the engine (which
-         * ignores a stray lock prefix, for one): count it as one
-         * instruction, or a loop of it ("lock jmp .") would never meet
-         * the budget. */
-        m->cur_block = NULL;
-        machine_tell_undecoded(m);
-        if (++m->insns > m->opts->max_insns)
-            over_budget(m);
+    if (!again && !find_block(m, address, size, code, &b))
         return;
-    }
-    /*
-     * The block hook runs before the block's exit check, so stopping here
-     * keeps the block from running: put the code hooks in, drop the
-     * translation and start the block again (engine.h, quirk 8).
-     */
-    if (b->specials && !specials_hooked(m, b, address)) {
-        if (hook_specials(m, b, address)) {
-            /* stop at the restart: writing EIP cancels a stop */
-            m->hooks_full = true;
-        } else {
-            engine_retranslate(uc, address, size);
-        }
-        reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m));
-        return;
-    }
     /* With --smp the turn may be over; a due interrupt is taken before
      * the block runs, and the handler's first block comes back here. The
      * PIC is wired to CPU 0. */
@@ -248,7 +284,7 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         as_note_code(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
-    bool restart = abandoned_block(m, addr, b);
+    bool restart = !again && abandoned_block(m, addr, b);
     m->cur_block = b;
     m->cur_limit = b->ninsns;
     m->insn_told = restart;     /* the store was told in its first block */
@@ -265,7 +301,9 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         m->rep_live = false;
     m->sti_shadow = ends_with_sti(b);
     machine_notify_block(m, b);
-    if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
+    if (again)
+        charge_rep_again(m, &b->insns[0]);
+    else if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
         charge_rep_early(m, b);
 }
 
