@@ -38,8 +38,12 @@ int trace_out_open(struct trace_out *o, const char *path)
         errno = why;
         return -1;
     }
+    /* Fully buffered even on a terminal. glibc takes a size only with a
+     * buffer of the caller's, so this one is its own (st_blksize): the
+     * pieces, and so the interleaving with the guest's output, that such
+     * traces have always had. */
     if (o->f)
-        setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+        setvbuf(o->f, NULL, _IOFBF, 0);
     else
         o->fd = fd;
     return 0;
