@@ -118,6 +118,16 @@ static void saw_block(void *ctx, struct machine *m, const struct block *blk)
     }
 }
 
+/* Watch the blocks at at on b's machine, from no runs seen. */
+static void watch_rep(struct bare *b, uint32_t at)
+{
+    const struct machine_observer o = { .block = saw_block };
+    ck_assert_int_eq(machine_observe(&b->m, &o), 0);
+    rep_at = at;
+    own_runs = last_own_run = 0;
+    memset(&last_at_rep, 0, sizeof last_at_rep);
+}
+
 static uint64_t dot(const struct machine *m)
 {
     uint64_t sum = 0;
@@ -157,11 +167,7 @@ START_TEST(a_timer_due_inside_a_long_rep_is_taken_between_its_elements)
     memcpy(code + 1, &n, 4);
     memcpy(code + 6, &dst, 4);
     bare_init(&b, "pentium4");
-    const struct machine_observer o = { .block = saw_block };
-    ck_assert_int_eq(machine_observe(&b.m, &o), 0);
-    rep_at = BARE_UCODE + 11;
-    own_runs = last_own_run = 0;
-    memset(&last_at_rep, 0, sizeof last_at_rep);
+    watch_rep(&b, BARE_UCODE + 11);
     bare_write(&b, BARE_UCODE, code, sizeof code);
     uint64_t element = b.m.cpu.cost[CLASS_REP_STOS];
     uint64_t deadline = b.m.cycles + 2000 * element + element / 2;
@@ -213,11 +219,7 @@ START_TEST(a_rep_that_overwrites_its_own_code_is_noticed)
     const int vector = code[19];   /* the stosb opcode, then the int's vector */
     memcpy(code + 6, &first, 4);
     bare_init(&b, "pentium4");
-    const struct machine_observer o = { .block = saw_block };
-    ck_assert_int_eq(machine_observe(&b.m, &o), 0);
-    rep_at = BARE_UCODE + 18;
-    own_runs = last_own_run = 0;
-    memset(&last_at_rep, 0, sizeof last_at_rep);
+    watch_rep(&b, BARE_UCODE + 18);
     bare_set_gate(&b, vector, X86_TYPE_TRAP_GATE32, 3);
     bare_write(&b, BARE_UCODE, code, sizeof code);
     bare_run(&b, BARE_UCODE, true);
