@@ -71,7 +71,7 @@ $(DEPS_OK): scripts/ensure-deps.sh
 TEST_DEPS_OK := $(BUILD)/.test-deps-ok
 $(TEST_DEPS_OK): scripts/ensure-deps.sh
 	@mkdir -p $(@D)
-	@sh scripts/ensure-deps.sh strace valgrind man-db jq
+	@sh scripts/ensure-deps.sh strace valgrind man-db jq qemu-user
 	@touch $@
 
 # ---- generated from guest/syscalls.def: the SYS_* numbers and NR_syscalls ----

@@ -27,8 +27,10 @@ void run_emu(struct emu_result *r, const char *const *args);
 void emu_result_free(struct emu_result *r);
 /* Run argv[0] natively (a host i386 program) in directory cwd, with stdin
  * /dev/null and the environment emu gives its guest by default
- * (PATH=/usr/bin:/bin HOME=/). */
+ * (PATH=/usr/bin:/bin HOME=/). Where the host kernel runs no i386
+ * program, under Debian's qemu-i386 instead (native_runner() says which). */
 void run_native(struct emu_result *r, const char *cwd, const char *const *argv);
+const char *native_runner(void);
 /* Run any program (argv[0] found on PATH), stdin from /dev/null. */
 void run_command(struct emu_result *r, const char *const *argv);
 /* run_emu with the arguments as a NULL-terminated list */
