@@ -105,6 +105,11 @@ const char *native_runner(void)
     return host_runs_i386() ? "the host" : QEMU_I386;
 }
 
+bool native_is_host(void)
+{
+    return host_runs_i386();
+}
+
 void run_native(struct emu_result *r, const char *cwd, const char *const *argv)
 {
     static char *const env[] = { "PATH=/usr/bin:/bin", "HOME=/", NULL };

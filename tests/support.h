@@ -31,6 +31,12 @@ void emu_result_free(struct emu_result *r);
  * program, under Debian's qemu-i386 instead (native_runner() says which). */
 void run_native(struct emu_result *r, const char *cwd, const char *const *argv);
 const char *native_runner(void);
+/* Does run_native run on the host itself? Under qemu-i386 two things are
+ * not Linux's: an execve of an i386 image fails (the host kernel cannot
+ * run it), and qemu-user 7.2 does not give back the x87 control word a
+ * signal handler changed. Tests that meet them say so and hold the run to
+ * Linux's documented rule there instead. */
+bool native_is_host(void);
 /* Run any program (argv[0] found on PATH), stdin from /dev/null. */
 void run_command(struct emu_result *r, const char *const *argv);
 /* run_emu with the arguments as a NULL-terminated list */

@@ -35,6 +35,10 @@ static void remove_dir(const char *dir)
     ck_assert_int_eq(system(cmd), 0);
 }
 
+/* execve(2): the descriptors marked close-on-exec (3 by O_CLOEXEC, 5 by
+ * F_SETFD) are closed in the new image, the others (4) stay open. */
+static const char cloexec_rule[] = "open: 3 4 5\nfd 3: closed\nfd 4: open\nfd 5: closed\n";
+
 START_TEST(descriptors_and_pipes_behave_as_natively)
 {
     const char *c = cases[_i];
@@ -44,6 +48,13 @@ START_TEST(descriptors_and_pipes_behave_as_natively)
     const char *argv[] = { program("fds"), c, NULL };
     run_native(&native, native_dir, argv);
     remove_dir(native_dir);
+    if (!native_is_host() && !strcmp(c, "cloexec")) {
+        /* qemu-i386 cannot exec the i386 image: the reference is the rule */
+        fprintf(stderr, "fds cloexec: under %s an i386 execve fails; held to execve(2)'s "
+                        "rule instead\n", native_runner());
+        emu_result_free(&native);
+        native = (struct emu_result){ .status = 0, .out = strdup(cloexec_rule), .err = strdup("") };
+    }
     ck_assert_msg(native.status == 0, "fds %s natively: exit %d: %s", c, native.status,
                   native.err);
     for (int m = 0; m < NCPUS; m++) {
