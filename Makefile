@@ -247,7 +247,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan test-unicorn21 bench lat plot clean traces samples fuzz fuzz-targets fuzz-seeds install
+.PHONY: all run test test-asan test-unicorn21 bench lat plot clean traces strace-reference samples fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
@@ -303,6 +303,12 @@ traces: $(EMU) $(BUILD)/guest/programs/one_call
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
+
+# Debian's strace of the runs tests/test_strace.c compares with, recorded on
+# Debian's amd64 kernel under qemu-system-x86_64 (TCG) for hosts whose kernel
+# runs no i386 program (traces/strace/README.md); slow, so not part of test.
+strace-reference: $(BUILD)/guest/programs/strace_calls $(BUILD)/guest/programs/faults
+	@sh scripts/record-strace-reference.sh $(BUILD)
 
 # lmbench's lat_pipe, lat_proc fork/exec and lat_ctx, in modeled cycles
 # (guest/programs/lat.c)
