@@ -12,6 +12,8 @@
 #   make lat          lmbench's process latencies on the four models
 #   make plot         the comparison as an SVG bar chart
 #   make traces       regenerate the reference traces in traces/
+#   make strace-reference  record Debian's strace of test_strace's i386 runs
+#                     on Debian's kernel under qemu-system-x86_64 (not in make test)
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
 #   make install      the emulator (the kernel is inside it), its man page and
 #                     documents under PREFIX (default /usr/local; DESTDIR too)
