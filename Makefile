@@ -12,6 +12,8 @@
 #   make lat          lmbench's process latencies on the four models
 #   make plot         the comparison as an SVG bar chart
 #   make traces       regenerate the reference traces in traces/
+#   make strace-reference  record Debian's strace of test_strace's i386 runs
+#                     on Debian's kernel under qemu-system-x86_64 (not in make test)
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
 #   make install      the emulator (the kernel is inside it), its man page and
 #                     documents under PREFIX (default /usr/local; DESTDIR too)
@@ -247,7 +249,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan test-unicorn21 bench lat plot clean traces samples fuzz fuzz-targets fuzz-seeds install
+.PHONY: all run test test-asan test-unicorn21 bench lat plot clean traces strace-reference samples fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
@@ -303,6 +305,12 @@ traces: $(EMU) $(BUILD)/guest/programs/one_call
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
 	done
+
+# Debian's strace of the runs tests/test_strace.c compares with, recorded on
+# Debian's amd64 kernel under qemu-system-x86_64 (TCG) for hosts whose kernel
+# runs no i386 program (traces/strace/README.md); slow, so not part of test.
+strace-reference: $(BUILD)/guest/programs/strace_calls $(BUILD)/guest/programs/faults
+	@sh scripts/record-strace-reference.sh $(BUILD)
 
 # lmbench's lat_pipe, lat_proc fork/exec and lat_ctx, in modeled cycles
 # (guest/programs/lat.c)
