@@ -219,6 +219,8 @@
                             from ring 3) is the program's: no page will be
                             mapped, and the kernel signals it (a debugger's
                             catch-faults stops here) */
+#define MM_CLEAR_KERNEL 15 /* addr: a page of the kernel's own RAM, zeroed
+                              (charged as clear_page) */
 
 /*
  * ---- SMP (--smp N, emu/smp.h) ----

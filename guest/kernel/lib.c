@@ -23,18 +23,6 @@ void *memcpy(void *dst, const void *src, size_t n)
     return dst;
 }
 
-/* Linux 2.5's clear_page: memset(page, 0, PAGE_SIZE), whose constant size
- * include/asm-i386/string.h turns into one rep stosl of 1024 dwords. */
-void clear_page(void *page)
-{
-    uint32_t dwords = PAGE_SIZE / 4;
-
-    __asm__ volatile("rep stosl"
-                     : "+D"(page), "+c"(dwords)
-                     : "a"(0)
-                     : "memory");
-}
-
 /* For overlapping copies. */
 void *memmove(void *dst, const void *src, size_t n)
 {

@@ -94,12 +94,14 @@ void *alloc_pages(uint32_t n)
     return alloc_pages_aligned(n, 1);
 }
 
+/* Linux 2.5 zeroes the page with clear_page (one rep stosl of 1024
+ * dwords); the emulator zeroes it and charges that. */
 void *get_zeroed_page(void)
 {
     void *p = alloc_pages(1);
 
     if (p)
-        clear_page(p);
+        mm_call(MM_CLEAR_KERNEL, 0, (uint32_t)p, 0, 0, 0, 0);
     return p;
 }
 
