@@ -5,11 +5,13 @@
  * counters charge, refund and place instructions exactly.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
 #include "syscall_nr.h"
 #include "../emu/mm_costs.h"
+#include "../emu/mmcall.h"
 
 static struct bare b;
 static int calls[3], order[16], norder, insns_seen, vector_seen;
@@ -328,6 +330,37 @@ START_TEST(work_done_for_the_kernel_is_charged_as_the_instructions_it_stands_for
 }
 END_TEST
 
+/* get_zeroed_page's request: the emulator zeroes a page of the kernel's
+ * RAM and charges clear_page; anything but a whole page of it is refused
+ * and left alone. */
+START_TEST(the_kernel_gets_a_zeroed_page_charged_as_clear_page)
+{
+    const uint32_t page = KERNEL_BASE + 0x200000;
+    uint8_t dirty[PAGE_SIZE];
+    memset(dirty, 0xa5, sizeof dirty);
+    bare_write(&b, page, dirty, sizeof dirty);
+    struct hc_mm r = { .op = MM_CLEAR_KERNEL, .addr = page };
+    mm_hypercall(&b.m, &r);
+    ck_assert_int_eq(r.result, 0);
+    for (uint32_t i = 0; i < PAGE_SIZE; i += 4)
+        ck_assert_uint_eq(bare_u32(&b, page + i), 0);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS_START], 1);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS], 1024);
+    ck_assert_uint_eq(b.m.cycles, mm_cost_of(&b.m.cpu, MM_COST_CLEAR_PAGE));
+
+    const uint32_t refused[] = { page + 4, USER_SPACE_BASE + 0x100000,
+                                 KERNEL_BASE + KERNEL_RAM_SIZE, KERNEL_BASE - PAGE_SIZE };
+    bare_write(&b, page, dirty, sizeof dirty);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        r = (struct hc_mm){ .op = MM_CLEAR_KERNEL, .addr = refused[i] };
+        mm_hypercall(&b.m, &r);
+        ck_assert_int_eq(r.result, -EINVAL);
+    }
+    ck_assert_uint_eq(bare_u32(&b, page + 4), 0xa5a5a5a5);
+    ck_assert_uint_eq(b.m.class_count[CLASS_REP_STOS_START], 1);
+}
+END_TEST
+
 START_TEST(cycles_are_counts_times_costs_after_a_whole_program)
 {
     static const char *const cpus[] = { "pentium4", "pentium4,-sep", "pentium3",
@@ -357,6 +390,7 @@ Suite *machine_suite(void)
     tcase_add_test(tc, reps_charged_at_block_entry_and_by_code_hook_pay_the_same);
     tcase_add_test(tc, a_rep_that_faults_is_charged_for_the_elements_it_moved);
     tcase_add_test(tc, work_done_for_the_kernel_is_charged_as_the_instructions_it_stands_for);
+    tcase_add_test(tc, the_kernel_gets_a_zeroed_page_charged_as_clear_page);
     tcase_add_loop_test(tc, cycles_are_counts_times_costs_after_a_whole_program, 0, 4);
     suite_add_tcase(s, tc);
     return s;
