@@ -1,6 +1,9 @@
 #include "outputs.h"
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The name the trace gives the process: argv[0] without its directory. */
@@ -11,9 +14,61 @@ static const char *process_name(const struct run_options *opts)
     return slash ? slash + 1 : name ? name : "program";
 }
 
+/* path with its directory resolved (the file itself may not exist yet) */
+static void canonical(const char *path, char *out, size_t len)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (realpath(dir, real))
+        snprintf(out, len, "%s/%s", real, base);
+    else
+        snprintf(out, len, "%s", path);
+}
+
+/* Do a and b name one regular file (or one that does not exist yet)? A
+ * device or FIFO (/dev/null, /dev/stderr, a terminal) may be shared. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if ((ea && !S_ISREG(sa.st_mode)) || (eb && !S_ISREG(sb.st_mode)))
+        return false;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ca[PATH_MAX + 256], cb[PATH_MAX + 256];
+    canonical(a, ca, sizeof ca);
+    canonical(b, cb, sizeof cb);
+    return !strcmp(ca, cb);
+}
+
+/* Two outputs in one file would truncate and overwrite each other. */
+static int distinct_files(const struct outputs *o, struct machine *m)
+{
+    const struct { const char *option, *path; } files[] = {
+        { "-o", o->strace ? o->strace_path : NULL },
+        { "--trace", o->trace.path },
+        { "--profile", o->profile_path },
+        { "--report-file", o->report ? o->report_path : NULL },
+    };
+    const int n = (int)(sizeof files / sizeof files[0]);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (files[i].path && files[j].path && same_file(files[i].path, files[j].path))
+                return machine_fail(m, 2, "%s and %s name the same file (%s): give each its own",
+                                    files[i].option, files[j].option, files[j].path);
+    return 0;
+}
+
 int outputs_open(struct outputs *o, struct machine *m)
 {
     char err[256];
+    if (distinct_files(o, m))
+        return 2;
     bool want_symbols = o->trace.path || o->profile_path;
     if (want_symbols && symbols_load(&o->syms, m, o->symbols_path, err, sizeof err))
         return machine_fail(m, 2, "%s", err);

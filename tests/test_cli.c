@@ -149,6 +149,47 @@ START_TEST(trace_file_write_error_is_reported)
 }
 END_TEST
 
+/* Two outputs given one file would truncate and overwrite each other: the
+ * run is refused before either is opened, whatever the spelling or link. A
+ * device may be shared. */
+START_TEST(two_outputs_naming_one_file_are_refused)
+{
+    const char *path = scratch("one-file.txt"), *link_path = scratch("one-file-link.txt");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("keep\n", f);
+    fclose(f);
+    unlink(link_path);
+    ck_assert_int_eq(link(path, link_path), 0);
+    const char *pairs[][4] = {
+        { "-o", path, "--trace", path },
+        { "--trace", path, "--profile", link_path },
+        { "--profile", path, "--report-file", path },
+        { "-o", link_path, "--report-file", path },
+    };
+    struct emu_result r;
+    for (int i = 0; i < 4; i++) {
+        emu(&r, "run", pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3], program("hello"),
+            NULL);
+        ck_assert_msg(r.status == 2, "%s %s: exit %d: %s", pairs[i][0], pairs[i][2], r.status,
+                      r.err);
+        ck_assert_int_eq(count_char(r.err, '\n'), 1);
+        ck_assert_msg(strstr(r.err, "name the same file"), "%s", r.err);
+        ck_assert_str_eq(r.out, "");
+        char *kept = read_file(path);
+        ck_assert_str_eq(kept, "keep\n");
+        free(kept);
+        emu_result_free(&r);
+    }
+    emu(&r, "run", "-o", "/dev/null", "--trace", "/dev/null", program("hello"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "hello\n");
+    emu_result_free(&r);
+    unlink(link_path);
+    unlink(path);
+}
+END_TEST
+
 /* emu compare with no model in --cpus is a usage error, not an empty table. */
 START_TEST(compare_without_a_cpu_model_is_2)
 {
@@ -425,6 +466,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, installed_emu_runs_from_another_directory);
     tcase_add_loop_test(tc, trace_write_error_is_reported, 0, 2);
     tcase_add_test(tc, trace_file_write_error_is_reported);
+    tcase_add_test(tc, two_outputs_naming_one_file_are_refused);
     tcase_add_loop_test(tc, compare_without_a_cpu_model_is_2, 0, 5);
     tcase_add_test(tc, calibrate_without_its_replays_fails_in_one_line);
     tcase_add_test(tc, bad_cost_and_stepping_flags_are_2);
