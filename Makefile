@@ -144,9 +144,13 @@ $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL) $(KERNEL_SMP)
 	@mkdir -p $(@D)
 	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' -DKERNEL_SMP_IMAGE='"$(KERNEL_SMP)"' $< -o $@
-# The version --version prints: the commit the binary was built from.
+# The version --version prints: the commit the binary was built from. The
+# header is rewritten only when that changes, and main.c rebuilt then.
 EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-$(BUILD)/emu/main.c.o: HOST_CFLAGS += -DEMU_VERSION='"$(EMU_VERSION)"'
+VERSION_H := $(BUILD)/gen/emu_version.h
+$(shell mkdir -p $(BUILD)/gen && v='#define EMU_VERSION "$(EMU_VERSION)"' && \
+	{ [ "$$(cat $(VERSION_H) 2>/dev/null)" = "$$v" ] || echo "$$v" > $(VERSION_H); })
+$(BUILD)/emu/main.c.o: $(VERSION_H)
 $(EMU): $(EMU_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(UC_LIBS) -lm
 

@@ -19,9 +19,7 @@
 #define MAX_ENV 64
 #define MAX_COST_OVERRIDES 16
 
-#ifndef EMU_VERSION
-#define EMU_VERSION "unknown"
-#endif
+#include "emu_version.h"   /* EMU_VERSION, written by the Makefile */
 
 static const char usage_text[] =
     "usage: emu run [options] PROGRAM [ARGS...]\n"
