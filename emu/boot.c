@@ -9,20 +9,25 @@
 #include "vfs.h"
 #include "vfscall.h"
 
-/* The program file, read whole: into *out (malloc'ed), its size in *size. */
-static int read_program(struct machine *m, uint8_t **out, size_t *size)
+/* Where the program's bytes come from: its file, read in pieces straight
+ * into the tree (no second whole copy of it), or opts->program_image. */
+struct program_source {
+    int fd;                 /* -1: image */
+    const uint8_t *image;
+    size_t size;
+};
+
+/* 0, or the exit status with the reason in m->message. */
+static int open_program(struct machine *m, struct program_source *src)
 {
     const char *path = m->opts->program;
-    *out = NULL;
+    *src = (struct program_source){ .fd = -1 };
     if (m->opts->program_image) {
-        *size = m->opts->program_size;
-        if (*size > PROGRAM_MAX)
-            return machine_fail(m, 126, "%s: too large (%zu bytes; at most %u)", path, *size,
-                                PROGRAM_MAX);
-        *out = malloc(*size ? *size : 1);
-        if (!*out)
-            return machine_fail(m, 125, "out of memory");
-        memcpy(*out, m->opts->program_image, *size);
+        src->image = m->opts->program_image;
+        src->size = m->opts->program_size;
+        if (src->size > PROGRAM_MAX)
+            return machine_fail(m, 126, "%s: too large (%zu bytes; at most %u)", path,
+                                src->size, PROGRAM_MAX);
         return 0;
     }
     /* Non-blocking, so that a FIFO is refused below instead of waiting
@@ -41,19 +46,31 @@ static int read_program(struct machine *m, uint8_t **out, size_t *size)
         return machine_fail(m, 126, "%s: too large (%lld bytes; at most %u)", path,
                             (long long)st.st_size, PROGRAM_MAX);
     }
-    *size = (size_t)st.st_size;
-    *out = malloc(*size ? *size : 1);
-    size_t done = 0;
-    while (*out && done < *size) {
-        ssize_t n = read(fd, *out + done, *size - done);
-        if (n <= 0) {
-            close(fd);
-            return machine_fail(m, 126, "%s: read error", path);
-        }
-        done += (size_t)n;
+    src->fd = fd;
+    src->size = (size_t)st.st_size;
+    return 0;
+}
+
+static void close_program(struct program_source *src)
+{
+    if (src->fd >= 0)
+        close(src->fd);
+    src->fd = -1;
+}
+
+/* Up to n bytes of the program from offset off into buf (or, for an
+ * image, a pointer into it): how many, 0 at a read error or a file that
+ * shrank. */
+static size_t program_bytes(const struct program_source *src, size_t off, size_t n,
+                            uint8_t *buf, const uint8_t **bytes)
+{
+    if (src->fd < 0) {
+        *bytes = src->image + off;
+        return n;
     }
-    close(fd);
-    return *out ? 0 : machine_fail(m, 125, "out of memory");
+    ssize_t got = pread(src->fd, buf, n, (off_t)off);
+    *bytes = buf;
+    return got > 0 ? (size_t)got : 0;
 }
 
 /*
@@ -63,15 +80,21 @@ static int read_program(struct machine *m, uint8_t **out, size_t *size)
  */
 #define PROGRAM_NAME "tmp/.sysemu-program"
 
-static int place_program(struct machine *m, const uint8_t *image, size_t size,
+static int place_program(struct machine *m, const struct program_source *src,
                          struct boot_record *br)
 {
+    enum { PIECE = 64 << 10 };
+    static uint8_t piece[PIECE];
     int h = vfs_open(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME),
                      VFS_O_CREAT | VFS_O_EXCL | VFS_O_RDWR, 0755);
     size_t done = 0;
-    while (h >= 0 && done < size) {
-        size_t chunk = size - done < HC_VFS_IO_MAX ? size - done : HC_VFS_IO_MAX;
-        ssize_t n = vfs_write(m->vfs, (uint32_t)h, image + done, chunk, done);
+    while (h >= 0 && done < src->size) {
+        const uint8_t *bytes;
+        size_t want = src->size - done < PIECE ? src->size - done : PIECE;
+        size_t got = program_bytes(src, done, want, piece, &bytes);
+        if (!got)
+            return machine_fail(m, 126, "%s: read error", m->opts->program);
+        ssize_t n = vfs_write(m->vfs, (uint32_t)h, bytes, got, done);
         if (n <= 0)
             return machine_fail(m, 125, "cannot place the program in the file tree: %s",
                                 strerror(n < 0 ? (int)-n : EIO));
@@ -80,7 +103,7 @@ static int place_program(struct machine *m, const uint8_t *image, size_t size,
     if (h < 0 || vfs_unlink(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME)))
         return machine_fail(m, 125, "cannot place the program in the file tree");
     br->image_handle = (uint32_t)h;
-    br->image_size = (uint32_t)size;
+    br->image_size = (uint32_t)src->size;
     return 0;
 }
 
@@ -97,7 +120,7 @@ static int pack_strings(struct machine *m, char *const *strs, int count, uint32_
     return 0;
 }
 
-static int write_boot_record(struct machine *m, const uint8_t *image, size_t size)
+static int write_boot_record(struct machine *m, const struct program_source *src)
 {
     struct boot_record br = {
         .magic = BOOT_MAGIC,
@@ -110,7 +133,7 @@ static int write_boot_record(struct machine *m, const uint8_t *image, size_t siz
         .mem_pages = (uint32_t)((m->opts->mem_bytes ? m->opts->mem_bytes
                                                     : DEFAULT_MEM_BYTES) / PAGE_SIZE),
     };
-    int rc = place_program(m, image, size, &br);
+    int rc = place_program(m, src, &br);
     if (rc)
         return rc;
     int envc = 0;
@@ -142,19 +165,18 @@ static int write_boot_record(struct machine *m, const uint8_t *image, size_t siz
 static int new_tree_and_record(struct machine *m)
 {
     char err[256];
-    uint8_t *program = NULL;
-    size_t program_size = 0;
-    int rc = read_program(m, &program, &program_size);
+    struct program_source src;
+    int rc = open_program(m, &src);
     if (rc)
         return rc;
     vfs_free(m->vfs);
-    m->vfs = vfscall_new_tree(m, program_size, err, sizeof err);
+    m->vfs = vfscall_new_tree(m, src.size, err, sizeof err);
     if (!m->vfs) {
-        free(program);
+        close_program(&src);
         return machine_fail(m, 2, "%s", err);
     }
-    rc = write_boot_record(m, program, program_size);
-    free(program);
+    rc = write_boot_record(m, &src);
+    close_program(&src);
     return rc;
 }
 
