@@ -24,7 +24,9 @@ static bool wants_stop(struct debug *d, uint32_t addr)
     bool hw;
     if (d->fault_hit || d->watch_hit)
         return true;   /* d->stop was filled when it happened */
-    if (d->stepping) {
+    /* with --smp a step is one instruction of the CPU that was stopped;
+     * the others run on through it (their breakpoints still stop) */
+    if (d->stepping && d->m->cpu_id == d->step_cpu) {
         d->stop = (struct debug_stop){ .why = DEBUG_STEPPED, .addr = addr };
         return true;
     }
@@ -188,6 +190,46 @@ static void on_program_fault(void *ctx, struct machine *m, const struct delivery
                                    .addr = reg_read(m, UC_X86_REG_EIP) };
 }
 
+/* ---- hooks in every CPU's engine ---- */
+
+static int engine_count(const struct debug *d)
+{
+    return d->m->smp ? d->m->ncpus : 1;
+}
+
+static uc_engine *engine_of(const struct debug *d, int c)
+{
+    return d->m->smp ? d->m->engines[c] : d->m->uc;
+}
+
+static void unhook_all(struct debug *d, const uc_hook *hooks, int n)
+{
+    for (int c = 0; c < n; c++)
+        engine_unhook(engine_of(d, c), hooks[c]);
+}
+
+static int hook_code_all(struct debug *d, uint32_t begin, uint32_t end, uc_hook *hooks)
+{
+    for (int c = 0; c < engine_count(d); c++)
+        if (engine_hook_code_range(engine_of(d, c), begin, end, on_code, d, &hooks[c])) {
+            unhook_all(d, hooks, c);
+            return -1;
+        }
+    return 0;
+}
+
+static int hook_mem_all(struct debug *d, bool reads, bool writes, uint32_t begin, uint32_t end,
+                        uc_hook *hooks)
+{
+    for (int c = 0; c < engine_count(d); c++)
+        if (engine_hook_mem(engine_of(d, c), reads, writes, begin, end, on_access, d,
+                            &hooks[c])) {
+            unhook_all(d, hooks, c);
+            return -1;
+        }
+    return 0;
+}
+
 /* ---- the points ---- */
 
 int debug_insert_break(struct debug *d, uint32_t addr, bool hw)
@@ -220,8 +262,8 @@ int debug_insert_watch(struct debug *d, enum debug_watch_kind kind, uint32_t add
     struct debug_watch *w = &d->watches[d->nwatches];
     *w = (struct debug_watch){ .addr = addr, .len = len, .kind = kind };
     uint32_t begin = addr >= 15 ? addr - 15 : 0;
-    if (engine_hook_mem(d->m->uc, kind != DEBUG_WATCH_WRITE, kind != DEBUG_WATCH_READ, begin,
-                        addr + (len - 1), on_access, d, &w->hook))
+    if (hook_mem_all(d, kind != DEBUG_WATCH_WRITE, kind != DEBUG_WATCH_READ, begin,
+                     addr + (len - 1), w->hook))
         return -1;
     if (d->nwatches++ == 0)
         d->retranslate = true;
@@ -230,7 +272,7 @@ int debug_insert_watch(struct debug *d, enum debug_watch_kind kind, uint32_t add
 
 static void drop_watch(struct debug *d, int i)
 {
-    engine_unhook(d->m->uc, d->watches[i].hook);
+    unhook_all(d, d->watches[i].hook, engine_count(d));
     d->watches[i] = d->watches[--d->nwatches];
     if (d->nwatches == 0)
         d->retranslate = true;
@@ -284,14 +326,13 @@ static int add_code_hook(struct debug *d, uint32_t addr)
     if (d->nhooks == DEBUG_MAX_CODE_HOOKS) {
         for (int i = 0; i < d->nhooks; i++)
             if (!break_at(d, d->hooks[i].addr, &hw)) {
-                engine_unhook(d->m->uc, d->hooks[i].hook);
+                unhook_all(d, d->hooks[i].hook, engine_count(d));
                 d->hooks[i] = d->hooks[--d->nhooks];
                 break;
             }
     }
     struct debug_code_hook *h = &d->hooks[d->nhooks];
-    if (d->nhooks == DEBUG_MAX_CODE_HOOKS ||
-        engine_hook_code_range(d->m->uc, addr, addr, on_code, d, &h->hook))
+    if (d->nhooks == DEBUG_MAX_CODE_HOOKS || hook_code_all(d, addr, addr, h->hook))
         return -1;
     h->addr = addr;
     d->nhooks++;
@@ -318,7 +359,9 @@ static int retranslate_all_that_ran(struct debug *d)
             r[n++] = (struct engine_range){ bc->slots[i]->addr, bc->slots[i]->size };
     for (int i = 0; i < d->nodd; i++)
         r[n++] = (struct engine_range){ d->odd[i], 1 };
-    engine_retranslate_ranges(d->m->uc, d->m->scratch_ctx, r, n);
+    /* the block cache is the machine's: what any CPU ran */
+    for (int c = 0; c < engine_count(d); c++)
+        engine_retranslate_ranges(engine_of(d, c), d->m->scratch_ctx, r, n);
     free(r);
     return 0;
 }
@@ -329,10 +372,10 @@ static int sync_hooks(struct debug *d)
 {
     bool every = d->stepping || d->nwatches > 0;
     if (every != d->every_hooked) {
-        if (every && engine_hook_code_range(d->m->uc, 1, 0, on_code, d, &d->every_insn))
+        if (every && hook_code_all(d, 1, 0, d->every_insn))
             return -1;
         if (!every)
-            engine_unhook(d->m->uc, d->every_insn);
+            unhook_all(d, d->every_insn, engine_count(d));
         d->every_hooked = every;
         d->retranslate = true;
     }
@@ -360,9 +403,9 @@ void debug_detach(struct debug *d)
 {
     debug_clear(d);
     for (int i = 0; i < d->nhooks; i++)
-        engine_unhook(d->m->uc, d->hooks[i].hook);
+        unhook_all(d, d->hooks[i].hook, engine_count(d));
     if (d->every_hooked)
-        engine_unhook(d->m->uc, d->every_insn);
+        unhook_all(d, d->every_insn, engine_count(d));
     d->nhooks = 0;
     d->every_hooked = false;
     retranslate_all_that_ran(d);
@@ -373,6 +416,7 @@ int debug_run(struct debug *d, bool step, struct debug_stop *stop)
 {
     struct machine *m = d->m;
     d->stepping = step;
+    d->step_cpu = m->cpu_id;
     d->resume_eip = reg_read(m, UC_X86_REG_EIP);
     d->blocks = 0;
     d->passed = d->rep_again = false;

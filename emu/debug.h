@@ -62,15 +62,17 @@ struct debug_break {
     bool hw;
 };
 
+/* With --smp every CPU has its own engine: a debugger's hook is in each
+ * (hook[c] in CPU c's engine). */
 struct debug_watch {
     uint32_t addr, len;
     enum debug_watch_kind kind;
-    uc_hook hook;
+    uc_hook hook[MAX_CPUS];
 };
 
 struct debug_code_hook {
     uint32_t addr;
-    uc_hook hook;
+    uc_hook hook[MAX_CPUS];
 };
 
 struct debug {
@@ -81,7 +83,7 @@ struct debug {
     int nwatches;
     struct debug_code_hook hooks[DEBUG_MAX_CODE_HOOKS];
     int nhooks;
-    uc_hook every_insn;          /* while stepping or watching */
+    uc_hook every_insn[MAX_CPUS]; /* while stepping or watching */
     bool every_hooked;
     bool retranslate;            /* hooks or code changed since the last run */
     uint32_t odd[DEBUG_MAX_ODD];  /* undecodable blocks that ran */
@@ -93,6 +95,7 @@ struct debug {
 
     /* this resume */
     bool stepping;
+    int step_cpu;                /* the CPU a step is of (--smp) */
     uint32_t resume_eip;
     uint64_t blocks;             /* blocks let run since the resume */
     uint32_t block_addr;

@@ -103,6 +103,9 @@ static void mon_cpu(void *ctx, const char *args, struct gdb_text *out)
     if (c->stepping != c->model->stepping)
         gdb_printf(out, ",stepping=%u", c->stepping);
     gdb_printf(out, ", %u MHz (%s)\n", c->model->clock_mhz, c->model->description);
+    /* with --smp the stop is on one CPU; the MSRs below are that CPU's */
+    if (gm->m->ncpus > 1)
+        gdb_printf(out, "stopped on CPU %d of %d\n", gm->m->cpu_id, gm->m->ncpus);
     gdb_printf(out, "SEP: %s\n",
                !c->sep_reported ? "not reported by CPUID"
                : c->sep_works   ? "reported by CPUID, sysenter works"

@@ -108,6 +108,19 @@ int emu_gdb_finish(struct emu_gdb *e, char **out, char **err)
 
 char *gdb_batch(const struct emu_gdb *e, const char *prog, ...)
 {
+    const char *cmds[38];
+    int n = 0;
+    va_list ap;
+    va_start(ap, prog);
+    for (const char *c; (c = va_arg(ap, const char *)) && n < 37;)
+        cmds[n++] = c;
+    va_end(ap);
+    cmds[n] = NULL;
+    return gdb_batch_list(e, prog, cmds);
+}
+
+char *gdb_batch_list(const struct emu_gdb *e, const char *prog, const char *const *cmds)
+{
     char *argv[80] = { (char *)GDB, (char *)"-nx", (char *)"-batch", (char *)KERNEL_ELF };
     char target[64], symbols[256];
     int n = 4, out, st;
@@ -120,13 +133,10 @@ char *gdb_batch(const struct emu_gdb *e, const char *prog, ...)
         argv[n++] = (char *)"-ex";
         argv[n++] = symbols;
     }
-    va_list ap;
-    va_start(ap, prog);
-    for (char *c; (c = va_arg(ap, char *)) && n < 78;) {
+    for (int i = 0; cmds[i] && n < 78; i++) {
         argv[n++] = (char *)"-ex";
-        argv[n++] = c;
+        argv[n++] = (char *)cmds[i];
     }
-    va_end(ap);
     argv[n] = NULL;
     pid_t pid = spawn(GDB, argv, &out, NULL);
     char *text = drain_fd(out);

@@ -30,6 +30,8 @@ int emu_gdb_finish(struct emu_gdb *e, char **out, char **err);
  * build/guest/programs/PROG (if not NULL), then each command; all it
  * printed. */
 char *gdb_batch(const struct emu_gdb *e, const char *prog, ...);
+/* The same with the commands in a NULL-terminated list. */
+char *gdb_batch_list(const struct emu_gdb *e, const char *prog, const char *const *cmds);
 
 /* A raw client socket on e's port; -1 if the connection fails. */
 int emu_gdb_connect(const struct emu_gdb *e);

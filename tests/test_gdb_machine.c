@@ -133,6 +133,64 @@ START_TEST(gdb_stepi_from_sysenter_lands_on_sysenter_eip)
 }
 END_TEST
 
+/* With --smp each CPU runs in an engine of its own, with its own SYSENTER
+ * MSRs (the patch's per-CPU trampoline and stack). A breakpoint inside the
+ * vsyscall page stops on whichever CPU gets there: the program's first
+ * call on CPU 0, and after it pins itself to CPU 1, the next one there;
+ * "monitor cpu" names the CPU, and a stepi from its sysenter lands on that
+ * CPU's SYSENTER_EIP with its SYSENTER_ESP. */
+START_TEST(gdb_under_smp_stops_on_each_cpu_with_its_own_sysenter_msrs)
+{
+    struct emu_gdb e;
+    emu_gdb_start(&e, "--gdb", GDB_PORT0, "-S", "--smp", "2", "--cpu", "pentium4",
+                  program("smp"), "pin", "1", NULL);
+    char *out = gdb_batch(&e, "smp", "break *0xfffff005", "continue", "monitor cpu", "stepi",
+                          "printf \"eip 0x%x esp 0x%x\\n\", $pc, $esp", "continue",
+                          "monitor cpu", "stepi",
+                          "printf \"eip 0x%x esp 0x%x\\n\", $pc, $esp", "kill", NULL);
+    char *second = strstr(out, "stopped on CPU 1 of 2\n");
+    ck_assert_msg(second, "no stop on CPU 1:\n%s", out);
+    *second++ = 0;
+    const char *first = strstr(out, "stopped on CPU 0 of 2\n");
+    ck_assert_msg(first, "no first stop on CPU 0:\n%s", out);
+    for (const char *at = first; at; at = at == first ? second : NULL) {
+        ck_assert_uint_eq(tagged(at, "eip"), tagged(at, "SYSENTER_EIP (msr 0x176):"));
+        ck_assert_uint_eq(tagged(at, "esp"), tagged(at, "SYSENTER_ESP (msr 0x175):"));
+    }
+    ck_assert_uint_ne(tagged(first, "SYSENTER_ESP (msr 0x175):"),
+                      tagged(second, "SYSENTER_ESP (msr 0x175):"));
+    free(out);
+    emu_gdb_finish(&e, NULL, NULL);
+}
+END_TEST
+
+/* With --smp a step is one instruction of the CPU the machine stopped on:
+ * the other CPU's turns run through it. Two children compute on two CPUs;
+ * gdb stops in the first and steps its CPU 12000 times (several turns). */
+START_TEST(gdb_under_smp_steps_the_cpu_it_stopped_on)
+{
+    struct emu_gdb e;
+    emu_gdb_start(&e, "--gdb", GDB_PORT0, "-S", "--smp", "2", program("smp"), "spread", "2",
+                  NULL);
+    const char *cmds[40] = { "break spread_child", "continue", "monitor cpu", "delete" };
+    int n = 4;
+    for (int i = 0; i < 12; i++) {
+        cmds[n++] = "stepi 1000";
+        cmds[n++] = "monitor cpu";
+    }
+    cmds[n++] = "kill";
+    cmds[n] = NULL;
+    char *out = gdb_batch_list(&e, "smp", cmds);
+    int stops = 0;
+    for (const char *p = out; (p = strstr(p, "stopped on CPU ")); p++, stops++)
+        ck_assert_msg(!strncmp(p, "stopped on CPU 0 of 2\n", 22), "a step moved CPU:\n%s",
+                      out);
+    ck_assert_int_eq(stops, 13);
+    free(out);
+    emu_gdb_finish(&e, NULL, NULL);
+}
+END_TEST
+
 /* The instruction gdb stops before at the user's return from sysexit, and
  * the cycles "monitor cycles" says were counted before it: those of a
  * plain run's instruction trace. */
@@ -345,6 +403,8 @@ Suite *gdb_machine_suite(void)
     tcase_add_test(tc, gdb_breaks_at_sysenter_entry_on_the_task_kernel_stack);
     tcase_add_test(tc, gdb_breaks_at_system_call_on_the_cpu_trap_frame);
     tcase_add_test(tc, gdb_stepi_from_sysenter_lands_on_sysenter_eip);
+    tcase_add_test(tc, gdb_under_smp_stops_on_each_cpu_with_its_own_sysenter_msrs);
+    tcase_add_test(tc, gdb_under_smp_steps_the_cpu_it_stopped_on);
     tcase_add_test(tc, gdb_sees_sysexit_return_and_the_cycles_so_far);
     tcase_add_test(tc, gdb_on_a_pentium_pro_sees_the_msrs_and_the_sysexit_that_stops_it);
     tcase_add_test(tc, gdb_watchpoint_stops_after_the_writing_instruction);

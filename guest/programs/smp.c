@@ -53,6 +53,18 @@ static int case_pin(unsigned cpu)
 
 static volatile uint32_t sink;
 
+/* A child's work (a function of its own: tests/test_gdb_machine.c stops in it) */
+static __attribute__((noinline, noreturn)) void spread_child(uint32_t x)
+{
+    for (int k = 0; k < 20000; k++) {
+        x = x * 1103515245u + 12345u;
+        if (k % 1000 == 0)
+            syscall0(SYS_getppid);
+    }
+    sink = x;
+    exit_(0);
+}
+
 static int case_spread(int n)
 {
     for (int i = 0; i < n; i++) {
@@ -61,16 +73,8 @@ static int case_spread(int n)
             printf("fork: %ld\n", pid);
             return 1;
         }
-        if (pid == 0) {
-            uint32_t x = (uint32_t)i + 1;
-            for (int k = 0; k < 20000; k++) {
-                x = x * 1103515245u + 12345u;
-                if (k % 1000 == 0)
-                    syscall0(SYS_getppid);
-            }
-            sink = x;
-            exit_(0);
-        }
+        if (pid == 0)
+            spread_child((uint32_t)i + 1);
     }
     int done = 0, status;
     while (syscall4(SYS_wait4, -1, &status, 0, 0) > 0)
