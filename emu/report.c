@@ -194,6 +194,39 @@ static void json_stat(FILE *f, const struct syscall_stat *s)
             s->ext_ticks, (double)s->ext_cycles / 100.0);
 }
 
+/* The figures of the text report's other lines, under the same names. */
+static void json_rest(const struct machine *m, const struct syscall_tracker *t, FILE *f)
+{
+    fprintf(f, "\"sysenter_left_through_iret\":%" PRIu64 ",", t->sysenter_irets);
+    fprintf(f, "\"time\":{\"timer_interrupts\":%" PRIu64 ",\"idle_cycles\":%.2f},",
+            m->irq.delivered, (double)m->irq.idle_cycles / 100.0);
+    const struct as_stats *as = m->as ? addrspaces_stats(m->as) : NULL;
+    const struct as_stats none = { 0 };
+    if (!as)
+        as = &none;
+    fprintf(f, "\"address_spaces\":{\"switches\":%" PRIu64 ",\"tlb_refills\":%" PRIu64
+            ",\"code_pages_dropped\":%" PRIu64 ",\"code_pages_kept\":%" PRIu64
+            ",\"forks\":%" PRIu64 ",\"pages_copied\":%" PRIu64 "},",
+            as->switches, as->refills, as->code_pages_dropped, as->code_pages_kept,
+            as->clones, as->pages_copied);
+    fprintf(f, "\"user_clock\":{\"calls\":%" PRIu64 ",\"cycles\":%.2f,\"retries\":%" PRIu64
+            "},", t->vclock_calls, (double)t->vclock_cycles / 100.0, t->vclock_retries);
+    if (!m->smp)
+        return;
+    struct smp_cpu_figures fig[MAX_CPUS];
+    uint64_t latest, busy_sum;
+    smp_figures(m, fig, &latest, &busy_sum);
+    fprintf(f, "\"machine_cycles\":%.2f,\"busy_cycles_summed\":%.2f,\"cpus\":[",
+            (double)latest / 100.0, (double)busy_sum / 100.0);
+    for (int c = 0; c < m->ncpus; c++)
+        fprintf(f, "%s{\"cpu\":%d,\"busy_cycles\":%.2f,\"idle_cycles\":%.2f,"
+                "\"instructions\":%" PRIu64 ",\"user_instructions\":%" PRIu64 ",\"ipis\":%"
+                PRIu64 ",\"local_timer_interrupts\":%" PRIu64 "}", c ? "," : "", c,
+                (double)fig[c].busy / 100.0, (double)fig[c].idle / 100.0, fig[c].insns,
+                fig[c].user_insns, fig[c].ipis, fig[c].timer_taken);
+    fputs("],", f);
+}
+
 void report_print_json(const struct machine *m, const struct syscall_tracker *t, FILE *f)
 {
     int n;
@@ -218,6 +251,7 @@ void report_print_json(const struct machine *m, const struct syscall_tracker *t,
             t->returns_sysexit, t->returns_iret);
     fprintf(f, "\"vsyscall\":{\"calls\":%" PRIu64 ",\"cycles\":%.2f},", t->vsyscall_calls,
             (double)t->vsyscall_cycles / 100.0);
+    json_rest(m, t, f);
     fputs("\"unknown\":[", f);
     const char *sep = "";
     for (uint32_t nr = 0; nr < SYSCALL_STATS_MAX; nr++)

@@ -500,26 +500,39 @@ uint64_t smp_cpu_cycles(const struct machine *m, int c)
  * sum of busy cycles is the work all CPUs did, the machine time how long
  * it took.
  */
-void smp_report(const struct machine *m, FILE *f, const char *prefix)
+void smp_figures(const struct machine *m, struct smp_cpu_figures *per_cpu, uint64_t *latest,
+                 uint64_t *busy_sum)
 {
-    uint64_t busy_sum = 0, latest = 0;
+    *latest = *busy_sum = 0;
     for (int c = 0; c < m->ncpus; c++)
-        if (smp_cpu_cycles(m, c) > latest)
-            latest = smp_cpu_cycles(m, c);
+        if (smp_cpu_cycles(m, c) > *latest)
+            *latest = smp_cpu_cycles(m, c);
     for (int c = 0; c < m->ncpus; c++) {
         const struct cpu_slot *s = &m->smp->cpus[c];
         const struct cpu_local *l = c == m->cpu_id ? &m->local : &s->local;
         uint64_t idle = s->idle_cycles + (c == 0 ? m->irq.idle_cycles : 0);
-        uint64_t end = s->state == CPU_RUNNING ? l->cycles : latest;
+        uint64_t end = s->state == CPU_RUNNING ? l->cycles : *latest;
         if (s->state != CPU_RUNNING)
-            idle += latest - (l->cycles > s->started_at ? l->cycles : s->started_at);
+            idle += *latest - (l->cycles > s->started_at ? l->cycles : s->started_at);
         uint64_t busy = end > idle + s->started_at ? end - idle - s->started_at : 0;
-        busy_sum += busy;
+        *busy_sum += busy;
+        per_cpu[c] = (struct smp_cpu_figures){ .busy = busy, .idle = idle, .insns = s->insns,
+                                               .user_insns = l->user_insns, .ipis = s->ipis,
+                                               .timer_taken = s->timer_taken };
+    }
+}
+
+void smp_report(const struct machine *m, FILE *f, const char *prefix)
+{
+    struct smp_cpu_figures fig[MAX_CPUS];
+    uint64_t latest, busy_sum;
+    smp_figures(m, fig, &latest, &busy_sum);
+    for (int c = 0; c < m->ncpus; c++)
         fprintf(f, "%scpu %d: %" PRIu64 " busy cycles, %" PRIu64 " idle in hlt, %" PRIu64
                 " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs and %" PRIu64
-                " local timer interrupts taken\n", prefix, c, busy / 100, idle / 100, s->insns,
-                l->user_insns, s->ipis, s->timer_taken);
-    }
+                " local timer interrupts taken\n", prefix, c, fig[c].busy / 100,
+                fig[c].idle / 100, fig[c].insns, fig[c].user_insns, fig[c].ipis,
+                fig[c].timer_taken);
     fprintf(f, "%s%d CPUs: %" PRIu64 " cycles of machine time (the latest CPU's clock), %"
             PRIu64 " busy cycles summed over the CPUs (docs/smp.md)\n",
             prefix, m->ncpus, latest / 100, busy_sum / 100);

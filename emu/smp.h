@@ -104,6 +104,14 @@ void smp_note_code(struct machine *m, uint32_t addr, uint32_t size);
 uint64_t smp_cpu_cycles(const struct machine *m, int c);
 /* Per-CPU lines for --report ("emu: report: cpu N: ..."). */
 void smp_report(const struct machine *m, FILE *f, const char *prefix);
+/* What smp_report prints, for one CPU (cycles in centicycles). */
+struct smp_cpu_figures {
+    uint64_t busy, idle, insns, user_insns, ipis, timer_taken;
+};
+/* Each CPU's figures into per_cpu[0 .. ncpus-1]; the machine's time (the
+ * latest CPU's clock) and the busy cycles summed into *latest, *busy_sum. */
+void smp_figures(const struct machine *m, struct smp_cpu_figures *per_cpu, uint64_t *latest,
+                 uint64_t *busy_sum);
 
 /*
  * The turns: run_slice runs the current CPU once through the engine and

@@ -214,6 +214,108 @@ static double trace_cycles(const char *csv, const char *name, const char *path, 
     return sum;
 }
 
+/* A number jq reads from a JSON report (cycles floored, as the text
+ * report prints them whole). */
+static unsigned long json_number(const char *path, const char *filter)
+{
+    char *v = jq(filter, path);
+    unsigned long n = strtoul(v, NULL, 10);
+    free(v);
+    return n;
+}
+
+/* The text report's line that starts with head, parsed with fmt into
+ * want values; the line must be there. */
+static void text_line(const char *err, const char *head, const char *fmt, int want,
+                      unsigned long *v)
+{
+    char *line = line_with(err, head);
+    ck_assert_msg(line, "no \"%s\" in:\n%s", head, err);
+    ck_assert_int_eq(sscanf(line, fmt, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), want);
+    free(line);
+}
+
+/* --report=json carries every figure of the text report's lines: the
+ * sysenter calls that left through iret, time, address spaces, the
+ * user-space clock and, with --smp, each CPU's line and the machine's. */
+START_TEST(json_report_has_the_figures_of_every_text_line)
+{
+    const char *json = scratch("figures.json");
+    struct emu_result text, r;
+    const char *smp_run[] = { "--smp", "2", fixture("busybox"), "sh", "-c",
+                              "echo a | cat; sleep 1", NULL };
+    const char *clock_run[] = { "--vgettimeofday", program("vgtod"), "compare", "100", NULL };
+    const char *const *runs[] = { smp_run, clock_run };
+    for (int k = 0; k < 2; k++) {
+        const char *args[16] = { "run", "--report" }, *jargs[16] = { "run", "--report=json",
+                                                                    "--report-file", json };
+        int n = 2, jn = 4;
+        for (int i = 0; runs[k][i]; i++)
+            args[n++] = jargs[jn++] = runs[k][i];
+        run_emu(&text, args);
+        run_emu(&r, jargs);
+        ck_assert_int_eq(text.status, 0);
+        ck_assert_int_eq(r.status, 0);
+        unsigned long v[6];
+        text_line(text.err, "emu: report: sysenter calls that left",
+                  "emu: report: sysenter calls that left through iret (work pending): %lu", 1, v);
+        ck_assert_uint_eq(v[0], json_number(json, ".sysenter_left_through_iret"));
+        text_line(text.err, "emu: report: time: ",
+                  "emu: report: time: %lu timer interrupts; %lu cycles idle", 2, v);
+        ck_assert_uint_eq(v[0], json_number(json, ".time.timer_interrupts"));
+        ck_assert_uint_eq(v[1], json_number(json, ".time.idle_cycles | floor"));
+        if (k == 1) {
+            text_line(text.err, "emu: report: 100 user-space clock calls",
+                      "emu: report: %lu user-space clock calls (--vgettimeofday, no system "
+                      "call), %*f cycles per call; %lu sequence-lock", 2, v);
+            ck_assert_uint_eq(v[0], json_number(json, ".user_clock.calls"));
+            ck_assert_uint_eq(v[1], json_number(json, ".user_clock.retries"));
+            emu_result_free(&text);
+            emu_result_free(&r);
+            continue;
+        }
+        ck_assert_uint_gt(v[0], 0);   /* the sleep: ticks (and, below, each CPU idle) */
+        text_line(text.err, "emu: report: address spaces: ",
+                  "emu: report: address spaces: %lu switches, %lu TLB refills charged, %lu "
+                  "code pages' translations dropped and %lu kept; %lu forks copied %lu pages",
+                  6, v);
+        static const char *const as_keys[] = { "switches", "tlb_refills", "code_pages_dropped",
+                                               "code_pages_kept", "forks", "pages_copied" };
+        for (int i = 0; i < 6; i++) {
+            char filter[64];
+            snprintf(filter, sizeof filter, ".address_spaces.%s", as_keys[i]);
+            ck_assert_uint_eq(v[i], json_number(json, filter));
+        }
+        for (int c = 0; c < 2; c++) {
+            char head[32], filter[160];
+            snprintf(head, sizeof head, "emu: report: cpu %d: ", c);
+            text_line(text.err, head,
+                      "emu: report: cpu %*d: %lu busy cycles, %lu idle in hlt, %lu instructions "
+                      "(%lu in user mode), %lu IPIs and %lu local timer interrupts taken",
+                      6, v);
+            ck_assert_uint_gt(v[1], 0);
+            snprintf(filter, sizeof filter,
+                     ".cpus[%d] | \"\\(.busy_cycles | floor) \\(.idle_cycles | floor) "
+                     "\\(.instructions) \\(.user_instructions) \\(.ipis) "
+                     "\\(.local_timer_interrupts)\"", c);
+            char *got = jq(filter, json), want[160];
+            snprintf(want, sizeof want, "%lu %lu %lu %lu %lu %lu\n", v[0], v[1], v[2], v[3],
+                     v[4], v[5]);
+            ck_assert_str_eq(got, want);
+            free(got);
+        }
+        text_line(text.err, "emu: report: 2 CPUs: ",
+                  "emu: report: 2 CPUs: %lu cycles of machine time (the latest CPU's clock), "
+                  "%lu busy cycles summed", 2, v);
+        ck_assert_uint_eq(v[0], json_number(json, ".machine_cycles | floor"));
+        ck_assert_uint_eq(v[1], json_number(json, ".busy_cycles_summed | floor"));
+        emu_result_free(&text);
+        emu_result_free(&r);
+    }
+    unlink(json);
+}
+END_TEST
+
 START_TEST(json_report_agrees_with_strace_and_the_trace)
 {
     const char *json = scratch("report.json"), *st = scratch("strace.txt"),
@@ -302,6 +404,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, runs_are_deterministic);
     tcase_add_loop_test(tc, report_table_rows_add_up_to_the_totals, 0, 3);
     tcase_add_test(tc, json_report_agrees_with_strace_and_the_trace);
+    tcase_add_test(tc, json_report_has_the_figures_of_every_text_line);
     tcase_add_test(tc, a_bad_report_format_is_a_usage_error);
     suite_add_tcase(s, tc);
     return s;
