@@ -235,6 +235,15 @@ static void text_line(const char *err, const char *head, const char *fmt, int wa
     free(line);
 }
 
+/* A text line of two figures and the JSON report's two for it. */
+static void same_two(const char *err, const char *head, const char *fmt, const char *json,
+                     const char *filter0, const char *filter1, unsigned long *v)
+{
+    text_line(err, head, fmt, 2, v);
+    ck_assert_uint_eq(v[0], json_number(json, filter0));
+    ck_assert_uint_eq(v[1], json_number(json, filter1));
+}
+
 /* --report=json carries every figure of the text report's lines: the
  * sysenter calls that left through iret, time, address spaces, the
  * user-space clock and, with --smp, each CPU's line and the machine's. */
@@ -260,16 +269,14 @@ START_TEST(json_report_has_the_figures_of_every_text_line)
         text_line(text.err, "emu: report: sysenter calls that left",
                   "emu: report: sysenter calls that left through iret (work pending): %lu", 1, v);
         ck_assert_uint_eq(v[0], json_number(json, ".sysenter_left_through_iret"));
-        text_line(text.err, "emu: report: time: ",
-                  "emu: report: time: %lu timer interrupts; %lu cycles idle", 2, v);
-        ck_assert_uint_eq(v[0], json_number(json, ".time.timer_interrupts"));
-        ck_assert_uint_eq(v[1], json_number(json, ".time.idle_cycles | floor"));
+        same_two(text.err, "emu: report: time: ",
+                 "emu: report: time: %lu timer interrupts; %lu cycles idle", json,
+                 ".time.timer_interrupts", ".time.idle_cycles | floor", v);
         if (k == 1) {
-            text_line(text.err, "emu: report: 100 user-space clock calls",
-                      "emu: report: %lu user-space clock calls (--vgettimeofday, no system "
-                      "call), %*f cycles per call; %lu sequence-lock", 2, v);
-            ck_assert_uint_eq(v[0], json_number(json, ".user_clock.calls"));
-            ck_assert_uint_eq(v[1], json_number(json, ".user_clock.retries"));
+            same_two(text.err, "emu: report: 100 user-space clock calls",
+                     "emu: report: %lu user-space clock calls (--vgettimeofday, no system "
+                     "call), %*f cycles per call; %lu sequence-lock", json, ".user_clock.calls",
+                     ".user_clock.retries", v);
             emu_result_free(&text);
             emu_result_free(&r);
             continue;
@@ -304,11 +311,10 @@ START_TEST(json_report_has_the_figures_of_every_text_line)
             ck_assert_str_eq(got, want);
             free(got);
         }
-        text_line(text.err, "emu: report: 2 CPUs: ",
-                  "emu: report: 2 CPUs: %lu cycles of machine time (the latest CPU's clock), "
-                  "%lu busy cycles summed", 2, v);
-        ck_assert_uint_eq(v[0], json_number(json, ".machine_cycles | floor"));
-        ck_assert_uint_eq(v[1], json_number(json, ".busy_cycles_summed | floor"));
+        same_two(text.err, "emu: report: 2 CPUs: ",
+                 "emu: report: 2 CPUs: %lu cycles of machine time (the latest CPU's clock), "
+                 "%lu busy cycles summed", json, ".machine_cycles | floor",
+                 ".busy_cycles_summed | floor", v);
         emu_result_free(&text);
         emu_result_free(&r);
     }
