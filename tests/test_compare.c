@@ -354,6 +354,37 @@ START_TEST(timer_interrupts_inside_calls_are_left_out_of_the_rows)
 }
 END_TEST
 
+/* compare --smp N runs each model on N CPUs, as run --smp N does: the row's
+ * entry, body and exit are the ones --report gives for that run, and the
+ * SMP kernel's entry (it takes the big kernel lock) is not the UP kernel's. */
+START_TEST(compare_with_smp_runs_each_model_on_that_many_cpus)
+{
+    struct emu_result smp, up, rep;
+    emu(&smp, "compare", "--smp", "2", "--cpus", "pentium4", program("syscall_loop"), "getpid",
+        "1000", NULL);
+    emu(&up, "compare", "--cpus", "pentium4", program("syscall_loop"), "getpid", "1000", NULL);
+    emu(&rep, "run", "--smp", "2", "--report", "--cpu", "pentium4", program("syscall_loop"),
+        "getpid", "1000", NULL);
+    ck_assert_msg(smp.status == 0 && up.status == 0 && rep.status == 0, "%s%s%s", smp.err,
+                  up.err, rep.err);
+    ck_assert_ptr_nonnull(strstr(rep.err, "emu: report: 2 CPUs: "));
+    double s[4], u[4], r[3];
+    row_figures(smp.out, "pentium4", "sysenter", "page", s);
+    row_figures(up.out, "pentium4", "sysenter", "page", u);
+    ck_assert_msg(s[1] > u[1], "SMP entry %.1f, UP entry %.1f", s[1], u[1]);
+    char *line = line_with(rep.err, "sysenter getpid");
+    ck_assert_msg(line && sscanf(line, "%*f %*f %*f %*u %lf %lf %lf", &r[0], &r[1], &r[2]) == 3,
+                  "%s", rep.err);
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(s[k + 1] == r[k], "column %d: compare %.1f, --report %.1f", k, s[k + 1],
+                      r[k]);
+    free(line);
+    emu_result_free(&smp);
+    emu_result_free(&up);
+    emu_result_free(&rep);
+}
+END_TEST
+
 /* A busy two-process load: the tick preempts, and a sysenter call it lands
  * in leaves through iret. compare's count is the machine's (--report's);
  * without SEP there are no sysenter calls to count. */
@@ -418,6 +449,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, one_model_and_one_way_says_why_there_is_no_ratio);
     tcase_add_test(tc, a_bad_model_fails_with_its_name);
     tcase_add_test(tc, timer_interrupts_inside_calls_are_left_out_of_the_rows);
+    tcase_add_test(tc, compare_with_smp_runs_each_model_on_that_many_cpus);
     tcase_add_test(tc, a_programs_own_metrics_are_a_table);
     tcase_add_test(tc, metric_lines_are_parsed_and_others_ignored);
     suite_add_tcase(s, tc);
