@@ -118,6 +118,19 @@ static void print_table(const struct syscall_tracker *t, FILE *f)
     free(rows);
 }
 
+/* Centicycles spent idle in hlt: with --smp, summed over the CPUs. */
+static uint64_t idle_cycles(const struct machine *m)
+{
+    if (!m->smp)
+        return m->irq.idle_cycles;
+    struct smp_cpu_figures fig[MAX_CPUS];
+    uint64_t latest, busy_sum, idle = 0;
+    smp_figures(m, fig, &latest, &busy_sum);
+    for (int c = 0; c < m->ncpus; c++)
+        idle += fig[c].idle;
+    return idle;
+}
+
 void report_print(const struct machine *m, const struct syscall_tracker *t, FILE *f)
 {
     cost_banner(m, f, "emu: report: ");
@@ -135,8 +148,8 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
     fprintf(f, "emu: report: sysenter calls that left through iret (work pending): %" PRIu64
             " of %" PRIu64 "\n", t->sysenter_irets, t->by_path[PATH_SYSENTER]);
     fprintf(f, "emu: report: time: %" PRIu64 " timer interrupts; %" PRIu64
-            " cycles idle in hlt (modeled time skipped, no instructions)\n",
-            m->irq.delivered, m->irq.idle_cycles / 100);
+            " cycles idle in hlt%s (modeled time skipped, no instructions)\n",
+            m->irq.delivered, idle_cycles(m) / 100, m->smp ? ", summed over the CPUs" : "");
     if (t->enosys) {
         fputs("emu: report: unknown to the kernel:", f);
         const char *sep = " ";
@@ -199,7 +212,7 @@ static void json_rest(const struct machine *m, const struct syscall_tracker *t, 
 {
     fprintf(f, "\"sysenter_left_through_iret\":%" PRIu64 ",", t->sysenter_irets);
     fprintf(f, "\"time\":{\"timer_interrupts\":%" PRIu64 ",\"idle_cycles\":%.2f},",
-            m->irq.delivered, (double)m->irq.idle_cycles / 100.0);
+            m->irq.delivered, (double)idle_cycles(m) / 100.0);
     const struct as_stats *as = m->as ? addrspaces_stats(m->as) : NULL;
     const struct as_stats none = { 0 };
     if (!as)

@@ -281,7 +281,8 @@ START_TEST(json_report_has_the_figures_of_every_text_line)
             emu_result_free(&r);
             continue;
         }
-        ck_assert_uint_gt(v[0], 0);   /* the sleep: ticks (and, below, each CPU idle) */
+        ck_assert_uint_gt(v[0], 0);   /* the sleep: ticks, and each CPU idle */
+        unsigned long idle = v[1], idle_sum = 0;
         text_line(text.err, "emu: report: address spaces: ",
                   "emu: report: address spaces: %lu switches, %lu TLB refills charged, %lu "
                   "code pages' translations dropped and %lu kept; %lu forks copied %lu pages",
@@ -301,6 +302,7 @@ START_TEST(json_report_has_the_figures_of_every_text_line)
                       "(%lu in user mode), %lu IPIs and %lu local timer interrupts taken",
                       6, v);
             ck_assert_uint_gt(v[1], 0);
+            idle_sum += v[1];
             snprintf(filter, sizeof filter,
                      ".cpus[%d] | \"\\(.busy_cycles | floor) \\(.idle_cycles | floor) "
                      "\\(.instructions) \\(.user_instructions) \\(.ipis) "
@@ -311,6 +313,9 @@ START_TEST(json_report_has_the_figures_of_every_text_line)
             ck_assert_str_eq(got, want);
             free(got);
         }
+        /* the time line's idle is the CPUs' (each floored to whole cycles) */
+        ck_assert_msg(idle >= idle_sum && idle <= idle_sum + 2, "idle %lu, CPUs' %lu", idle,
+                      idle_sum);
         same_two(text.err, "emu: report: 2 CPUs: ",
                  "emu: report: 2 CPUs: %lu cycles of machine time (the latest CPU's clock), "
                  "%lu busy cycles summed", json, ".machine_cycles | floor",
