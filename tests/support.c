@@ -79,7 +79,7 @@ static void run_in(struct emu_result *r, const char *path, const char *const *ar
  */
 #define QEMU_I386 "/usr/bin/qemu-i386"
 
-static bool host_runs_i386(void)
+bool native_is_host(void)
 {
     static int known = -1;
     if (known < 0) {
@@ -102,12 +102,7 @@ static bool host_runs_i386(void)
 
 const char *native_runner(void)
 {
-    return host_runs_i386() ? "the host" : QEMU_I386;
-}
-
-bool native_is_host(void)
-{
-    return host_runs_i386();
+    return native_is_host() ? "the host" : QEMU_I386;
 }
 
 void run_native(struct emu_result *r, const char *cwd, const char *const *argv)
@@ -121,7 +116,7 @@ void run_native(struct emu_result *r, const char *cwd, const char *const *argv)
     } else {
         snprintf(path, sizeof path, "%s", argv[0]);
     }
-    if (host_runs_i386()) {
+    if (native_is_host()) {
         run_in(r, path, argv, cwd, env);
         return;
     }

@@ -53,7 +53,8 @@ START_TEST(descriptors_and_pipes_behave_as_natively)
         fprintf(stderr, "fds cloexec: under %s an i386 execve fails; held to execve(2)'s "
                         "rule instead\n", native_runner());
         emu_result_free(&native);
-        native = (struct emu_result){ .status = 0, .out = strdup(cloexec_rule), .err = strdup("") };
+        native = (struct emu_result){ .status = 0, .out = strdup(cloexec_rule),
+                                      .err = strdup("") };
     }
     ck_assert_msg(native.status == 0, "fds %s natively: exit %d: %s", c, native.status,
                   native.err);

@@ -194,7 +194,7 @@ static char *native_strace(const char *const *prog)
 {
     char recorded_path[256];
     char *recorded = recorded_strace(prog, recorded_path, sizeof recorded_path);
-    if (strcmp(native_runner(), "the host"))
+    if (!native_is_host())
         return recorded;
     const char *path = scratch("native.txt");
     const char *argv[16] = { "strace", "-o", path };
