@@ -106,7 +106,7 @@ KERNEL_SMP_OBJS := $(patsubst %,$(BUILD)/smp/%.o,$(KERNEL_SRCS))
 KERNEL_SMP := $(BUILD)/guest/kernel-smp.elf
 $(BUILD)/smp/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -DCONFIG_SMP -c $< -o $@
+	$(GUEST_CC) $(KERNEL_CFLAGS) -DCONFIG_SMP -DSMP_BIG_LOCK -c $< -o $@
 $(KERNEL_SMP): $(KERNEL_SMP_OBJS) guest/kernel/kernel.ld
 	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_SMP_OBJS) -lgcc
 

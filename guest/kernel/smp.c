@@ -164,7 +164,11 @@ void reacquire_kernel_lock(uint32_t depth)
 static __attribute__((noreturn)) void spin_deadlock(spinlock_t *l)
 {
     char line[160];
+#ifdef SMP_BIG_LOCK
     uint32_t owner = l->owner;
+#else
+    uint32_t owner = 0;
+#endif
 
     if (owner)
         snprintf(line, sizeof(line), "CPU %d waits for %s, held by CPU %u, which does not "
@@ -175,17 +179,50 @@ static __attribute__((noreturn)) void spin_deadlock(spinlock_t *l)
     report_deadlock(line);
 }
 
+/* spin_lock's decb found it taken and left it one lower: give that back,
+ * wait until it looks free, and take it the way spin_lock does. */
 void spin_lock_slow(spinlock_t *l)
 {
     uint64_t limit = (uint64_t)boot->cpu_khz * SPIN_DEADLOCK_MS, start = rdtsc();
+    signed char was;
 
     do {
-        while (l->locked) {
+        __asm__ volatile("lock; incb %0" : "+m"(l->lock) : : "memory");
+        while (l->lock <= 0) {
             cpu_relax();
             if (rdtsc() - start > limit)
                 spin_deadlock(l);
         }
-    } while (xchg_u32(&l->locked, 1));
+        __asm__ volatile("lock; decb %0; sets %1" : "+m"(l->lock), "=qm"(was) : : "memory");
+    } while (was);
+}
+
+/* The reader-writer locks' waiting loops, as 2.5.53's __read_lock_failed
+ * and __write_lock_failed: undo, wait, try again. Only a writer on another
+ * CPU holds a reader here; nothing in this kernel waits for long. */
+void read_lock_slow(rwlock_t *rw)
+{
+    int was;
+
+    do {
+        __asm__ volatile("lock; incl %0" : "+m"(rw->lock) : : "memory");
+        while (rw->lock < 1)
+            cpu_relax();
+        __asm__ volatile("lock; decl %0; sets %b1" : "+m"(rw->lock), "=q"(was) : : "memory");
+    } while (was & 0xff);
+}
+
+void write_lock_slow(rwlock_t *rw)
+{
+    int was;
+
+    do {
+        __asm__ volatile("lock; addl $0x01000000,%0" : "+m"(rw->lock) : : "memory");
+        while (rw->lock != RW_LOCK_BIAS)
+            cpu_relax();
+        __asm__ volatile("lock; subl $0x01000000,%0; setnz %b1"
+                         : "+m"(rw->lock), "=q"(was) : : "memory");
+    } while (was & 0xff);
 }
 
 /* ---- test hooks (boot flags that only test_smp sets) ---- */
@@ -249,8 +286,8 @@ void smp_call_function_interrupt(void)
     struct call_data *d = call_data;
     void (*func)(void) = d->func;
 
-    atomic_inc(&d->started);
+    atomic_inc_u32(&d->started);
     func();
-    atomic_inc(&d->finished);
+    atomic_inc_u32(&d->finished);
 }
 #endif

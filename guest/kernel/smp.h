@@ -10,15 +10,7 @@
 #include "kernel.h"
 #include "sched.h"
 
-/* owner: the CPU holding it, + 1 (0: free); name: for the deadlock
- * report. Without CONFIG_SMP no lock is ever taken. */
-typedef struct {
-    volatile uint32_t locked;
-    volatile uint32_t owner;
-    const char *name;
-} spinlock_t;
-
-#define SPIN_LOCK_UNLOCKED(what) { 0, 0, what }
+#include "spinlock.h"
 
 static inline void cpu_relax(void)
 {
@@ -33,7 +25,7 @@ static inline uint32_t xchg_u32(volatile uint32_t *p, uint32_t v)
     return v;
 }
 
-static inline void atomic_inc(volatile uint32_t *p)
+static inline void atomic_inc_u32(volatile uint32_t *p)
 {
     __asm__ volatile("lock; incl %0" : "+m"(*p) : : "memory");
 }
@@ -51,22 +43,6 @@ static inline void atomic_or(volatile uint32_t *p, uint32_t bits)
  * exec, is a few milliseconds.
  */
 #define SPIN_DEADLOCK_MS 100
-
-void spin_lock_slow(spinlock_t *l);
-
-static inline void spin_lock(spinlock_t *l)
-{
-    if (xchg_u32(&l->locked, 1))
-        spin_lock_slow(l);
-    l->owner = (uint32_t)smp_processor_id() + 1;
-}
-
-static inline void spin_unlock(spinlock_t *l)
-{
-    l->owner = 0;
-    __asm__ volatile("" : : : "memory");
-    l->locked = 0;
-}
 
 extern uint32_t cpu_online_map;   /* bit c: CPU c is up */
 extern uint32_t num_cpus;         /* CPUs the machine has (the boot record) */
@@ -99,10 +75,8 @@ void smp_test_hooks_boot(void);
 void smp_call_function(void (*func)(void));
 void send_IPI(int cpu, uint32_t vector);
 #else
-static inline void spin_lock(spinlock_t *l) { (void)l; }
 static inline void lock_kernel(void) { }
 static inline void unlock_kernel(void) { }
-static inline void spin_unlock(spinlock_t *l) { (void)l; }
 #endif
 
 #endif
