@@ -41,6 +41,7 @@
 #define TI_PID      0x04     /* the task's pid: the emulator reads it (emu/syscalls.c) */
 #define TI_FLAG_EXITED 0x10000 /* in TI_FLAGS: the task has exited and will not run again */
 #define TI_EXIT_CODE 0x0c    /* once exited: its wait status (code << 8, or the signal) */
+#define TI_ADDR_LIMIT 0x10   /* the end of what access_ok lets it reach: USER_SPACE_TOP */
 
 /* ---- The Linux i386 system call: int $0x80 ---- */
 #define SYSCALL_VECTOR 0x80

@@ -146,16 +146,17 @@ static void rdtsc_step(struct debug *d, struct guest *g, uint32_t at)
     ck_assert_uint_eq(tsc, before / 100);
 }
 
-/* The kernel's rdtsc in do_gettimeofday, in the middle of a block. */
+/* The kernel's rdtsc: the first instruction of the TSC timer's
+ * get_offset, which do_gettimeofday reaches by an indirect call. */
 static uint32_t rdtsc_insn(struct debug *d)
 {
-    uint32_t f = ksym("do_gettimeofday");
+    uint32_t f = ksym("get_offset_tsc");
     uint8_t code[32];
     ck_assert_uint_eq(debug_read_mem(d, f, code, sizeof code), sizeof code);
-    for (uint32_t i = 1; i + 1 < sizeof code; i++)
+    for (uint32_t i = 0; i + 1 < sizeof code; i++)
         if (code[i] == 0x0f && code[i + 1] == 0x31)
             return f + i;
-    ck_abort_msg("no rdtsc in do_gettimeofday");
+    ck_abort_msg("no rdtsc in get_offset_tsc");
     return 0;
 }
 

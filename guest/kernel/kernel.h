@@ -67,12 +67,27 @@ void paging_init(void);
  * writable selects PAGE_SHARED or PAGE_READONLY. 0 or -ENOMEM/-EINVAL. */
 void set_fixmap(uint32_t vaddr, uint32_t flags);
 
-/* uaccess.S: copies that turn a fault into -EFAULT (exception table). */
-int access_ok(uint32_t addr, uint32_t len);
+/*
+ * uaccess.c, uaccess.S: copies that turn a fault into -EFAULT (exception
+ * table). access_ok is 2.5.53's __range_ok: the add's carry says the range
+ * wrapped, the compare's that it ends above the task's addr_limit (read
+ * from its thread_info, found from %esp), and two sbb gather both; 0 is
+ * "inside".
+ */
+static inline uint32_t __range_ok(uint32_t addr, uint32_t size)
+{
+    uint32_t flag, sum, esp;
+
+    __asm__("movl %%esp, %0" : "=r"(esp));
+    const uint32_t *limit = (const uint32_t *)((esp & ~(THREAD_SIZE - 1)) + TI_ADDR_LIMIT);
+    __asm__("addl %3,%1; sbbl %0,%0; cmpl %1,%4; sbbl $0,%0"
+            : "=&r"(flag), "=r"(sum) : "1"(addr), "g"(size), "g"(*limit));
+    return flag;
+}
+#define access_ok(addr, len) (__range_ok((addr), (len)) == 0)
 long copy_to_user(uint32_t to, const void *from, uint32_t n);   /* 0 or -EFAULT */
 long copy_from_user(void *to, uint32_t from, uint32_t n);       /* 0 or -EFAULT */
 long strncpy_from_user(char *to, uint32_t from, long max);      /* len or -EFAULT */
-unsigned long __copy_user(void *to, const void *from, unsigned long n); /* left */
 int get_user_u32(uint32_t *val, uint32_t addr);
 int put_user_u32(uint32_t val, uint32_t addr);
 uint32_t search_exception_table(uint32_t eip);
@@ -108,8 +123,10 @@ extern uint32_t vsyscall_entry; /* what AT_SYSINFO says */
 void vdso_fill(void *where, int with_symbols);
 
 /* timer_tsc.c: the clock */
+struct timeval { uint32_t tv_sec, tv_usec; };
 void time_init(void);
-void do_gettimeofday(uint32_t *sec, uint32_t *usec);
+void timer_tsc_tick(void);
+void do_gettimeofday(struct timeval *tv);
 void vgtod_init(void);
 void vgtod_tick(void);
 

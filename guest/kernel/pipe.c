@@ -40,11 +40,11 @@ static uint32_t next_ino = 1;
 
 static void now(struct hc_time *t)
 {
-    uint32_t sec, usec;
+    struct timeval tv;
 
-    do_gettimeofday(&sec, &usec);
-    t->sec = sec;
-    t->nsec = usec * 1000;
+    do_gettimeofday(&tv);
+    t->sec = tv.tv_sec;
+    t->nsec = tv.tv_usec * 1000;
     t->pad = 0;
 }
 

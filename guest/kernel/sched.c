@@ -39,6 +39,8 @@ void sched_init(void)
 
     t->ti = &init_thread_union.info;
     t->ti->task = t;
+    t->ti->addr_limit = USER_SPACE_TOP;
+    t->group_leader = t;
     t->ti->pid = t->pid = t->pgid = t->sid = 1;
     t->state = TASK_RUNNING;
     t->exit_signal = SIGCHLD;
@@ -105,6 +107,8 @@ struct task_struct *alloc_task(void)
     memset(&stack->info, 0, sizeof(stack->info));
     t->ti = &stack->info;
     t->ti->task = t;
+    t->ti->addr_limit = USER_SPACE_TOP;
+    t->group_leader = t;
     INIT_LIST_HEAD(&t->children);
     INIT_LIST_HEAD(&t->sibling);
     INIT_LIST_HEAD(&t->tasks);

@@ -71,6 +71,7 @@ struct task_struct {
     int state;
     uint32_t pid, pgid, sid;
     struct task_struct *parent;
+    struct task_struct *group_leader; /* itself: this kernel has no threads */
     struct list_head children, sibling;
     struct list_head tasks;    /* every task */
     struct list_head run_list; /* on the run queue while TASK_RUNNING */
@@ -127,6 +128,7 @@ struct thread_info {
     uint32_t pid;
     struct task_struct *task;
     uint32_t exit_code;        /* set with TI_FLAG_EXITED: the wait status */
+    uint32_t addr_limit;       /* 2.5.53's addr_limit.seg: user space ends here */
 #ifdef CONFIG_SMP
     uint32_t cpu;              /* the CPU it runs on */
 #endif
@@ -135,6 +137,8 @@ struct thread_info {
 _Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
 _Static_assert(__builtin_offsetof(struct thread_info, pid) == TI_PID, "TI_PID");
 _Static_assert(__builtin_offsetof(struct thread_info, exit_code) == TI_EXIT_CODE, "TI_EXIT_CODE");
+_Static_assert(__builtin_offsetof(struct thread_info, addr_limit) == TI_ADDR_LIMIT,
+               "TI_ADDR_LIMIT");
 
 union thread_union {
     struct thread_info info;

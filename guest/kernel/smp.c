@@ -179,6 +179,13 @@ static __attribute__((noreturn)) void spin_deadlock(spinlock_t *l)
     report_deadlock(line);
 }
 
+#ifdef SMP_BIG_LOCK
+void spin_note_owner(spinlock_t *l)
+{
+    l->owner = (uint32_t)smp_processor_id() + 1;
+}
+#endif
+
 /* spin_lock's decb found it taken and left it one lower: give that back,
  * wait until it looks free, and take it the way spin_lock does. */
 void spin_lock_slow(spinlock_t *l)

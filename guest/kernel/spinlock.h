@@ -105,8 +105,7 @@ typedef struct {
 void spin_lock_slow(spinlock_t *l);
 
 #ifdef SMP_BIG_LOCK
-/* smp_processor_id() is sched.h's, which needs this file's types first */
-#define spin_note_owner(l) ((l)->owner = (uint32_t)smp_processor_id() + 1)
+void spin_note_owner(spinlock_t *l);   /* smp.c */
 #else
 #define spin_note_owner(l) ((void)(l))
 #endif

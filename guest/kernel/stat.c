@@ -17,9 +17,11 @@
 /* The console, as the emulator's stdin/stdout/stderr look to programs. */
 void console_stat(uint32_t stream, struct hc_stat *st)
 {
-    uint32_t sec, usec;
+    struct timeval tv;
+    uint32_t sec;
 
-    do_gettimeofday(&sec, &usec);
+    do_gettimeofday(&tv);
+    sec = tv.tv_sec;
     memset(st, 0, sizeof(*st));
     st->dev = TTY_DEV;
     st->ino = stream + 3;

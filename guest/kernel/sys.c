@@ -1,5 +1,6 @@
 /* Identity, uname, resource limits, and the project's own call. */
 #include "kernel.h"
+#include "spinlock.h"
 #include "sched.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -18,10 +19,32 @@ long sys_getpid(uint32_t a1, uint32_t a2, uint32_t a3,
 
 /* As Linux 2.5: current's parent's pid; init's parent is the idle task,
  * pid 0. */
+/*
+ * As kernel/timer.c's sys_getppid in 2.5.53: the thread group leader's
+ * parent's pid. An SMP kernel reads the parent again after a read barrier
+ * and starts over if it changed meanwhile (the parent exited and the
+ * leader was given to init). The pid is the group's: tgid in 2.5.53, the
+ * same as pid here, where there are no threads.
+ */
 long sys_getppid(uint32_t a1, uint32_t a2, uint32_t a3,
                  uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    return current->parent->pid;
+    struct task_struct *me = current;
+    struct task_struct *parent = me->group_leader->parent;
+    uint32_t pid;
+
+    for (;;) {
+        pid = parent->pid;
+#ifdef CONFIG_SMP
+        struct task_struct *old = parent;
+        rmb();
+        parent = me->group_leader->parent;
+        if (old != parent)
+            continue;
+#endif
+        break;
+    }
+    return pid;
 }
 
 long sys_return_zero(uint32_t a1, uint32_t a2, uint32_t a3,

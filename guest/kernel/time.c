@@ -7,30 +7,35 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
+/* The time zone the kernel keeps: minutes west of Greenwich and the DST
+ * kind, never set here. */
+static const struct { int32_t minuteswest, dsttime; } sys_tz;
+
 long sys_gettimeofday(uint32_t utv, uint32_t utz, uint32_t a3,
                       uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint32_t tv[2], tz[2] = { 0, 0 };
-
     if (utv) {
-        do_gettimeofday(&tv[0], &tv[1]);
-        if (copy_to_user(utv, tv, sizeof(tv)) != 0)
+        struct timeval ktv;
+        do_gettimeofday(&ktv);
+        if (copy_to_user(utv, &ktv, sizeof(ktv)))
             return -EFAULT;
     }
-    if (utz && copy_to_user(utz, tz, sizeof(tz)) != 0)
-        return -EFAULT;
+    if (utz) {
+        if (copy_to_user(utz, &sys_tz, sizeof(sys_tz)))
+            return -EFAULT;
+    }
     return 0;
 }
 
 long sys_time(uint32_t ut, uint32_t a2, uint32_t a3,
               uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint32_t sec, usec;
+    struct timeval tv;
 
-    do_gettimeofday(&sec, &usec);
-    if (ut && put_user_u32(sec, ut) != 0)
+    do_gettimeofday(&tv);
+    if (ut && put_user_u32(tv.tv_sec, ut) != 0)
         return -EFAULT;
-    return sec;
+    return tv.tv_sec;
 }
 
 #define CLOCK_REALTIME          0
@@ -43,11 +48,14 @@ long sys_time(uint32_t ut, uint32_t a2, uint32_t a3,
  * TSC zero, i.e. from the start of the machine. */
 static int read_clock(uint32_t id, uint32_t *sec, uint32_t *nsec)
 {
+    struct timeval tv;
     uint32_t usec;
 
     if (id > CLOCK_TAI || id == CLOCK_SGI_CYCLE)
         return -EINVAL;
-    do_gettimeofday(sec, &usec);
+    do_gettimeofday(&tv);
+    *sec = tv.tv_sec;
+    usec = tv.tv_usec;
     if (id != CLOCK_REALTIME && id != CLOCK_REALTIME_COARSE &&
         id != CLOCK_REALTIME_ALARM && id != CLOCK_TAI) {
         if (usec < boot->epoch_usec) {

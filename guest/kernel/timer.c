@@ -178,6 +178,7 @@ void do_timer_interrupt(struct pt_regs *regs)
 
     outb(PIC_EOI, PIC_MASTER_CMD);
     jiffies++;
+    timer_tsc_tick();
     update_process_times(me, user);
     if (rdtsc() >= next_timer) {
         if (user) {

@@ -1,38 +1,103 @@
 /*
- * Time of day from the TSC, the way Linux 2.5 did it: a tick every 1/HZ s
- * advances xtime and notes the TSC; gettimeofday adds the cycles since the
- * last tick, scaled to microseconds by one 32x32 multiply.
+ * The time of day, in the shape Linux 2.5.53 gave it on a TSC machine:
+ * arch/i386/kernel/timers/timer_tsc.c (the timer's mark_offset and
+ * get_offset) and arch/i386/kernel/time.c (do_gettimeofday). The timer
+ * interrupt notes the TSC of the tick and advances xtime; do_gettimeofday
+ * takes xtime_lock for reading with interrupts off, asks the timer through
+ * the timer_opts pointer for the microseconds since that tick, adds the
+ * ticks the wall clock has not taken in yet (jiffies - wall_jiffies) and
+ * xtime's nanoseconds as microseconds, and carries into the seconds.
  *
- * The ticks of this clock are not the timer interrupt's (timer.c, HZ 1000):
- * they lie on a fixed lattice of TSC values, every 1/HZ s from boot, and
- * the ones due are applied when the clock is next read (run_missed_ticks),
- * so the time read depends only on the TSC, never on when interrupts came.
- * With --vgettimeofday the timer interrupt also applies them and publishes
- * the result for the vsyscall page's user-space clock (vgtod_tick). The
- * emulator's TSC counts modeled cycles, so guest time is modeled time.
+ * Where this clock differs: its ticks lie on a fixed lattice of TSC
+ * values, every 1/HZ s from boot, and the interrupt (timer.c, or the
+ * --vgettimeofday one) applies the ones due whenever it runs, noting the
+ * lattice point's TSC rather than its own: 2.5.53 noted the interrupt's
+ * TSC and read from the PIT how late it ran (delay_at_last_interrupt); a
+ * lattice point is never late, so that delay is 0 here, read and added all
+ * the same. The time read then depends on the TSC and on which lattice
+ * point the last interrupt applied, never on when the interrupt came. The
+ * wall clock takes in every tick at once (2.5.53 left that to the timer
+ * bottom half), so `lost` is 0 whenever gettimeofday looks. The emulator's
+ * TSC counts modeled cycles, so guest time is modeled time.
  */
 #include "kernel.h"
+#include "spinlock.h"
 
-#define HZ 100
+#define HZ 1000
 #define USEC_PER_SEC 1000000u
+#define NSEC_PER_USEC 1000u
 #define USEC_PER_TICK (USEC_PER_SEC / HZ)
 
-static struct { uint32_t sec, usec; } xtime;
-static uint64_t last_tick_tsc;
+struct timespec32 { uint32_t tv_sec, tv_nsec; };
+
+struct timer_opts {
+    const char *name;
+    void (*mark_offset)(uint64_t now);
+    uint32_t (*get_offset)(void);
+};
+
+rwlock_t xtime_lock = RW_LOCK_UNLOCKED;
+static struct timespec32 xtime;
+static uint32_t jiffies_tsc, wall_jiffies;   /* ticks of this clock */
+static uint64_t last_tick_tsc;               /* the lattice point last applied */
 static uint32_t cycles_per_tick;
-/* 2^32 / (cycles per microsecond): usec = (cycles * quotient) >> 32 */
+static uint32_t last_tsc_low;
+static uint32_t delay_at_last_interrupt;
+/* 2^32 / (cycles per microsecond): usec = (cycles * quotient) >> 32. Rounded
+ * down, so a tick's cycles give at most its microseconds: the time never
+ * steps back when a tick is applied. */
 static uint32_t fast_gettimeoffset_quotient;
 
-static inline uint32_t local_irq_save(void)
+static void mark_offset_tsc(uint64_t now)
 {
-    uint32_t flags;
-    __asm__ volatile("pushfl; popl %0; cli" : "=r"(flags) : : "memory");
-    return flags;
+#ifdef SMP_BIG_LOCK
+    if (now < last_tick_tsc)   /* another CPU's TSC behind CPU 0's (--tsc-skew) */
+        now = last_tick_tsc;
+#endif
+    while (now - last_tick_tsc >= cycles_per_tick) {
+        last_tick_tsc += cycles_per_tick;
+        jiffies_tsc++;
+    }
+    last_tsc_low = (uint32_t)last_tick_tsc;
+    delay_at_last_interrupt = 0;
 }
 
-static inline void local_irq_restore(uint32_t flags)
+/* The microseconds since the last tick: one 32x32 multiply (a divide would
+ * cost tens of cycles more, as 2.5.53's comment says). */
+static uint32_t get_offset_tsc(void)
 {
-    __asm__ volatile("pushl %0; popfl" : : "r"(flags) : "memory", "cc");
+    uint32_t eax, edx;
+
+    __asm__ volatile("rdtsc" : "=a"(eax), "=d"(edx));
+#ifdef SMP_BIG_LOCK
+    if ((int32_t)(eax - last_tsc_low) < 0)   /* this CPU's TSC behind CPU 0's */
+        eax = last_tsc_low;
+#endif
+    eax -= last_tsc_low;
+    __asm__("mull %2" : "=a"(eax), "=d"(edx) : "rm"(fast_gettimeoffset_quotient), "0"(eax));
+    return delay_at_last_interrupt + edx;
+}
+
+static struct timer_opts timer_tsc = {
+    .name = "tsc",
+    .mark_offset = mark_offset_tsc,
+    .get_offset = get_offset_tsc,
+};
+/* not const, not static: the calls through it stay indirect, as 2.5.53's
+ * select_timer() left them */
+struct timer_opts *timer = &timer_tsc;
+
+/* update_wall_time: the ticks not yet in xtime */
+static void update_wall_time(void)
+{
+    uint32_t ticks = jiffies_tsc - wall_jiffies;
+
+    wall_jiffies += ticks;
+    xtime.tv_nsec += ticks * USEC_PER_TICK * NSEC_PER_USEC;
+    while (xtime.tv_nsec >= USEC_PER_SEC * NSEC_PER_USEC) {
+        xtime.tv_nsec -= USEC_PER_SEC * NSEC_PER_USEC;
+        xtime.tv_sec++;
+    }
 }
 
 void time_init(void)
@@ -46,22 +111,41 @@ void time_init(void)
     __asm__("divl %4" : "=a"(fast_gettimeoffset_quotient), "=d"(remainder)
             : "0"(0u), "1"(1000u), "rm"(khz));
     (void)remainder;
-    xtime.sec = boot->epoch_sec;
-    xtime.usec = boot->epoch_usec % USEC_PER_SEC;
+    xtime.tv_sec = boot->epoch_sec;
+    xtime.tv_nsec = boot->epoch_usec % USEC_PER_SEC * NSEC_PER_USEC;
     last_tick_tsc = rdtsc();
+    last_tsc_low = (uint32_t)last_tick_tsc;
 }
 
-/* The timer interrupts that would have run by now. */
-static inline __attribute__((always_inline)) void run_missed_ticks(uint64_t now)
+/* The timer interrupt's part (timer_interrupt's, with interrupts off):
+ * the ticks due, into xtime. */
+void timer_tsc_tick(void)
 {
-    while (now - last_tick_tsc >= cycles_per_tick) {
-        last_tick_tsc += cycles_per_tick;
-        xtime.usec += USEC_PER_TICK;
-        if (xtime.usec >= USEC_PER_SEC) {
-            xtime.usec -= USEC_PER_SEC;
-            xtime.sec++;
-        }
+    write_lock(&xtime_lock);
+    timer->mark_offset(rdtsc());
+    update_wall_time();
+    write_unlock(&xtime_lock);
+}
+
+void do_gettimeofday(struct timeval *tv)
+{
+    unsigned long flags, usec, sec, lost;
+
+    read_lock_irqsave(&xtime_lock, flags);
+    usec = timer->get_offset();
+    lost = jiffies_tsc - wall_jiffies;
+    if (lost)
+        usec += lost * USEC_PER_TICK;
+    sec = xtime.tv_sec;
+    usec += xtime.tv_nsec / NSEC_PER_USEC;
+    read_unlock_irqrestore(&xtime_lock, flags);
+
+    while (usec >= USEC_PER_SEC) {
+        usec -= USEC_PER_SEC;
+        sec++;
     }
+    tv->tv_sec = sec;
+    tv->tv_usec = usec;
 }
 
 /*
@@ -80,8 +164,8 @@ static void vgtod_publish(void)
     __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 & ~X86_CR0_WP) : "memory");
     d->seq++;
     __asm__ volatile("" : : : "memory");
-    d->sec = xtime.sec;
-    d->usec = xtime.usec;
+    d->sec = xtime.tv_sec;
+    d->usec = xtime.tv_nsec / NSEC_PER_USEC;
     d->tsc_lo = (uint32_t)last_tick_tsc;
     d->tsc_hi = (uint32_t)(last_tick_tsc >> 32);
     __asm__ volatile("" : : : "memory");
@@ -105,46 +189,6 @@ void vgtod_init(void)
 /* The timer interrupt (irq0_interrupt_vgtod): the ticks due, published. */
 void vgtod_tick(void)
 {
-    uint64_t now = rdtsc();
-#ifdef CONFIG_SMP
-    if (now < last_tick_tsc)   /* another CPU's TSC ahead moved it (do_gettimeofday) */
-        now = last_tick_tsc;
-#endif
-    run_missed_ticks(now);
+    timer_tsc_tick();
     vgtod_publish();
 }
-
-static uint32_t do_fast_gettimeoffset(uint64_t now)
-{
-    uint32_t delta = (uint32_t)now - (uint32_t)last_tick_tsc;
-    uint32_t usec, lo;
-    __asm__("mull %3" : "=a"(lo), "=d"(usec)
-            : "0"(delta), "rm"(fast_gettimeoffset_quotient));
-    (void)lo;
-    return usec;
-}
-
-void do_gettimeofday(uint32_t *sec, uint32_t *usec)
-{
-    uint32_t flags = local_irq_save();
-    uint64_t now = rdtsc();
-#ifdef CONFIG_SMP
-    /* The ticks noted CPU 0's TSC. This CPU's may be behind it (TSCs out of
-     * step, --tsc-skew): that counts as no cycles since the last tick, as
-     * in the user-space clock, not as 2^64 of them. */
-    if (now < last_tick_tsc)
-        now = last_tick_tsc;
-#endif
-    run_missed_ticks(now);
-    uint32_t u = do_fast_gettimeoffset(now) + xtime.usec;
-    uint32_t s = xtime.sec;
-    local_irq_restore(flags);
-
-    while (u >= USEC_PER_SEC) {
-        u -= USEC_PER_SEC;
-        s++;
-    }
-    *sec = s;
-    *usec = u;
-}
-

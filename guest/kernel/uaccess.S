@@ -9,36 +9,6 @@
 #define ENTRY(name) .globl name; .type name, @function; .align 16; name:
 
 	.text
-/* unsigned long __copy_user(void *to, const void *from, unsigned long n):
- * returns the number of bytes NOT copied. */
-/* Words first, then the odd bytes, as Linux's __copy_user did. */
-ENTRY(__copy_user)
-	pushl %edi
-	pushl %esi
-	movl 12(%esp), %edi
-	movl 16(%esp), %esi
-	movl 20(%esp), %eax
-	movl %eax, %ecx
-	shrl $2, %ecx
-1:	rep movsl
-	movl %eax, %ecx
-	andl $3, %ecx
-	jz 3f
-2:	rep movsb
-3:	movl %ecx, %eax
-	popl %esi
-	popl %edi
-	ret
-/* A fault in the word copy leaves ECX words plus the odd bytes undone. */
-4:	andl $3, %eax
-	leal (%eax, %ecx, 4), %ecx
-	jmp 3b
-.section __ex_table, "a"
-	.align 4
-	.long 1b, 4b
-	.long 2b, 3b
-.previous
-
 /* int __get_user_1(uint8_t *val, uint32_t addr): 0 or -EFAULT */
 ENTRY(__get_user_1)
 	movl 8(%esp), %edx

@@ -58,17 +58,13 @@ static void read_base(struct base *b)
     } while ((seq & 1) || seq != d->seq);
 }
 
-/* The time the kernel's do_gettimeofday gives at TSC t, from base b (an
- * earlier tick's): in microseconds. */
+/* The time the kernel's do_gettimeofday gives at TSC t from base b (the
+ * tick the last timer interrupt applied): in microseconds. */
 static uint64_t time_at(const struct base *b, uint64_t t)
 {
     uint64_t delta = t - (((uint64_t)b->tsc_hi << 32) | b->tsc_lo);
     uint64_t usec = (uint64_t)b->sec * 1000000 + b->usec;
 
-    while (delta >= b->cycles_per_tick) {
-        delta -= b->cycles_per_tick;
-        usec += b->usec_per_tick;
-    }
     return usec + (((uint64_t)(uint32_t)delta * b->quotient) >> 32);
 }
 
@@ -106,7 +102,7 @@ static int check(gtod_fn user, long n)
     volatile uint32_t *seq = (volatile uint32_t *)VGTOD_DATA;
     long samples = 0, exact = 0, ticks = 0;
     uint64_t prev = 0;
-    struct base b;
+    struct base b, after;
     uint64_t first = next_tick(), period;
 
     for (int k = 0; k < 8; k++)
@@ -126,8 +122,11 @@ static int check(gtod_fn user, long n)
         uint64_t t1 = rdtsc();
         long rs = gtod_page(&s);
         uint64_t t2 = rdtsc();
-        uint64_t lo_u = time_at(&b, t0), hi_u = time_at(&b, t1);
-        uint64_t lo_s = time_at(&b, t1), hi_s = time_at(&b, t2);
+        /* a tick between the reads of the base moves the base forward:
+         * the time it gives is never less than the older base's */
+        read_base(&after);
+        uint64_t lo_u = time_at(&b, t0), hi_u = time_at(&after, t1);
+        uint64_t lo_s = time_at(&b, t1), hi_s = time_at(&after, t2);
         uint64_t tu = usec_of(&u), ts = usec_of(&s);
 
         if (ru != 0 || rs != 0 || tu < lo_u || tu > hi_u || ts < lo_s || ts > hi_s ||

@@ -5,9 +5,9 @@
  *   int __vdso_clock_gettime(clockid_t clk, struct timespec *ts)
  * They read the time base the timer tick publishes at VGTOD_DATA under a
  * sequence count, read the TSC, and compute the time exactly as the
- * kernel's do_gettimeofday does (timer_tsc.c): the ticks since the base
- * are added one by one, then the cycles since the last of them are scaled
- * by one 32x32 multiply. So for the same TSC value both give the same time.
+ * kernel's do_gettimeofday does (timer_tsc.c): from the tick the last
+ * interrupt applied, the cycles since it scaled by one 32x32 multiply. So
+ * for the same TSC value and the same base both give the same time.
  * A time zone, a NULL tv, a clock other than CLOCK_REALTIME (or _COARSE,
  * which this kernel reads the same way), or a base more
  * than 2^32 cycles old make the system call through the page's entry. A
@@ -102,16 +102,7 @@ vgtod_retry:
 	popl %edi
 	ret
 1:	xorl %eax, %eax                 /* this TSC is behind the base's */
-2:	cmpl DATA(CYCLES_PER_TICK), %eax
-	jb 3f                           /* the ticks since the base, as the */
-	subl DATA(CYCLES_PER_TICK), %eax /* kernel's run_missed_ticks adds them */
-	addl DATA(USEC_PER_TICK), %ecx
-	cmpl $(USEC_PER_SEC), %ecx
-	jb 2b
-	subl $(USEC_PER_SEC), %ecx
-	incl %ebx
-	jmp 2b
-3:	mull DATA(QUOTIENT)             /* EDX = microseconds since the last */
+2:	mull DATA(QUOTIENT)             /* EDX = microseconds since the base's tick */
 	addl %edx, %ecx
 4:	cmpl $(USEC_PER_SEC), %ecx
 	jb 5f
