@@ -75,8 +75,6 @@ enum file_type { FT_VFS = 1, FT_PIPE, FT_CONSOLE, FT_NULL, FT_ZERO };
 #define FMODE_READ  1
 #define FMODE_WRITE 2
 
-/* 2.5.53's FASTCALL: the arguments in registers */
-#define fastcall __attribute__((regparm(3)))
 
 struct pipe_inode_info;
 struct task_struct;

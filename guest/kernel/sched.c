@@ -196,7 +196,8 @@ int autoremove_wake_function(wait_queue_t *wait, unsigned mode, int sync)
 }
 
 /* Every entry that is not exclusive, and nr_exclusive of those that are. */
-static void __wake_up_common(wait_queue_head_t *q, unsigned mode, int nr_exclusive, int sync)
+static __attribute__((noclone)) void __wake_up_common(wait_queue_head_t *q, unsigned mode,
+                                                      int nr_exclusive, int sync)
 {
     struct list_head *tmp, *next;
 
@@ -210,32 +211,38 @@ static void __wake_up_common(wait_queue_head_t *q, unsigned mode, int nr_exclusi
     }
 }
 
-void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive)
+fastcall void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive)
 {
     uint32_t flags;
 
+    if (!q)
+        return;
     spin_lock_irqsave(&q->lock, flags);
     __wake_up_common(q, mode, nr_exclusive, 0);
     spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /* With q's lock held: one exclusive sleeper (a semaphore's). */
-void __wake_up_locked(wait_queue_head_t *q, unsigned mode)
+fastcall void __wake_up_locked(wait_queue_head_t *q, unsigned mode)
 {
     __wake_up_common(q, mode, 1, 0);
 }
 
+#ifdef CONFIG_SMP
 /* The waker is about to sleep: the woken task needs no other CPU. */
-void __wake_up_sync(wait_queue_head_t *q, unsigned mode, int nr_exclusive)
+fastcall void __wake_up_sync(wait_queue_head_t *q, unsigned mode, int nr_exclusive)
 {
     uint32_t flags;
 
+    if (!q)
+        return;
     spin_lock_irqsave(&q->lock, flags);
-    __wake_up_common(q, mode, nr_exclusive, 1);
+    __wake_up_common(q, mode, nr_exclusive, nr_exclusive != 0);
     spin_unlock_irqrestore(&q->lock, flags);
 }
+#endif
 
-void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state)
+fastcall void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state)
 {
     uint32_t flags;
 
@@ -248,7 +255,7 @@ void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state)
     spin_unlock_irqrestore(&q->lock, flags);
 }
 
-void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int state)
+fastcall void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int state)
 {
     uint32_t flags;
 
@@ -261,7 +268,7 @@ void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int sta
     spin_unlock_irqrestore(&q->lock, flags);
 }
 
-void finish_wait(wait_queue_head_t *q, wait_queue_t *wait)
+fastcall void finish_wait(wait_queue_head_t *q, wait_queue_t *wait)
 {
     uint32_t flags;
 

@@ -26,6 +26,9 @@
 
 struct task_struct;
 
+/* 2.5.53's FASTCALL: the first three arguments in registers */
+#define fastcall __attribute__((regparm(3)))
+
 /* thread_info: at the bottom of the kernel stack (TI_FLAGS, TI_PID). */
 struct thread_info {
     uint32_t flags;
@@ -215,15 +218,19 @@ static inline int signal_pending(const struct task_struct *t)
 void sched_init(void);
 void schedule(void);
 int wake_up_process(struct task_struct *t);
-void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
-void __wake_up_locked(wait_queue_head_t *q, unsigned mode);
-void __wake_up_sync(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
+fastcall void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
+fastcall void __wake_up_locked(wait_queue_head_t *q, unsigned mode);
 #define wake_up(q) __wake_up((q), TASK_UNINTERRUPTIBLE | TASK_INTERRUPTIBLE, 1)
 #define wake_up_interruptible(q) __wake_up((q), TASK_INTERRUPTIBLE, 1)
+#ifdef CONFIG_SMP
+fastcall void __wake_up_sync(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
 #define wake_up_interruptible_sync(q) __wake_up_sync((q), TASK_INTERRUPTIBLE, 1)
-void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state);
-void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int state);
-void finish_wait(wait_queue_head_t *q, wait_queue_t *wait);
+#else
+#define wake_up_interruptible_sync(q) __wake_up((q), TASK_INTERRUPTIBLE, 1)
+#endif
+fastcall void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state);
+fastcall void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int state);
+fastcall void finish_wait(wait_queue_head_t *q, wait_queue_t *wait);
 /* Sleep until woken; TASK_INTERRUPTIBLE: -ERESTARTSYS if a signal is pending. */
 int sleep_on(struct wait_queue *wq, int state);
 struct task_struct *find_task(uint32_t pid);
