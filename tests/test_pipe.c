@@ -15,6 +15,7 @@
 
 static const char *const cases[] = {
     "lowest", "dup", "fcntl", "cloexec", "pipe", "atomic", "epipe", "nonblock", "stdout",
+    "devices", "positioned",
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -95,6 +96,20 @@ START_TEST(the_native_runs_show_the_rules)
     run_native(&r, dir, nonblock);
     ck_assert_str_eq(r.out, "read of an empty pipe: -11\nit holds 65536 bytes, then write "
                             "gives -11\na 1-byte write into the full pipe: -11\n");
+    emu_result_free(&r);
+    const char *devices[] = { program("fds"), "devices", NULL };
+    run_native(&r, dir, devices);
+    ck_assert_str_eq(r.out, "write 1 byte to /dev/null: 1\nwrite 0 bytes: 0\n"
+                            "write 3000 bytes: 3000\nread /dev/null: 0\n"
+                            "write to a read-only /dev/null: -9\nread a write-only one: -9\n"
+                            "read 1 byte of /dev/zero: 1, 0 not zero, 2999 of the rest "
+                            "untouched\nread 3000 bytes of /dev/zero: 3000, 0 not zero\n"
+                            "write to /dev/zero: 1\n");
+    emu_result_free(&r);
+    const char *positioned[] = { program("fds"), "positioned", NULL };
+    run_native(&r, dir, positioned);
+    ck_assert_str_eq(r.out, "pwrite to a pipe: -29\npread of a pipe: -29\npread at -1: -22\n"
+                            "pread of fd 99 at -1: -22\nempty write without a reader: 0\n");
     emu_result_free(&r);
     remove_dir(dir);
 }

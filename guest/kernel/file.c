@@ -11,33 +11,46 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
+static const struct file_operations *fops_of(uint32_t type, uint32_t flags)
+{
+    switch (type) {
+    case FT_PIPE:
+        return (flags & O_ACCMODE) == O_RDONLY ? &read_pipe_fops : &write_pipe_fops;
+    case FT_CONSOLE: return &console_fops;
+    case FT_NULL: return &null_fops;
+    case FT_ZERO: return &zero_fops;
+    default: return &vfs_file_fops;
+    }
+}
+
 struct file *file_alloc(uint32_t type, uint32_t flags)
 {
     struct file *f = kzalloc(sizeof(*f));
 
     if (f) {
-        f->count = 1;
+        atomic_set(&f->f_count, 1);
         f->type = type;
         f->flags = flags;
+        f->f_op = fops_of(type, flags);
         f->handle = NO_HANDLE;
+        f->f_mode = (file_readable(f) ? FMODE_READ : 0) | (file_writable(f) ? FMODE_WRITE : 0);
     }
     return f;
 }
 
-void fget_file(struct file *f)
+static void __fput(struct file *f)
 {
-    f->count++;
-}
-
-void fput(struct file *f)
-{
-    if (--f->count)
-        return;
     if (f->type == FT_PIPE)
         pipe_release(f);
     if (f->handle != NO_HANDLE)
         vfs_put(f->handle);
     kfree_obj(f);
+}
+
+fastcall void fput(struct file *f)
+{
+    if (atomic_dec_and_test(&f->f_count))
+        __fput(f);
 }
 
 int file_readable(const struct file *f)
@@ -65,11 +78,27 @@ static void set_cloexec(struct files_struct *fs, uint32_t fd, int on)
         fs->cloexec[fd / 32] &= ~(1u << (fd % 32));
 }
 
-struct file *fget(uint32_t fd)
+static inline struct file *fcheck_files(struct files_struct *files, uint32_t fd)
 {
-    struct files_struct *fs = current->files;
+    return fd < files->max_fds ? files->fd[fd] : NULL_PTR;
+}
 
-    return fd < OPEN_MAX ? fs->fd[fd] : NULL_PTR;
+struct file *fcheck(uint32_t fd)
+{
+    return fcheck_files(current->files, fd);
+}
+
+fastcall struct file *fget(uint32_t fd)
+{
+    struct files_struct *files = current->files;
+    struct file *file;
+
+    read_lock(&files->file_lock);
+    file = fcheck_files(files, fd);
+    if (file)
+        get_file(file);
+    read_unlock(&files->file_lock);
+    return file;
 }
 
 static void install(struct files_struct *fs, uint32_t fd, struct file *f, int cloexec)
@@ -94,7 +123,7 @@ int fd_alloc(struct file *f, uint32_t from, int cloexec)
 int fd_close(uint32_t fd)
 {
     struct files_struct *fs = current->files;
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
 
     if (!f)
         return -EBADF;
@@ -110,6 +139,8 @@ struct files_struct *files_alloc(void)
 
     if (!fs)
         return NULL_PTR;
+    fs->file_lock = (rwlock_t)RW_LOCK_UNLOCKED;
+    fs->max_fds = OPEN_MAX;
     fs->fd = get_zeroed_page();
     if (!fs->fd) {
         kfree_obj(fs);
@@ -136,7 +167,7 @@ struct files_struct *dup_files(struct files_struct *old)
         return NULL_PTR;
     for (uint32_t fd = 0; fd < OPEN_MAX; fd++) {
         if (old->fd[fd]) {
-            fget_file(old->fd[fd]);
+            get_file(old->fd[fd]);
             install(fs, fd, old->fd[fd], is_cloexec(old, fd));
         }
     }
@@ -189,12 +220,12 @@ long sys_close(uint32_t fd, uint32_t a2, uint32_t a3,
 long sys_dup(uint32_t fd, uint32_t a2, uint32_t a3,
              uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
     int nfd;
 
     if (!f)
         return -EBADF;
-    fget_file(f);
+    get_file(f);
     nfd = fd_alloc(f, 0, 0);
     if (nfd < 0)
         fput(f);
@@ -204,13 +235,13 @@ long sys_dup(uint32_t fd, uint32_t a2, uint32_t a3,
 static long do_dup3(uint32_t oldfd, uint32_t newfd, uint32_t flags)
 {
     struct files_struct *fs = current->files;
-    struct file *f = fget(oldfd), *old;
+    struct file *f = fcheck(oldfd), *old;
 
     if (!f)
         return -EBADF;
     if (newfd >= OPEN_MAX)
         return -EBADF;
-    fget_file(f);
+    get_file(f);
     old = fs->fd[newfd];
     install(fs, newfd, f, (flags & O_CLOEXEC) != 0);
     if (old)
@@ -222,7 +253,7 @@ long sys_dup2(uint32_t oldfd, uint32_t newfd, uint32_t a3,
               uint32_t a4, uint32_t a5, uint32_t a6)
 {
     if (oldfd == newfd)
-        return fget(oldfd) ? (long)newfd : -EBADF;
+        return fcheck(oldfd) ? (long)newfd : -EBADF;
     return do_dup3(oldfd, newfd, 0);
 }
 
@@ -236,6 +267,16 @@ long sys_dup3(uint32_t oldfd, uint32_t newfd, uint32_t flags,
     return do_dup3(oldfd, newfd, flags);
 }
 
+static rwlock_t fasync_lock = RW_LOCK_UNLOCKED;
+
+void kill_fasync(struct fasync_struct **fp, int sig, int band)
+{
+    read_lock(&fasync_lock);
+    if (*fp)
+        panic("kill_fasync: signal %d, band %d: no O_ASYNC in this kernel", sig, band);
+    read_unlock(&fasync_lock);
+}
+
 /* What F_SETFL may change. */
 #define SETFL_MASK (O_APPEND | O_NONBLOCK)
 
@@ -243,7 +284,7 @@ long sys_fcntl64(uint32_t fd, uint32_t cmd, uint32_t arg,
                  uint32_t a4, uint32_t a5, uint32_t a6)
 {
     struct files_struct *fs = current->files;
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
     int nfd;
 
     if (!f)
@@ -253,7 +294,7 @@ long sys_fcntl64(uint32_t fd, uint32_t cmd, uint32_t arg,
     case F_DUPFD_CLOEXEC:
         if (arg >= OPEN_MAX)
             return -EINVAL;
-        fget_file(f);
+        get_file(f);
         nfd = fd_alloc(f, arg, cmd == F_DUPFD_CLOEXEC);
         if (nfd < 0)
             fput(f);
@@ -279,7 +320,7 @@ long sys_fcntl64(uint32_t fd, uint32_t cmd, uint32_t arg,
 long file_mmap_check(uint32_t fd, int shared, int writable, uint32_t *handle,
                      uint32_t *vm_flags)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
 
     if (!f || (f->flags & O_PATH))
         return -EBADF;

@@ -234,7 +234,7 @@ long sys_chmod(uint32_t upath, uint32_t mode, uint32_t a3,
 
 static uint32_t vfs_handle_of(uint32_t fd, long *err)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
 
     *err = !f ? -EBADF : f->handle == NO_HANDLE ? -EINVAL : 0;
     return f ? f->handle : NO_HANDLE;
@@ -418,7 +418,7 @@ static long do_truncate(uint32_t upath, uint64_t size)
 
 static long do_ftruncate(uint32_t fd, uint64_t size)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
     struct hc_vfs r = { .op = VFS_FTRUNCATE, .pos_lo = (uint32_t)size,
                         .pos_hi = (uint32_t)(size >> 32) };
 
@@ -460,7 +460,7 @@ long sys_ftruncate64(uint32_t fd, uint32_t lo, uint32_t hi,
 long sys_fsync(uint32_t fd, uint32_t a2, uint32_t a3,
                uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    return fget(fd) ? 0 : -EBADF;
+    return fcheck(fd) ? 0 : -EBADF;
 }
 
 long sys_sync(uint32_t a1, uint32_t a2, uint32_t a3,

@@ -38,7 +38,7 @@ long get_path(struct kpath *p, uint32_t dirfd, uint32_t upath, int empty_ok)
         p->dir = current->cwd;
         return 0;
     }
-    f = fget(dirfd);
+    f = fcheck(dirfd);
     if (!f)
         return -EBADF;
     if (n == 0) {
@@ -156,7 +156,7 @@ long sys_chdir(uint32_t upath, uint32_t a2, uint32_t a3,
 long sys_fchdir(uint32_t fd, uint32_t a2, uint32_t a3,
                 uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
 
     if (!f)
         return -EBADF;

@@ -28,7 +28,7 @@ static long read_dir(struct file *f, uint32_t count)
 long sys_getdents64(uint32_t fd, uint32_t udirp, uint32_t count,
                     uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
     long n;
 
     if (!f)
@@ -56,7 +56,7 @@ struct dirent64_head {
 long sys_getdents(uint32_t fd, uint32_t udirp, uint32_t count,
                   uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
     uint8_t *out = vfs_bounce;
     uint32_t in = 0, done = 0;
     uint64_t start;

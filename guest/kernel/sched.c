@@ -47,7 +47,6 @@ void sched_init(void)
     t->parent = &idle_task;
     INIT_LIST_HEAD(&t->children);
     INIT_LIST_HEAD(&t->sibling);
-    INIT_LIST_HEAD(&t->wait_list);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
     init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
     init_waitqueue(&t->wait_signal, "a signal (pause)");
@@ -113,7 +112,6 @@ struct task_struct *alloc_task(void)
     INIT_LIST_HEAD(&t->sibling);
     INIT_LIST_HEAD(&t->tasks);
     INIT_LIST_HEAD(&t->run_list);
-    INIT_LIST_HEAD(&t->wait_list);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
     init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
     init_waitqueue(&t->wait_signal, "a signal (pause)");
@@ -158,43 +156,145 @@ static void kick_for(struct task_struct *t)
 }
 #endif
 
-void wake_up_process(struct task_struct *t)
+/*
+ * Make p runnable: on the run queue unless it is there already (it set
+ * its state to sleep but has not switched out yet). 1 if it slept.
+ */
+static int try_to_wake_up(struct task_struct *p, int sync)
 {
-    if (t->state != TASK_INTERRUPTIBLE && t->state != TASK_UNINTERRUPTIBLE)
-        return;
-    if (t->waiting_on) {
-        list_del(&t->wait_list);
-        t->waiting_on = NULL_PTR;
-    }
-    t->state = TASK_RUNNING;
-    list_add_tail(&t->run_list, &run_queue);
+    (void)sync;   /* no CPU to migrate to: one run queue */
+    int success = 0;
+
+    if (p->state != TASK_INTERRUPTIBLE && p->state != TASK_UNINTERRUPTIBLE)
+        return 0;
+    if (list_empty(&p->run_list)) {
+        list_add_tail(&p->run_list, &run_queue);
 #ifdef CONFIG_SMP
-    kick_for(t);
+        kick_for(p);
 #endif
+        success = 1;
+    }
+    p->state = TASK_RUNNING;
+    return success;
 }
 
-void wake_up(struct wait_queue *wq)
+int wake_up_process(struct task_struct *t)
 {
-    while (!list_empty(&wq->waiters))
-        wake_up_process(list_entry(wq->waiters.next, struct task_struct, wait_list));
+    return try_to_wake_up(t, 0);
+}
+
+int default_wake_function(wait_queue_t *wait, unsigned mode, int sync)
+{
+    struct task_struct *p = wait->task;
+
+    return (p->state & mode) && try_to_wake_up(p, sync);
+}
+
+int autoremove_wake_function(wait_queue_t *wait, unsigned mode, int sync)
+{
+    int ret = default_wake_function(wait, mode, sync);
+
+    if (ret)
+        list_del(&wait->task_list);
+    return ret;
+}
+
+/* Every entry that is not exclusive, and nr_exclusive of those that are. */
+static __attribute__((noclone)) void __wake_up_common(wait_queue_head_t *q, unsigned mode,
+                                                      int nr_exclusive, int sync)
+{
+    struct list_head *tmp, *next;
+
+    list_for_each_safe(tmp, next, &q->task_list) {
+        wait_queue_t *curr = list_entry(tmp, wait_queue_t, task_list);
+        unsigned flags = curr->flags;
+
+        if (curr->func(curr, mode, sync) && (flags & WQ_FLAG_EXCLUSIVE) &&
+            !--nr_exclusive)
+            break;
+    }
+}
+
+fastcall void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive)
+{
+    uint32_t flags;
+
+    if (!q)
+        return;
+    spin_lock_irqsave(&q->lock, flags);
+    __wake_up_common(q, mode, nr_exclusive, 0);
+    spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* With q's lock held: one exclusive sleeper (a semaphore's). */
+fastcall void __wake_up_locked(wait_queue_head_t *q, unsigned mode)
+{
+    __wake_up_common(q, mode, 1, 0);
+}
+
+#ifdef CONFIG_SMP
+/* The waker is about to sleep: the woken task needs no other CPU. */
+fastcall void __wake_up_sync(wait_queue_head_t *q, unsigned mode, int nr_exclusive)
+{
+    uint32_t flags;
+
+    if (!q)
+        return;
+    spin_lock_irqsave(&q->lock, flags);
+    __wake_up_common(q, mode, nr_exclusive, nr_exclusive != 0);
+    spin_unlock_irqrestore(&q->lock, flags);
+}
+#endif
+
+fastcall void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state)
+{
+    uint32_t flags;
+
+    current->state = state;
+    current->waiting_on = q;
+    wait->flags &= ~WQ_FLAG_EXCLUSIVE;
+    spin_lock_irqsave(&q->lock, flags);
+    if (list_empty(&wait->task_list))
+        list_add(&wait->task_list, &q->task_list);
+    spin_unlock_irqrestore(&q->lock, flags);
+}
+
+fastcall void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int state)
+{
+    uint32_t flags;
+
+    current->state = state;
+    current->waiting_on = q;
+    wait->flags |= WQ_FLAG_EXCLUSIVE;
+    spin_lock_irqsave(&q->lock, flags);
+    if (list_empty(&wait->task_list))
+        list_add_tail(&wait->task_list, &q->task_list);
+    spin_unlock_irqrestore(&q->lock, flags);
+}
+
+fastcall void finish_wait(wait_queue_head_t *q, wait_queue_t *wait)
+{
+    uint32_t flags;
+
+    current->state = TASK_RUNNING;
+    current->waiting_on = NULL_PTR;
+    if (!list_empty(&wait->task_list)) {
+        spin_lock_irqsave(&q->lock, flags);
+        list_del(&wait->task_list);
+        spin_unlock_irqrestore(&q->lock, flags);
+    }
 }
 
 int sleep_on(struct wait_queue *wq, int state)
 {
-    struct task_struct *me = current;
+    DEFINE_WAIT(wait);
 
-    if (state == TASK_INTERRUPTIBLE && signal_pending(me))
+    if (state == TASK_INTERRUPTIBLE && signal_pending(current))
         return -ERESTARTSYS;
-    me->state = state;
-    me->waiting_on = wq;
-    list_add_tail(&me->wait_list, &wq->waiters);
+    prepare_to_wait(wq, &wait, state);
     schedule();
-    /* Woken by wake_up (which took us off the queue) or by a signal. */
-    if (me->waiting_on) {
-        list_del(&me->wait_list);
-        me->waiting_on = NULL_PTR;
-    }
-    if (state == TASK_INTERRUPTIBLE && signal_pending(me))
+    finish_wait(wq, &wait);
+    if (state == TASK_INTERRUPTIBLE && signal_pending(current))
         return -ERESTARTSYS;
     return 0;
 }

@@ -24,18 +24,99 @@
 #define TASK_LIMIT 64          /* RLIMIT_NPROC-like: fork beyond it is EAGAIN */
 #define TASK_COMM_LEN 16
 
-struct wait_queue {
-    struct list_head waiters;
-    const char *what;          /* for the deadlock report: "read from a pipe" */
+struct task_struct;
+
+/* 2.5.53's FASTCALL: the first three arguments in registers */
+#define fastcall __attribute__((regparm(3)))
+
+/* thread_info: at the bottom of the kernel stack (TI_FLAGS, TI_PID). */
+struct thread_info {
+    uint32_t flags;
+    uint32_t pid;
+    struct task_struct *task;
+    uint32_t exit_code;        /* set with TI_FLAG_EXITED: the wait status */
+    uint32_t addr_limit;       /* 2.5.53's addr_limit.seg: user space ends here */
+#ifdef CONFIG_SMP
+    uint32_t cpu;              /* the CPU it runs on */
+#endif
 };
 
-#define WAIT_QUEUE_INIT(name, text) { LIST_HEAD_INIT((name).waiters), (text) }
+_Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
+_Static_assert(__builtin_offsetof(struct thread_info, pid) == TI_PID, "TI_PID");
+_Static_assert(__builtin_offsetof(struct thread_info, exit_code) == TI_EXIT_CODE, "TI_EXIT_CODE");
+_Static_assert(__builtin_offsetof(struct thread_info, addr_limit) == TI_ADDR_LIMIT,
+               "TI_ADDR_LIMIT");
+
+union thread_union {
+    struct thread_info info;
+    uint32_t stack[THREAD_SIZE / 4];
+};
+
+static inline struct thread_info *current_thread_info(void)
+{
+    uint32_t esp;
+    __asm__("movl %%esp, %0" : "=r"(esp));
+    return (struct thread_info *)(esp & ~(THREAD_SIZE - 1));
+}
+
+#define current (current_thread_info()->task)
+
+#ifdef CONFIG_SMP
+#define smp_processor_id() ((int)current_thread_info()->cpu)
+#else
+#define smp_processor_id() 0
+#endif
+
+/* after smp_processor_id(), which the --smp kernel's spin_lock uses */
+#include "spinlock.h"
+
+/*
+ * Wait queues as 2.5.53's <linux/wait.h>: a head with its lock and a list
+ * of entries, each naming a task and the function that wakes it (most
+ * take themselves off the queue when they wake it: autoremove). `what`
+ * is ours: the deadlock report's words for a sleeper on it.
+ */
+struct __wait_queue;
+typedef struct __wait_queue wait_queue_t;
+typedef int (*wait_queue_func_t)(wait_queue_t *wait, unsigned mode, int sync);
+
+#define WQ_FLAG_EXCLUSIVE 0x01
+
+struct __wait_queue {
+    unsigned int flags;
+    struct task_struct *task;
+    wait_queue_func_t func;
+    struct list_head task_list;
+};
+
+struct wait_queue {
+    spinlock_t lock;
+    struct list_head task_list;
+    const char *what;
+};
+typedef struct wait_queue wait_queue_head_t;
+
+#define WAIT_QUEUE_INIT(name, text) \
+    { SPIN_LOCK_UNLOCKED("a wait queue"), LIST_HEAD_INIT((name).task_list), (text) }
 
 static inline void init_waitqueue(struct wait_queue *wq, const char *what)
 {
-    INIT_LIST_HEAD(&wq->waiters);
+    wq->lock = (spinlock_t)SPIN_LOCK_UNLOCKED("a wait queue");
+    INIT_LIST_HEAD(&wq->task_list);
     wq->what = what;
 }
+
+static inline int waitqueue_active(const wait_queue_head_t *q)
+{
+    return !list_empty(&q->task_list);
+}
+
+int default_wake_function(wait_queue_t *wait, unsigned mode, int sync);
+int autoremove_wake_function(wait_queue_t *wait, unsigned mode, int sync);
+
+#define DEFINE_WAIT(name) \
+    wait_queue_t name = { 0, current, autoremove_wake_function, \
+                          LIST_HEAD_INIT((name).task_list) }
 
 /* What switch_to saves: the kernel stack pointer where the task stopped. */
 struct thread_struct {
@@ -75,8 +156,7 @@ struct task_struct {
     struct list_head children, sibling;
     struct list_head tasks;    /* every task */
     struct list_head run_list; /* on the run queue while TASK_RUNNING */
-    struct list_head wait_list;
-    struct wait_queue *waiting_on;
+    struct wait_queue *waiting_on; /* for the deadlock report */
     struct wait_queue wait_chldexit; /* a child exited (wait4 sleeps here) */
     struct wait_queue wait_vfork;    /* a vfork child let go of our memory */
     int exit_code;             /* the wait status */
@@ -122,44 +202,6 @@ struct task_struct {
 #define task_busy(t) 0
 #endif
 
-/* thread_info: at the bottom of the kernel stack (TI_FLAGS, TI_PID). */
-struct thread_info {
-    uint32_t flags;
-    uint32_t pid;
-    struct task_struct *task;
-    uint32_t exit_code;        /* set with TI_FLAG_EXITED: the wait status */
-    uint32_t addr_limit;       /* 2.5.53's addr_limit.seg: user space ends here */
-#ifdef CONFIG_SMP
-    uint32_t cpu;              /* the CPU it runs on */
-#endif
-};
-
-_Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
-_Static_assert(__builtin_offsetof(struct thread_info, pid) == TI_PID, "TI_PID");
-_Static_assert(__builtin_offsetof(struct thread_info, exit_code) == TI_EXIT_CODE, "TI_EXIT_CODE");
-_Static_assert(__builtin_offsetof(struct thread_info, addr_limit) == TI_ADDR_LIMIT,
-               "TI_ADDR_LIMIT");
-
-union thread_union {
-    struct thread_info info;
-    uint32_t stack[THREAD_SIZE / 4];
-};
-
-static inline struct thread_info *current_thread_info(void)
-{
-    uint32_t esp;
-    __asm__("movl %%esp, %0" : "=r"(esp));
-    return (struct thread_info *)(esp & ~(THREAD_SIZE - 1));
-}
-
-#define current (current_thread_info()->task)
-
-#ifdef CONFIG_SMP
-#define smp_processor_id() ((int)current_thread_info()->cpu)
-#else
-#define smp_processor_id() 0
-#endif
-
 /* The register frame every entry from user mode leaves at the top of the
  * task's kernel stack. */
 static inline struct pt_regs *task_pt_regs(struct task_struct *t)
@@ -179,8 +221,20 @@ static inline int signal_pending(const struct task_struct *t)
 /* sched.c */
 void sched_init(void);
 void schedule(void);
-void wake_up_process(struct task_struct *t);
-void wake_up(struct wait_queue *wq);
+int wake_up_process(struct task_struct *t);
+fastcall void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
+fastcall void __wake_up_locked(wait_queue_head_t *q, unsigned mode);
+#define wake_up(q) __wake_up((q), TASK_UNINTERRUPTIBLE | TASK_INTERRUPTIBLE, 1)
+#define wake_up_interruptible(q) __wake_up((q), TASK_INTERRUPTIBLE, 1)
+#ifdef CONFIG_SMP
+fastcall void __wake_up_sync(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
+#define wake_up_interruptible_sync(q) __wake_up_sync((q), TASK_INTERRUPTIBLE, 1)
+#else
+#define wake_up_interruptible_sync(q) __wake_up((q), TASK_INTERRUPTIBLE, 1)
+#endif
+fastcall void prepare_to_wait(wait_queue_head_t *q, wait_queue_t *wait, int state);
+fastcall void prepare_to_wait_exclusive(wait_queue_head_t *q, wait_queue_t *wait, int state);
+fastcall void finish_wait(wait_queue_head_t *q, wait_queue_t *wait);
 /* Sleep until woken; TASK_INTERRUPTIBLE: -ERESTARTSYS if a signal is pending. */
 int sleep_on(struct wait_queue *wq, int state);
 struct task_struct *find_task(uint32_t pid);

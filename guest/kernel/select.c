@@ -46,7 +46,7 @@ static long scan(struct pollfd *fds, uint32_t n)
     long ready = 0;
 
     for (uint32_t i = 0; i < n; i++) {
-        struct file *f = fds[i].fd >= 0 ? fget((uint32_t)fds[i].fd) : NULL_PTR;
+        struct file *f = fds[i].fd >= 0 ? fcheck((uint32_t)fds[i].fd) : NULL_PTR;
         uint32_t want = (uint16_t)fds[i].events | POLLERR | POLLHUP;
         if (fds[i].fd < 0)
             fds[i].revents = 0;
@@ -239,7 +239,7 @@ static long do_select(uint32_t n, uint32_t uin, uint32_t uout, uint32_t uex,
                                ((ex[w] & bit) ? POLLPRI : 0));
         fds[count].fd = ev ? (int32_t)fd : -1;
         fds[count].events = ev;
-        if (ev && !fget(fd)) {
+        if (ev && !fcheck(fd)) {
             free_pages(fds, pages);
             return -EBADF;
         }

@@ -47,7 +47,7 @@ long stat_file(struct file *f, struct hc_stat *st)
 
 static long stat_fd(uint32_t fd, struct hc_stat *st)
 {
-    struct file *f = fget(fd);
+    struct file *f = fcheck(fd);
 
     return f ? stat_file(f, st) : -EBADF;
 }

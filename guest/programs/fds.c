@@ -11,6 +11,10 @@
  *   epipe       no reader: SIGPIPE kills; ignored, write is EPIPE
  *   nonblock    O_NONBLOCK: EAGAIN on empty and on full (after 65536 bytes)
  *   stdout      close 1, open a file: it becomes 1 and output goes there
+ *   devices     /dev/null swallows writes and reads as empty, /dev/zero
+ *               reads as zeros; a write to a read-only one is EBADF
+ *   positioned  pread/pwrite on a pipe: ESPIPE, a negative offset EINVAL
+ *               first; an empty write to a pipe without reader is 0
  *   deadlock    a child writes to a pipe nobody reads, its parent waits for
  *               it: no process can run (the emulator stops with a report)
  */
@@ -240,6 +244,51 @@ static int case_stdout(void)
     return 0;
 }
 
+/* How many of buf's n bytes are not zero. */
+static int nonzero(const char *buf, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += buf[i] != 0;
+    return k;
+}
+
+static int case_devices(void)
+{
+    char buf[3000];
+    long null_w = sys_open("/dev/null", O_WRONLY, 0), null_r = sys_open("/dev/null", O_RDONLY, 0);
+    long zero = sys_open("/dev/zero", O_RDONLY, 0);
+    printf("write 1 byte to /dev/null: %ld\n", syscall3(SYS_write, null_w, "x", 1));
+    printf("write 0 bytes: %ld\n", syscall3(SYS_write, null_w, "x", 0));
+    printf("write 3000 bytes: %ld\n", syscall3(SYS_write, null_w, buf, sizeof buf));
+    printf("read /dev/null: %ld\n", syscall3(SYS_read, null_r, buf, 10));
+    printf("write to a read-only /dev/null: %ld\n", syscall3(SYS_write, null_r, "x", 1));
+    printf("read a write-only one: %ld\n", syscall3(SYS_read, null_w, buf, 1));
+    memset(buf, 0xaa, sizeof buf);
+    long n = syscall3(SYS_read, zero, buf, 1);
+    printf("read 1 byte of /dev/zero: %ld, %d not zero, %d of the rest untouched\n", n,
+           nonzero(buf, 1), nonzero(buf + 1, sizeof buf - 1));
+    memset(buf, 0xaa, sizeof buf);
+    n = syscall3(SYS_read, zero, buf, sizeof buf);
+    printf("read 3000 bytes of /dev/zero: %ld, %d not zero\n", n, nonzero(buf, sizeof buf));
+    printf("write to /dev/zero: %ld\n", syscall3(SYS_write, sys_open("/dev/zero", O_RDWR, 0), "x", 1));
+    return 0;
+}
+
+static int case_positioned(void)
+{
+    int p[2];
+    char c = 'x';
+    syscall1(SYS_pipe, p);
+    printf("pwrite to a pipe: %ld\n", syscall6(SYS_pwrite64, p[1], (long)&c, 1, 0, 0, 0));
+    printf("pread of a pipe: %ld\n", syscall6(SYS_pread64, p[0], (long)&c, 1, 0, 0, 0));
+    printf("pread at -1: %ld\n", syscall6(SYS_pread64, p[0], (long)&c, 1, -1, -1, 0));
+    printf("pread of fd 99 at -1: %ld\n", syscall6(SYS_pread64, 99, (long)&c, 1, -1, -1, 0));
+    syscall1(SYS_close, p[0]);
+    printf("empty write without a reader: %ld\n", syscall3(SYS_write, p[1], &c, 0));
+    return 0;
+}
+
 static int case_deadlock(void)
 {
     static char block[100000];
@@ -279,6 +328,10 @@ int main(int argc, char **argv)
         return case_nonblock();
     if (!strcmp(c, "stdout"))
         return case_stdout();
+    if (!strcmp(c, "devices"))
+        return case_devices();
+    if (!strcmp(c, "positioned"))
+        return case_positioned();
     if (!strcmp(c, "deadlock"))
         return case_deadlock();
     printf("fds: unknown case %s\n", c);

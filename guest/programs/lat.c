@@ -15,6 +15,8 @@
  *         the old action read back: lat_sig install), and catching a
  *         signal sent to oneself (kill(self, SIGUSR1), an empty handler
  *         and its sigreturn: lat_sig catch)
+ *   null  lmbench's lat_syscall write and read ("null I/O"): a 1-byte
+ *         write to /dev/null, a 1-byte read of /dev/zero, and their mean
  *   all   each of the above
  *   exit  exit at once (the image exec runs)
  */
@@ -165,6 +167,34 @@ static void lat_sig(long n)
         report("lat_sig_catch", t1 - t0, n);
 }
 
+/* n 1-byte transfers on fd: write(2) or read(2), as lat_syscall's loops */
+static uint64_t one_byte_loop(const char *path, int flags, long nr, long n)
+{
+    char c = 0;
+    long fd = syscall2(SYS_open, path, flags);
+    if (fd < 0) {
+        printf("lat: %s: error %ld\n", path, -fd);
+        return 0;
+    }
+    uint64_t t0 = rdtsc();
+    for (long i = 0; i < n; i++)
+        syscall3(nr, fd, &c, 1);
+    uint64_t t1 = rdtsc();
+    syscall1(SYS_close, fd);
+    return t1 - t0;
+}
+
+static void lat_null_io(long n)
+{
+    uint64_t w = one_byte_loop("/dev/null", 1, SYS_write, n);
+    uint64_t r = one_byte_loop("/dev/zero", 0, SYS_read, n);
+    if (!w || !r)
+        return;
+    report("lat_null_write", w, n);
+    report("lat_null_read", r, n);
+    report("lat_null_io", (w + r) / 2, n);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -185,5 +215,7 @@ int main(int argc, char **argv)
         lat_ctx(n);
     if (all || !strcmp(what, "sig"))
         lat_sig(n);
+    if (all || !strcmp(what, "null"))
+        lat_null_io(n);
     return 0;
 }
