@@ -12,6 +12,8 @@ enum pub_role {
     PUB_CALIBRATION,   /* a ring-crossing cost is solved from it */
     PUB_PREDICTION,    /* what the model predicts (never used to set a cost) */
     PUB_HOLDOUT,       /* not used; printed beside the model as a check */
+    PUB_CHECK,         /* a validation figure (emu compare --validate): never
+                        * used by the model, nor by --article */
 };
 
 struct published {
