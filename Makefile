@@ -341,6 +341,9 @@ validate: $(EMU) $(BUILD)/guest/programs/lmbench_validate
 		cat $(BUILD)/validate.op | tee -a $(BUILD)/validate.txt; \
 	done
 	@awk -f scripts/validate-summary.awk $(BUILD)/validate.txt
+# tests/test_validate.c runs these
+$(BUILD)/tests/test_validate: | $(EMU) $(BUILD)/guest/programs/lmbench_validate \
+	$(BUILD)/guest/programs/syscall_loop
 
 # README.md's samples (tests/test_docs.c checks them), as emu prints them now.
 samples: all

@@ -10,14 +10,14 @@
 #define MAU "Patrick Mau, linux-kernel, 2 Oct 2002, \"LMbench results for 2.5.40\": " \
     "lmbench 2.0, Linux 2.4.18, P4 at 2400 MHz (20021001220853.GA20022@oscar.dorf.de)"
 #define CHECK_P4(op, what, printed, us, lo, hi) \
-    { "lmbench P4 " what, MAU, printed " us at 2400 MHz", "lmbench_validate", op, \
+    { "Mau P4 " what, MAU, printed " us at 2400 MHz", "lmbench_validate", op, \
       "pentium4", "int80", 1, 0, (us) * MAU_MHZ, (lo) * MAU_MHZ, (hi) * MAU_MHZ, PUB_CHECK }
 #define MARATHE_MHZ 790.0
 #define MARATHE "Aniruddha Marathe (Wipro), linux-kernel, 16 Dec 2002: lmbench 2.0, " \
     "Linux 2.5.52, a 790 MHz part whose CPU model the post does not state " \
     "(94F20261551DC141B6B559DC4910867201DFF2@blr-m3-msg.wipro.com)"
 #define CHECK_P6(op, what, printed, us, lo, hi) \
-    { "lmbench P6 " what, MARATHE, printed " us at 790 MHz", "lmbench_validate", op, \
+    { "Marathe P6 " what, MARATHE, printed " us at 790 MHz", "lmbench_validate", op, \
       "pentium3", "int80", 1, 0, (us) * MARATHE_MHZ, (lo) * MARATHE_MHZ, (hi) * MARATHE_MHZ, \
       PUB_CHECK }
 
