@@ -111,7 +111,9 @@ START_TEST(a_span_of_a_two_process_operation_holds_both_processes)
     ck_assert(span_get(s, 1, &sp));
     ck_assert(span_way(&sp, &path, &via, &calls));
     ck_assert_int_eq(path, PATH_INT80);
-    ck_assert_uint_eq(calls, 30 * two[_i].calls);
+    /* the child's call in flight at either read may fall on either side */
+    ck_assert_msg(calls + 1 >= 30u * two[_i].calls && calls <= 30u * two[_i].calls + 1,
+                  "%s: %llu calls begun in the span", two[_i].op, (unsigned long long)calls);
     ck_assert(span_get(s, 2, &sp));   /* the empty loop */
     ck_assert(!span_way(&sp, &path, &via, &calls));
     guest_free(g);
