@@ -66,12 +66,6 @@ static const struct check_op ops[] = {
       "which mapped and relocated the C library" },
 };
 
-/* The clock of each model's published summary (published.c). */
-static const struct {
-    const char *model;
-    double mhz;
-} clocks[] = { { "pentium4", 2400 }, { "pentium3", 790 } };
-
 static const char *basename_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -84,14 +78,6 @@ static const struct check_op *op_named(const char *op)
         if (!strcmp(ops[k].op, op))
             return &ops[k];
     return NULL;
-}
-
-static double clock_of(const char *model)
-{
-    for (size_t k = 0; k < sizeof clocks / sizeof clocks[0]; k++)
-        if (!strcmp(clocks[k].model, model))
-            return clocks[k].mhz;
-    return 0;
 }
 
 static const struct published *figure_for(const char *op, const char *model)
@@ -158,7 +144,7 @@ static void print_run(const struct check_op *c, const struct compare_run *r, lon
         return;
     }
     interval_of(&q, NULL, &r->point, &iv, mv);
-    double mhz = clock_of(r->cpu.model->name);
+    double mhz = published_check_clock(r->cpu.model->name);
     fprintf(f, "%10.1f [%.1f, %.1f] cycles", iv.value, iv.low, iv.high);
     if (mhz <= 0) {
         fprintf(f, "\n");

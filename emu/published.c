@@ -106,3 +106,8 @@ const struct published *published_find(const char *id)
             return &published[i];
     return 0;
 }
+
+double published_check_clock(const char *model)
+{
+    return !strcmp(model, "pentium4") ? MAU_MHZ : !strcmp(model, "pentium3") ? MARATHE_MHZ : 0;
+}

@@ -42,5 +42,8 @@ extern const struct published_ratio published_ratios[];
 extern const int npublished_ratios;
 
 const struct published *published_find(const char *id);
+/* The clock (MHz) of the lmbench summary whose PUB_CHECK figures apply to
+ * the CPU model, 0 if none does. */
+double published_check_clock(const char *model);
 
 #endif
