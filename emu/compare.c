@@ -393,6 +393,10 @@ int compare_main(const struct run_options *base, const struct compare_options *c
         printf(" %s", base->argv[i]);
     printf("\n\n");
     print_banner(base, stdout);
+    if (co->validate) {
+        rc = compare_validate(rs, n, base, stdout);
+        goto out;
+    }
     print_table(rs, n, stdout);
     print_ticks(rs, n, stdout);
     print_iret_exits(rs, n, stdout);

@@ -30,6 +30,7 @@
 struct compare_options {
     const char *cpus;             /* ';'-separated models; NULL: the default */
     bool article;                 /* the published figures beside the model's */
+    bool validate;                /* only lmbench_validate's rows (compare_validate.c) */
     const char *svg;              /* also draw the table here; NULL: no chart */
     int syscall;                  /* the call compared; -1: the most frequent */
 };
@@ -79,6 +80,10 @@ static inline double compare_mean(uint64_t sum, uint64_t n)
 
 /* compare_article.c: the published figures beside the model's */
 void compare_article(const struct compare_run *rs, int n, const struct run_options *base,
+                     FILE *f);
+/* compare_validate.c: lmbench_validate OP N's operation on each run beside
+ * the PUB_CHECK figures; 2 if the program is not that */
+int compare_validate(const struct compare_run *rs, int n, const struct run_options *base,
                      FILE *f);
 /* The published figure that row of r replays (same model, program, path
  * and via), unless r's model is modified; NULL if none. */

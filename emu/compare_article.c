@@ -19,7 +19,9 @@ static const char *basename_of(const char *path)
 static bool applies(const struct published *p, const struct compare_run *r,
                     const struct run_options *base)
 {
-    if (strcmp(p->model, r->cpu.model->name) || strcmp(p->program, basename_of(base->program)))
+    /* the validation figures have their own table (compare_validate.c) */
+    if (p->role == PUB_CHECK || strcmp(p->model, r->cpu.model->name) ||
+        strcmp(p->program, basename_of(base->program)))
         return false;
     if (p->arg && (base->argc < 2 || strcmp(p->arg, base->argv[1])))
         return false;

@@ -114,6 +114,9 @@ static const char compare_text[] =
     "  --article            for the replays (linus_loop, lmbench_null): each\n"
     "                       published figure beside the replay's own, with its\n"
     "                       interval, inside or outside\n"
+    "  --validate           for lmbench_validate OP N only: the operation's cycles\n"
+    "                       and microseconds beside the era's lmbench summaries\n"
+    "                       (docs/validation.md)\n"
     "  --syscall NAME       compare this system call, not the most frequent one\n"
     "  --svg FILE           also draw the comparison as an SVG bar chart: bars\n"
     "                       with intervals, published figures, an axis, ratios\n"
@@ -474,6 +477,8 @@ int main(int argc, char **argv)
                 gdb.wait = true;
             else if (compare && !strcmp(a, "--article"))
                 co.article = true;
+            else if (compare && !strcmp(a, "--validate"))
+                co.validate = true;
             else if (compare && output_option(&(struct outputs){ 0 }, a, val, err,
                                               sizeof err) >= 0)
                 return usage_error("'%s' is an emu run option; compare does not take it", a);

@@ -12,6 +12,8 @@ enum pub_role {
     PUB_CALIBRATION,   /* a ring-crossing cost is solved from it */
     PUB_PREDICTION,    /* what the model predicts (never used to set a cost) */
     PUB_HOLDOUT,       /* not used; printed beside the model as a check */
+    PUB_CHECK,         /* a validation figure (emu compare --validate): never
+                        * used by the model, nor by --article */
 };
 
 struct published {
@@ -40,5 +42,8 @@ extern const struct published_ratio published_ratios[];
 extern const int npublished_ratios;
 
 const struct published *published_find(const char *id);
+/* The clock (MHz) of the lmbench summary whose PUB_CHECK figures apply to
+ * the CPU model, 0 if none does. */
+double published_check_clock(const char *model);
 
 #endif

@@ -98,6 +98,7 @@ compare       4
 metrics       4
 compare_article 4
 compare_svg   4
+compare_validate 4
 calibrate     4
 gdb_packet    4
 gdb_i386      4
