@@ -55,11 +55,6 @@ HOST_LDFLAGS = $(SAN)
 GUEST_CC := gcc
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
-# The system-call handlers' arguments are the saved user registers of
-# pt_regs (entry.S): a sibling call would write its own arguments over them
-# and the caller would get its registers back changed.
-KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only \
-	-fno-optimize-sibling-calls
 GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
 
 # ---- dependency check (installs Debian packages as root) ----
@@ -83,32 +78,52 @@ $(SYSCALL_NR): guest/syscalls.def scripts/syscall-nr.awk
 	awk -f scripts/syscall-nr.awk guest/syscalls.def > $@.tmp && mv $@.tmp $@
 
 # ---- guest kernel ----
+# Built as 2.5.53's Makefiles built Linux: the top-level Makefile's
+# -O2 -fno-strict-aliasing -fno-common -fomit-frame-pointer, and
+# arch/i386/Makefile's -pipe -mpreferred-stack-boundary=2 and -march of the
+# configured CPU (CONFIG_MPENTIUM4, CONFIG_MPENTIUMIII, CONFIG_M686). The
+# rest is this kernel's own: freestanding, no FPU or vector registers.
+# The system-call handlers' arguments are the saved user registers of
+# pt_regs (entry.S): a sibling call would write its own arguments over them
+# and the caller would get its registers back changed.
+KERNEL_CFLAGS := $(GUEST_CFLAGS) \
+	-fno-strict-aliasing -fno-common -fomit-frame-pointer \
+	-pipe -mpreferred-stack-boundary=2 \
+	-fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only -fno-optimize-sibling-calls
 KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 	$(wildcard guest/vsyscall/*.S)
-KERNEL_OBJS := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRCS))
-KERNEL := $(BUILD)/guest/kernel.elf
 
-$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld
-	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_OBJS) -lgcc
+# The images (docs/cost-model.md, "Kernel configuration"): for each CPU
+# family 2.5.53's configuration offered for the models (emu/cpu_models.c),
+# a UP kernel and an SMP one (CONFIG_SMP, as 2.5.53 built it: no big
+# kernel lock on entry); and the kernel for --smp N > 1, which takes the
+# big kernel lock on every entry (SMP_BIG_LOCK: this kernel's safety net
+# for several CPUs, not 2.5.53's shape), built for i686, which every
+# model runs, since one image serves them all.
+KERNEL_MARCHES := pentium4 pentium3 i686
+KERNEL_CONFIGS := up smp
+KERNEL_VARIANTS := $(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),$(a)-$(c))) smp-bkl
+kernel_march = $(firstword $(subst -, ,$(1)))
+KFLAGS_up :=
+KFLAGS_smp := -DCONFIG_SMP
+$(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),\
+	$(eval KFLAGS_$(a)-$(c) := -march=$(a) $(KFLAGS_$(c)))))
+KFLAGS_smp-bkl := -march=i686 -DCONFIG_SMP -DSMP_BIG_LOCK
+kernel_elf = $(BUILD)/guest/kernel-$(1).elf
+KERNEL_IMAGES := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_elf,$(v)))
+# the default image (--cpu pentium4, --kernel-config up)
+KERNEL := $(call kernel_elf,pentium4-up)
 
-# The same sources built for more than one CPU (--smp N > 1), as Linux 2.5
-# was built with or without CONFIG_SMP: the one-CPU kernel stays as it was.
-KERNEL_SMP_OBJS := $(patsubst %,$(BUILD)/smp/%.o,$(KERNEL_SRCS))
-KERNEL_SMP := $(BUILD)/guest/kernel-smp.elf
-$(BUILD)/smp/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -DCONFIG_SMP -c $< -o $@
-$(KERNEL_SMP): $(KERNEL_SMP_OBJS) guest/kernel/kernel.ld
-	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_SMP_OBJS) -lgcc
+define kernel_variant
+$(BUILD)/kernel/$(1)/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
+	@mkdir -p $$(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) $(KFLAGS_$(1)) -c $$< -o $$@
+$(call kernel_elf,$(1)): $(patsubst %,$(BUILD)/kernel/$(1)/%.o,$(KERNEL_SRCS)) guest/kernel/kernel.ld
+	@mkdir -p $$(@D)
+	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $$@ \
+		$(patsubst %,$(BUILD)/kernel/$(1)/%.o,$(KERNEL_SRCS)) -lgcc
+endef
+$(foreach v,$(KERNEL_VARIANTS),$(eval $(call kernel_variant,$(v))))
 
 # ---- guest programs (static i386, no libc) ----
 # the vDSO look-up and the fuzz programs' input: an archive, so only the
@@ -141,9 +156,9 @@ EMU := $(BUILD)/emu/emu
 $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL) $(KERNEL_SMP)
+$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_IMAGES)
 	@mkdir -p $(@D)
-	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' -DKERNEL_SMP_IMAGE='"$(KERNEL_SMP)"' $< -o $@
+	$(CC) -c -Wa,-I,$(BUILD)/guest $< -o $@
 # The version --version prints: the commit the binary was built from. The
 # header is rewritten only when that changes, and main.c rebuilt then.
 EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
