@@ -280,16 +280,17 @@ REPLAY_N ?= 100000
 REPLAYS := $(BUILD)/guest/programs/linus_loop $(BUILD)/guest/programs/lmbench_null
 run: $(EMU) $(REPLAYS)
 	@echo "sysenter vs int \$$0x80 on the cycle model: the published experiments replayed,"
-	@echo "with intervals from the ranges of every cost (docs/cost-model.md)"
+	@echo "with intervals from the ranges of every cost (docs/cost-model.md), on the up and"
+	@echo "the smp kernel (--kernel-configs; docs/cost-model.md, \"Kernel configuration\")"
 	@echo
 	@echo "== Linus's test of 16 Dec 2002 with gettimeofday: what the model predicts"
-	@$(EMU) compare --article --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop gettimeofday $(REPLAY_N)
+	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop gettimeofday $(REPLAY_N)
 	@echo
 	@echo "== the same test with getppid: the P4 calibration points"
-	@$(EMU) compare --article --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop getppid $(REPLAY_N)
+	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop getppid $(REPLAY_N)
 	@echo
 	@echo "== lmbench's null call: the P6 calibration point, and Linus's P4 pair of 25 Feb 2003 held out"
-	@$(EMU) compare --article --cpus "pentium4;pentium3,-sep" $(BUILD)/guest/programs/lmbench_null $(REPLAY_N)
+	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3,-sep" $(BUILD)/guest/programs/lmbench_null $(REPLAY_N)
 
 test: all $(TESTS)
 	@sh scripts/check-layers.sh

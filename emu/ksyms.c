@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "kconfig.h"
 #include "memory.h"
 
 static const Elf32_Ehdr *elf_header(const uint8_t *image, size_t size)
@@ -142,10 +143,41 @@ int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t 
     return 0;
 }
 
-void kernel_builtin(int ncpus, const uint8_t **image, size_t *size)
+extern const uint8_t kernel_pentium4_up_start[], kernel_pentium4_up_end[],
+    kernel_pentium4_smp_start[], kernel_pentium4_smp_end[],
+    kernel_pentium3_up_start[], kernel_pentium3_up_end[],
+    kernel_pentium3_smp_start[], kernel_pentium3_smp_end[],
+    kernel_i686_up_start[], kernel_i686_up_end[],
+    kernel_i686_smp_start[], kernel_i686_smp_end[],
+    kernel_smp_bkl_start[], kernel_smp_bkl_end[];
+
+#define IMAGE(name, march, config, lock, sym) \
+    { name, march, config, lock, sym##_start, sym##_end }
+static const struct kernel_image images[] = {
+    IMAGE("pentium4-up", MARCH_PENTIUM4, KCONFIG_UP, 0, kernel_pentium4_up),
+    IMAGE("pentium4-smp", MARCH_PENTIUM4, KCONFIG_SMP, 0, kernel_pentium4_smp),
+    IMAGE("pentium3-up", MARCH_PENTIUM3, KCONFIG_UP, 0, kernel_pentium3_up),
+    IMAGE("pentium3-smp", MARCH_PENTIUM3, KCONFIG_SMP, 0, kernel_pentium3_smp),
+    IMAGE("i686-up", MARCH_I686, KCONFIG_UP, 0, kernel_i686_up),
+    IMAGE("i686-smp", MARCH_I686, KCONFIG_SMP, 0, kernel_i686_smp),
+    IMAGE("smp-bkl", MARCH_I686, KCONFIG_SMP, 1, kernel_smp_bkl),
+};
+#undef IMAGE
+const int kernel_image_count = sizeof images / sizeof images[0];
+
+const struct kernel_image *kernel_builtin(int march, int config, int ncpus)
 {
-    bool smp = ncpus > 1;
-    *image = smp ? kernel_smp_image_start : kernel_image_start;
-    *size = (size_t)(smp ? kernel_smp_image_end - kernel_smp_image_start
-                         : kernel_image_end - kernel_image_start);
+    for (int i = 0; i < kernel_image_count; i++)
+        if (ncpus > 1 ? images[i].big_lock
+                      : !images[i].big_lock && images[i].march == march &&
+                        images[i].config == config)
+            return &images[i];
+    return &images[0];
+}
+
+void kernel_image_describe(const struct kernel_image *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "2.5.53 %s%s, -march=%s (kernel-%s.elf)", kconfig_name(k->config),
+             k->big_lock ? " with the big kernel lock on every entry" : "",
+             kmarch_name(k->march), k->name);
 }
