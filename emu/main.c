@@ -61,9 +61,10 @@ static const char common_options[] =
     "                       with the big kernel lock on every entry\n"
     "  --kernel-config up|smp\n"
     "                       the guest kernel's configuration (default up: the\n"
-    "                       image the model's published comparisons were made\n"
-    "                       with); smp is CONFIG_SMP on one CPU; the image is\n"
-    "                       the CPU model's -march family's; --smp N > 1 is smp\n"
+    "                       kernel the model's figures came from before this\n"
+    "                       was an input); smp is CONFIG_SMP on one CPU; the\n"
+    "                       image is built for the CPU model's family (-march);\n"
+    "                       --smp N > 1 is smp\n"
     "  --fs-size SIZE       what the file tree's in-memory layer may hold, past\n"
     "                       which writes fail with ENOSPC (default 64M; up to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n";
