@@ -93,17 +93,16 @@ KERNEL_CFLAGS := $(GUEST_CFLAGS) \
 KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 	$(wildcard guest/vsyscall/*.S)
 
-# The images (docs/cost-model.md, "Kernel configuration"): for each CPU
-# family 2.5.53's configuration offered for the models (emu/cpu_models.c),
-# a UP kernel and an SMP one (CONFIG_SMP, as 2.5.53 built it: no big
-# kernel lock on entry); and the kernel for --smp N > 1, which takes the
-# big kernel lock on every entry (SMP_BIG_LOCK: this kernel's safety net
-# for several CPUs, not 2.5.53's shape), built for i686, which every
-# model runs, since one image serves them all.
+# The images (docs/cost-model.md, "Kernel configuration"): for the CPU
+# family of each model (emu/cpu_models.c, march), a UP kernel and an SMP one
+# (CONFIG_SMP, as 2.5.53 built it: no big kernel lock on entry); and the
+# kernel for --smp N > 1, which takes the big kernel lock on every entry
+# (SMP_BIG_LOCK: this kernel's safety net for several CPUs, not 2.5.53's
+# shape), built for i686: one image serves every model, and all of them
+# are i686.
 KERNEL_MARCHES := pentium4 pentium3 i686
 KERNEL_CONFIGS := up smp
 KERNEL_VARIANTS := $(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),$(a)-$(c))) smp-bkl
-kernel_march = $(firstword $(subst -, ,$(1)))
 KFLAGS_up :=
 KFLAGS_smp := -DCONFIG_SMP
 $(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),\
