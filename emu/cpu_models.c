@@ -155,6 +155,10 @@ void cpu_models_list(FILE *out)
         fprintf(out, "%-11s features EDX 0x%08x (SEP %s); add ',-sep' to switch it off\n",
                 "", m->features_edx,
                 (m->features_edx & CPUID_FEATURE_SEP) ? "reported" : "absent");
+        struct kconfig_rule rule = cpu_kconfig_rule(m);
+        fprintf(out, "%-11s kernel built -march=%s; behind its published figures: %s%s\n",
+                "", kmarch_name(m->march), kconfig_name(rule.central),
+                rule.open ? ", open (--article runs up and smp)" : "");
         if (m->sep == SEP_UNSUPPORTED)
             fprintf(out, "%-11s stepping %u: Linux 2.5.53 ignores its SEP (model < 3, stepping "
                     "< 3) and sysenter is #GP(0);\n%-11s ',stepping=9' is Jim Houston's part "
