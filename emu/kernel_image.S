@@ -1,20 +1,15 @@
-/* The guest kernel images (Makefile, KERNEL_VARIANTS), built into the
- * emulator so that emu is one file; emu/ksyms.c says which runs. */
+/* The guest kernel images (the Makefile's KERNEL_VARIANTS, listed in the
+ * generated kernel_images.h), built into the emulator so that emu is one
+ * file; emu/ksyms.c says which runs. */
+#include "kernel_images.h"
 	.section .rodata
-#define IMAGE(sym, file) \
+#define X(sym, name, file, march, config, lock) \
 	.balign 16; \
 	.globl sym##_start, sym##_end; \
 sym##_start: \
 	.incbin file; \
-sym##_end:
-
-IMAGE(kernel_pentium4_up, "kernel-pentium4-up.elf")
-IMAGE(kernel_pentium4_smp, "kernel-pentium4-smp.elf")
-IMAGE(kernel_pentium3_up, "kernel-pentium3-up.elf")
-IMAGE(kernel_pentium3_smp, "kernel-pentium3-smp.elf")
-IMAGE(kernel_i686_up, "kernel-i686-up.elf")
-IMAGE(kernel_i686_smp, "kernel-i686-smp.elf")
-IMAGE(kernel_smp_bkl, "kernel-smp-bkl.elf")
+sym##_end:;
+KERNEL_IMAGES(X)
 
 /* the default image (--cpu pentium4, --kernel-config up), and the one
  * --smp N > 1 boots, under the names the tests know them by */
