@@ -133,7 +133,7 @@ $(foreach v,$(KERNEL_VARIANTS),$(eval $(call kernel_variant,$(v))))
 # emu/ksyms.c chooses among them): X(symbol, name, file, march, config, lock).
 KERNEL_IMAGES_H := $(GEN)/kernel_images.h
 kimage_upper = $(shell echo $(1) | tr a-z A-Z)
-kimage_x = X(kernel_$(subst -,_,$(1)), "$(1)", "kernel-$(1).elf", \
+kimage_x = X(kernel_$(subst -,_,$(1)), "$(1)", "$(call kernel_elf,$(1))", \
 	MARCH_$(call kimage_upper,$(call kimage_march,$(1))), \
 	KCONFIG_$(call kimage_upper,$(call kimage_config,$(1))), $(call kimage_lock,$(1)))
 $(KERNEL_IMAGES_H): Makefile
@@ -176,7 +176,7 @@ $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_IMAGES) $(KERNEL_IMAGES_H)
 	@mkdir -p $(@D)
-	$(CC) -c -I$(GEN) -Wa,-I,$(BUILD)/guest $< -o $@
+	$(CC) -c -I$(GEN) $< -o $@
 $(BUILD)/emu/ksyms.c.o: $(KERNEL_IMAGES_H)
 # The version --version prints: the commit the binary was built from. The
 # header is rewritten only when that changes, and main.c rebuilt then.
