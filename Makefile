@@ -56,11 +56,6 @@ HOST_LDFLAGS = $(SAN)
 GUEST_CC := gcc
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
-# The system-call handlers' arguments are the saved user registers of
-# pt_regs (entry.S): a sibling call would write its own arguments over them
-# and the caller would get its registers back changed.
-KERNEL_CFLAGS := $(GUEST_CFLAGS) -fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only \
-	-fno-optimize-sibling-calls
 GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
 
 # ---- dependency check (installs Debian packages as root) ----
@@ -84,32 +79,75 @@ $(SYSCALL_NR): guest/syscalls.def scripts/syscall-nr.awk
 	awk -f scripts/syscall-nr.awk guest/syscalls.def > $@.tmp && mv $@.tmp $@
 
 # ---- guest kernel ----
+# Built as 2.5.53's Makefiles built Linux: the top-level Makefile's
+# -O2 -fno-strict-aliasing -fno-common -fomit-frame-pointer, and
+# arch/i386/Makefile's -pipe -mpreferred-stack-boundary=2 and -march of the
+# configured CPU (CONFIG_MPENTIUM4, CONFIG_MPENTIUMIII, CONFIG_M686). The
+# rest is this kernel's own: freestanding, no FPU or vector registers.
+# The system-call handlers' arguments are the saved user registers of
+# pt_regs (entry.S): a sibling call would write its own arguments over them
+# and the caller would get its registers back changed.
+KERNEL_CFLAGS := $(GUEST_CFLAGS) \
+	-fno-strict-aliasing -fno-common -fomit-frame-pointer \
+	-pipe -mpreferred-stack-boundary=2 \
+	-fno-builtin -mno-sse -mno-mmx -mgeneral-regs-only -fno-optimize-sibling-calls
 KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 	$(wildcard guest/vsyscall/*.S)
-KERNEL_OBJS := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRCS))
-KERNEL := $(BUILD)/guest/kernel.elf
 
-$(BUILD)/guest/kernel/%.c.o: guest/kernel/%.c | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/kernel/%.S.o: guest/kernel/%.S | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(BUILD)/guest/vsyscall/%.S.o: guest/vsyscall/%.S | $(DEPS_OK) $(SYSCALL_NR)
-	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -c $< -o $@
-$(KERNEL): $(KERNEL_OBJS) guest/kernel/kernel.ld
-	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_OBJS) -lgcc
+# The images (docs/cost-model.md, "Kernel configuration"): for the CPU
+# family of each model (emu/cpu_models.c, march), a UP kernel and an SMP one
+# (CONFIG_SMP, as 2.5.53 built it: no big kernel lock on entry); and the
+# kernel for --smp N > 1, which takes the big kernel lock on every entry
+# (SMP_BIG_LOCK: this kernel's safety net for several CPUs, not 2.5.53's
+# shape), built for i686: one image serves every model, and all of them
+# are i686.
+KERNEL_MARCHES := pentium4 pentium3 i686
+KERNEL_CONFIGS := up smp
+# each image: its -march, its configuration, whether it has SMP_BIG_LOCK
+$(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),$(eval KIMAGE_$(a)-$(c) := $(a) $(c) 0)))
+KIMAGE_smp-bkl := i686 smp 1
+KERNEL_VARIANTS := $(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),$(a)-$(c))) smp-bkl
+kimage_march = $(word 1,$(KIMAGE_$(1)))
+kimage_config = $(word 2,$(KIMAGE_$(1)))
+kimage_lock = $(word 3,$(KIMAGE_$(1)))
+KFLAGS_up :=
+KFLAGS_smp := -DCONFIG_SMP
+# and the configured CPU's own option, which the code reads too
+# (CONFIG_MPENTIUMIII: prefetch; CONFIG_X86_INTEL_USERCOPY with either)
+KCPU_pentium4 := -DCONFIG_MPENTIUM4
+KCPU_pentium3 := -DCONFIG_MPENTIUMIII
+KCPU_i686 := -DCONFIG_M686
+kernel_flags = -march=$(call kimage_march,$(1)) $(KCPU_$(call kimage_march,$(1))) \
+	$(KFLAGS_$(call kimage_config,$(1))) $(if $(filter 1,$(call kimage_lock,$(1))),-DSMP_BIG_LOCK)
+kernel_elf = $(BUILD)/guest/kernel-$(1).elf
+KERNEL_IMAGES := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_elf,$(v)))
+# the default image (--cpu pentium4, --kernel-config up)
+KERNEL := $(call kernel_elf,pentium4-up)
 
-# The same sources built for more than one CPU (--smp N > 1), as Linux 2.5
-# was built with or without CONFIG_SMP: the one-CPU kernel stays as it was.
-KERNEL_SMP_OBJS := $(patsubst %,$(BUILD)/smp/%.o,$(KERNEL_SRCS))
-KERNEL_SMP := $(BUILD)/guest/kernel-smp.elf
-$(BUILD)/smp/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
+define kernel_variant
+$(BUILD)/kernel/$(1)/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
+	@mkdir -p $$(@D)
+	$(GUEST_CC) $(KERNEL_CFLAGS) $(call kernel_flags,$(1)) -c $$< -o $$@
+$(call kernel_elf,$(1)): $(patsubst %,$(BUILD)/kernel/$(1)/%.o,$(KERNEL_SRCS)) guest/kernel/kernel.ld
+	@mkdir -p $$(@D)
+	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $$@ \
+		$(patsubst %,$(BUILD)/kernel/$(1)/%.o,$(KERNEL_SRCS)) -lgcc
+endef
+$(foreach v,$(KERNEL_VARIANTS),$(eval $(call kernel_variant,$(v))))
+
+# The same list for the emulator (emu/kernel_image.S embeds the images,
+# emu/ksyms.c chooses among them): X(symbol, name, file, march, config, lock).
+KERNEL_IMAGES_H := $(GEN)/kernel_images.h
+kimage_upper = $(shell echo $(1) | tr a-z A-Z)
+kimage_x = X(kernel_$(subst -,_,$(1)), "$(1)", "$(call kernel_elf,$(1))", \
+	MARCH_$(call kimage_upper,$(call kimage_march,$(1))), \
+	KCONFIG_$(call kimage_upper,$(call kimage_config,$(1))), $(call kimage_lock,$(1)))
+$(KERNEL_IMAGES_H): Makefile
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(KERNEL_CFLAGS) -DCONFIG_SMP -DSMP_BIG_LOCK -c $< -o $@
-$(KERNEL_SMP): $(KERNEL_SMP_OBJS) guest/kernel/kernel.ld
-	$(GUEST_CC) $(GUEST_LDFLAGS) -T guest/kernel/kernel.ld -o $@ $(KERNEL_SMP_OBJS) -lgcc
+	@{ echo '/* Generated by the Makefile (KERNEL_VARIANTS): do not edit. */'; \
+	  echo '#define KERNEL_IMAGES(X) \'; \
+	  $(foreach v,$(KERNEL_VARIANTS),echo '    $(call kimage_x,$(v)) \';) \
+	  echo; } > $@.tmp && mv $@.tmp $@
 
 # ---- guest programs (static i386, no libc) ----
 # the vDSO look-up and the fuzz programs' input: an archive, so only the
@@ -142,9 +180,10 @@ EMU := $(BUILD)/emu/emu
 $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL) $(KERNEL_SMP)
+$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_IMAGES) $(KERNEL_IMAGES_H)
 	@mkdir -p $(@D)
-	$(CC) -c -DKERNEL_IMAGE='"$(KERNEL)"' -DKERNEL_SMP_IMAGE='"$(KERNEL_SMP)"' $< -o $@
+	$(CC) -c -I$(GEN) $< -o $@
+$(BUILD)/emu/ksyms.c.o: $(KERNEL_IMAGES_H)
 # The version --version prints: the commit the binary was built from. The
 # header is rewritten only when that changes, and main.c rebuilt then.
 EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -266,16 +305,17 @@ REPLAY_N ?= 100000
 REPLAYS := $(BUILD)/guest/programs/linus_loop $(BUILD)/guest/programs/lmbench_null
 run: $(EMU) $(REPLAYS)
 	@echo "sysenter vs int \$$0x80 on the cycle model: the published experiments replayed,"
-	@echo "with intervals from the ranges of every cost (docs/cost-model.md)"
+	@echo "with intervals from the ranges of every cost (docs/cost-model.md), on the up and"
+	@echo "the smp kernel (--kernel-configs; docs/cost-model.md, \"Kernel configuration\")"
 	@echo
 	@echo "== Linus's test of 16 Dec 2002 with gettimeofday: what the model predicts"
-	@$(EMU) compare --article --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop gettimeofday $(REPLAY_N)
+	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop gettimeofday $(REPLAY_N)
 	@echo
 	@echo "== the same test with getppid: the P4 calibration points"
-	@$(EMU) compare --article --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop getppid $(REPLAY_N)
+	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3" $(BUILD)/guest/programs/linus_loop getppid $(REPLAY_N)
 	@echo
 	@echo "== lmbench's null call: the P6 calibration point, and Linus's P4 pair of 25 Feb 2003 held out"
-	@$(EMU) compare --article --cpus "pentium4;pentium3,-sep" $(BUILD)/guest/programs/lmbench_null $(REPLAY_N)
+	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3,-sep" $(BUILD)/guest/programs/lmbench_null $(REPLAY_N)
 
 test: all $(TESTS)
 	@sh scripts/check-layers.sh

@@ -213,8 +213,5 @@ int machine_write_boot_record(struct machine *m)
 
 int machine_boot(struct machine *m)
 {
-    const uint8_t *image;
-    size_t size;
-    kernel_builtin(m->ncpus, &image, &size);
-    return machine_boot_image(m, image, size);
+    return machine_boot_image(m, m->kernel->start, (size_t)(m->kernel->end - m->kernel->start));
 }

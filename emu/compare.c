@@ -55,18 +55,18 @@ static void collect(struct compare_run *r, const struct machine *m,
     r->sep_used = (engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff) != 0;
 }
 
-static void run_one(const struct run_options *base, const char *spec, int want,
+static void run_one(const struct run_options *base, int kconfig, int want,
                     struct compare_run *r)
 {
     struct run_options opts = *base;
     struct output_capture out = { calloc(1, 1 << 16), 0, 1 << 16 };
-    opts.cpu_spec = spec;
+    opts.cpu_spec = r->cpu_spec;
+    opts.kernel_config = kconfig;
     opts.quiet = true;
     opts.capture = out.text ? &out : NULL;
     struct machine *m = calloc(1, sizeof *m);
     struct syscall_tracker *t = calloc(1, sizeof *t);
     struct tsc_spans *s = calloc(1, sizeof *s);
-    snprintf(r->spec, sizeof r->spec, "%s", spec);
     if (!m || !t || !s) {
         r->status = 125;
         snprintf(r->message, sizeof r->message, "out of memory");
@@ -121,8 +121,10 @@ void print_movers(FILE *f, const struct mover movers[NMOVERS], int decimals)
     cost_inputs(in);
     fprintf(f, "    moved most by:");
     for (int k = 0; k < NMOVERS && movers[k].input >= 0; k++)
-        fprintf(f, "%s %s %.*f..%.*f", k ? ";" : "", in[movers[k].input].name, decimals,
-                movers[k].at_low, decimals, movers[k].at_high);
+        fprintf(f, "%s %s %.*f..%.*f", k ? ";" : "",
+                movers[k].input == MOVER_KCONFIG ? "kernel configuration (up..smp)"
+                                                 : in[movers[k].input].name,
+                decimals, movers[k].at_low, decimals, movers[k].at_high);
     fprintf(f, "%s\n", movers[0].input < 0 ? " nothing (every input is fixed)" : "");
 }
 
@@ -320,7 +322,8 @@ static void print_ratios(const struct compare_run *rs, int n, struct ratios *out
             print_ratio(fr, fast, fr, slow, out, f);
         for (int j = 0; j < n; j++) {
             const struct compare_run *sr = &rs[j];
-            if (sr->cpu.model != fr->cpu.model || sr->nr != fr->nr || j == i)
+            if (sr->cpu.model != fr->cpu.model || sr->cpu.kconfig != fr->cpu.kconfig ||
+                sr->nr != fr->nr || j == i)
                 continue;
             for (int via = 0; via < NVIAS; via++) {
                 fast = row_of(fr, PATH_SYSENTER, via);
@@ -351,29 +354,69 @@ static void print_banner(const struct run_options *base, FILE *f)
                "figures are\nnot compared with published ones.\n\n");
 }
 
-static int run_all(const struct run_options *base, const struct compare_options *co,
-                   struct compare_run *rs, int *n)
+/* The configurations spec's model runs under (a bit set, 1 << config). */
+static int kconfigs_of(const struct run_options *base, const struct compare_options *co,
+                       const char *spec)
+{
+    struct cpu_config c;
+    char err[160];
+    if (base->smp > 1)
+        return 1 << KCONFIG_SMP;
+    if (co->kconfigs)
+        return kconfig_parse_list(co->kconfigs);
+    if (!co->article || cpu_config_parse(spec, false, &c, err, sizeof err))
+        return 1 << base->kernel_config;
+    struct kconfig_rule rule = cpu_kconfig_rule(c.model);
+    return rule.open ? (1 << NKCONFIGS) - 1 : 1 << rule.central;
+}
+
+/* The runs: each model of --cpus under each of its configurations,
+ * labelled with the configuration unless every run is up's. */
+static int plan_runs(const struct run_options *base, const struct compare_options *co,
+                     struct compare_run *rs, int *n)
 {
     char list[512];
+    bool only_up = true;
     snprintf(list, sizeof list, "%s", co->cpus ? co->cpus : DEFAULT_COMPARE_CPUS);
     for (char *save = NULL, *spec = strtok_r(list, ";", &save); spec;
          spec = strtok_r(NULL, ";", &save)) {
-        if (*n == COMPARE_MAX_RUNS) {
-            fprintf(stderr, "emu: compare: at most %d models\n", COMPARE_MAX_RUNS);
-            return 2;
+        int set = kconfigs_of(base, co, spec);
+        for (int k = 0; k < NKCONFIGS; k++) {
+            if (!(set & (1 << k)))
+                continue;
+            if (*n == COMPARE_MAX_RUNS) {
+                fprintf(stderr, "emu: compare: at most %d runs (models times kernel "
+                        "configurations)\n", COMPARE_MAX_RUNS);
+                return 2;
+            }
+            snprintf(rs[*n].cpu_spec, sizeof rs[*n].cpu_spec, "%s", spec);
+            rs[*n].cpu.kconfig = k;
+            only_up = only_up && k == KCONFIG_UP;
+            (*n)++;
         }
-        struct compare_run *r = &rs[*n];
+    }
+    for (int i = 0; i < *n; i++)
+        snprintf(rs[i].spec, sizeof rs[i].spec, only_up ? "%s" : "%s/%s", rs[i].cpu_spec,
+                 kconfig_name(rs[i].cpu.kconfig));
+    return 0;
+}
+
+static int run_all(const struct run_options *base, const struct compare_options *co,
+                   struct compare_run *rs, int *n)
+{
+    int rc = plan_runs(base, co, rs, n);
+    for (int i = 0; !rc && i < *n; i++) {
+        struct compare_run *r = &rs[i];
         /* linus_loop's third argument is its loop shape */
         r->loop_shape = base->argc > 3 && !strcmp(base->argv[3], "mem") ? 1 : 0;
-        run_one(base, spec, co->syscall, r);
+        run_one(base, r->cpu.kconfig, co->syscall, r);
         if (r->status != 0) {
-            fprintf(stderr, "emu: %s on %s: %s\n", base->program, spec, r->message);
+            fprintf(stderr, "emu: %s on %s: %s\n", base->program, r->spec, r->message);
             return r->status;
         }
         r->modified = model_modified(base, r->cpu.model->name);
-        (*n)++;
     }
-    return 0;
+    return rc;
 }
 
 int compare_main(const struct run_options *base, const struct compare_options *co)

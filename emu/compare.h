@@ -33,6 +33,10 @@ struct compare_options {
     bool validate;                /* only lmbench_validate's rows (compare_validate.c) */
     const char *svg;              /* also draw the table here; NULL: no chart */
     int syscall;                  /* the call compared; -1: the most frequent */
+    const char *kconfigs;         /* ';'-separated kernel configurations, each
+                                     model run under each; NULL: the run
+                                     options' one, or with article every one
+                                     the rule leaves open (cpu_kconfig_rule) */
 };
 
 struct compare_row {
@@ -45,8 +49,9 @@ struct compare_row {
 };
 
 struct compare_run {
-    char spec[64];
-    struct cpu_config cpu;
+    char spec[64];                /* the model, "/smp" when not only up runs */
+    char cpu_spec[64];            /* the model as --cpus gave it */
+    struct cpu_config cpu;        /* with its kconfig */
     struct model_point point;
     int status;
     char message[512];

@@ -53,7 +53,7 @@ static bool measure_of(const struct published *p, const struct compare_run *r,
     }
     /* Linus's loop: its shape is an input of the model */
     if (!strcmp(p->program, "linus_loop")) {
-        loop_shape_delta(q->shape);
+        loop_shape_delta(r->cpu.kconfig, q->shape);
         q->shape0 = r->loop_shape;
     }
     return true;
@@ -122,6 +122,131 @@ static void print_ratio(const struct published_ratio *pr, const struct compare_r
     print_movers(f, mv, 3);
 }
 
+/* The runs of the same --cpus entry as rs[i] under each configuration, if
+ * rs[i] runs under the configuration its model's rule makes central and the
+ * rule leaves it open: how many (0 if not). */
+static int config_group(const struct compare_run *rs, int n, int i,
+                        const struct compare_run *group[NKCONFIGS])
+{
+    struct kconfig_rule rule = cpu_kconfig_rule(rs[i].cpu.model);
+    int k = 0;
+    if (!rule.open || rs[i].cpu.kconfig != rule.central)
+        return 0;
+    for (int j = 0; j < n && k < NKCONFIGS; j++)
+        if (!strcmp(rs[j].cpu_spec, rs[i].cpu_spec) && !rs[j].modified)
+            group[k++] = &rs[j];
+    return k;
+}
+
+/* One quantity (a, or a / b) on each run of a group: the union of their
+ * intervals, the central run's value, and the configuration among the
+ * movers (at its central inputs, up against smp). */
+struct group_quantity {
+    const struct published *a, *b;
+};
+
+static bool group_interval(const struct group_quantity *gq, const struct compare_run *group[],
+                           int ng, const struct compare_run *central,
+                           const struct run_options *base, struct interval *out,
+                           struct mover movers[NMOVERS])
+{
+    double at[NKCONFIGS] = { 0 };
+    for (int k = 0; k < ng; k++) {
+        const struct compare_run *r = group[k];
+        struct measure qa, qb;
+        struct interval iv;
+        struct mover mv[NMOVERS];
+        uint64_t calls;
+        int path, via;
+        if (!applies(gq->a, r, base) || !measure_of(gq->a, r, &qa, &calls, &path, &via) ||
+            (gq->b && (!applies(gq->b, r, base) ||
+                       !measure_of(gq->b, r, &qb, &calls, &path, &via))))
+            return false;
+        interval_of(&qa, gq->b ? &qb : NULL, &r->point, &iv, mv);
+        at[r->cpu.kconfig] = iv.value;
+        if (r == central) {
+            memcpy(movers, mv, sizeof mv);
+            out->value = iv.value;
+        }
+        if (k == 0)
+            out->low = out->high = iv.value;
+        interval_widen(out, &iv);
+    }
+    movers_add(movers, (struct mover){ MOVER_KCONFIG, at[KCONFIG_UP], at[KCONFIG_SMP] });
+    return true;
+}
+
+static void print_group_head(const struct compare_run *group[], int ng,
+                             const struct compare_run *central, FILE *f)
+{
+    fprintf(f, "%s over the kernel configurations", central->cpu_spec);
+    for (int k = 0; k < ng; k++)
+        fprintf(f, "%s %s", k ? "," : "", kconfig_name(group[k]->cpu.kconfig));
+    fprintf(f, " (central: %s)", kconfig_name(central->cpu.kconfig));
+}
+
+static void print_group_one(const struct published *p, const struct compare_run *group[],
+                            int ng, const struct compare_run *central,
+                            const struct run_options *base, FILE *f)
+{
+    struct group_quantity gq = { p, NULL };
+    struct interval iv;
+    struct mover mv[NMOVERS];
+    if (!group_interval(&gq, group, ng, central, base, &iv, mv))
+        return;
+    print_group_head(group, ng, central, f);
+    fprintf(f, ", span %d", p->span);
+    if (p->minus_span)
+        fprintf(f, " minus span %d", p->minus_span);
+    fprintf(f, ": ");
+    print_interval(f, &iv, 1);
+    fprintf(f, " cycles per iteration\n    %s: %s (%s): %s\n", p->id, p->as_printed,
+            role_name(p->role), p->value >= iv.low && p->value <= iv.high ? "inside" : "outside");
+    print_movers(f, mv, 1);
+}
+
+static void print_group_ratio(const struct published_ratio *pr, const struct compare_run *group[],
+                              int ng, const struct compare_run *central,
+                              const struct run_options *base, FILE *f)
+{
+    struct group_quantity gq = { published_find(pr->fast), published_find(pr->slow) };
+    struct interval iv;
+    struct mover mv[NMOVERS];
+    if (!gq.a || !gq.b || !group_interval(&gq, group, ng, central, base, &iv, mv))
+        return;
+    double pub = gq.a->value / gq.b->value;
+    print_group_head(group, ng, central, f);
+    fprintf(f, " %s / %s: ", gq.a->id, gq.b->id);
+    print_interval(f, &iv, 3);
+    fprintf(f, " of the time\n    published %.3f: %s\n", pub,
+            pub >= iv.low && pub <= iv.high ? "inside" : "outside");
+    print_movers(f, mv, 3);
+}
+
+/* Where the rule leaves the configuration open: each figure's interval
+ * over every configuration's run, each with its own calibration. */
+static void print_groups(const struct compare_run *rs, int n, const struct run_options *base,
+                         FILE *f)
+{
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        const struct compare_run *group[NKCONFIGS];
+        int ng = rs[i].modified ? 0 : config_group(rs, n, i, group);
+        if (ng < 2)
+            continue;
+        if (!any)
+            fprintf(f, "\nwhere the sources leave the kernel configuration open, the interval "
+                       "over every\nconfiguration, each with its own calibration "
+                       "(docs/cost-model.md, \"Kernel configuration\"):\n\n");
+        any = true;
+        for (int k = 0; k < npublished; k++)
+            if (applies(&published[k], &rs[i], base))
+                print_group_one(&published[k], group, ng, &rs[i], base, f);
+        for (int k = 0; k < npublished_ratios; k++)
+            print_group_ratio(&published_ratios[k], group, ng, &rs[i], base, f);
+    }
+}
+
 const struct published *compare_published_for(const struct compare_run *r,
                                               const struct compare_row *row,
                                               const struct run_options *base)
@@ -166,4 +291,5 @@ void compare_article(const struct compare_run *rs, int n, const struct run_optio
         for (int k = 0; k < npublished_ratios; k++)
             print_ratio(&published_ratios[k], &rs[i], base, f);
     }
+    print_groups(rs, n, base, f);
 }

@@ -5,13 +5,20 @@
 #include "cost_tables.h"
 #include "calibration_data.h"
 
-const struct calib_run calib_runs[] = {
-    { "linus_loop", "getppid 1000000 reg", "pentium4", 2 },
-    { "linus_loop", "getppid 1000000 mem", "pentium4", 2 },
-    { "lmbench_null", "1000000", "pentium3,-sep", 1 },
-};
+#define CALIB_RUNS(config) \
+    { "linus_loop", "getppid 1000000 reg", "pentium4", 2, config }, \
+    { "linus_loop", "getppid 1000000 mem", "pentium4", 2, config }, \
+    { "lmbench_null", "1000000", "pentium3,-sep", 1, config },
+const struct calib_run calib_runs[] = { CALIB_RUNS(KCONFIG_UP) CALIB_RUNS(KCONFIG_SMP) };
+#undef CALIB_RUNS
 const int ncalib_runs = sizeof calib_runs / sizeof calib_runs[0];
-enum { RUN_LINUS_REG, RUN_LINUS_MEM, RUN_LMBENCH };
+_Static_assert(sizeof calib_runs / sizeof calib_runs[0] == NKCONFIGS * NCALIB_KINDS,
+               "one set of replays per kernel configuration");
+
+int calib_run_of(int kconfig, int kind)
+{
+    return kconfig * NCALIB_KINDS + kind;
+}
 
 static const struct cost_row *const tables[NTABLES] = { rows_pentium4, rows_p6 };
 static const char *const class_names[NCLASSES] = {
@@ -132,21 +139,21 @@ bool calib_counts(int run, int span, double out[NCLASSES])
     return false;
 }
 
-void loop_shape_delta(double out[NCLASSES])
+void loop_shape_delta(int kconfig, double out[NCLASSES])
 {
     double reg[NCLASSES], mem[NCLASSES];
-    calib_counts(RUN_LINUS_REG, 1, reg);
-    calib_counts(RUN_LINUS_MEM, 1, mem);
+    calib_counts(calib_run_of(kconfig, CALIB_LINUS_REG), 1, reg);
+    calib_counts(calib_run_of(kconfig, CALIB_LINUS_MEM), 1, mem);
     for (int c = 0; c < NCLASSES; c++)
         out[c] = mem[c] - reg[c];
 }
 
 /* Linus's loop, span 1 (sysenter) or 2 (int80), in the shape of x. */
-static void linus_counts(const double x[NINPUTS], int span, double out[NCLASSES])
+static void linus_counts(const double x[NINPUTS], int kconfig, int span, double out[NCLASSES])
 {
     double reg[NCLASSES], mem[NCLASSES];
-    calib_counts(RUN_LINUS_REG, span, reg);
-    calib_counts(RUN_LINUS_MEM, span, mem);
+    calib_counts(calib_run_of(kconfig, CALIB_LINUS_REG), span, reg);
+    calib_counts(calib_run_of(kconfig, CALIB_LINUS_MEM), span, mem);
     double s = x[INPUT_LOOP_SHAPE];
     for (int c = 0; c < NCLASSES; c++)
         out[c] = (1 - s) * reg[c] + s * mem[c];
@@ -186,17 +193,18 @@ static void tie(int t, double v[NCLASSES], const bool *pinned)
  * half with sysexit) and with an inline int $0x80 (iret, INT being a
  * table row).
  */
-static void solve_p4(const double x[NINPUTS], double v[NCLASSES], const bool *pinned)
+static void solve_p4(const double x[NINPUTS], int kconfig, double v[NCLASSES],
+                     const bool *pinned)
 {
     double n[NCLASSES];
     bool skip[NCLASSES] = { false };
     rows_at(x, TABLE_P4, v);
     tie(TABLE_P4, v, pinned);
-    linus_counts(x, 1, n);
+    linus_counts(x, kconfig, 1, n);
     skip[CLASS_SYSENTER] = skip[CLASS_SYSEXIT] = true;
     double share = solve_share(x[INPUT_PUB_P4_SYSENTER], rest(n, v, skip),
                                n[CLASS_SYSENTER] + n[CLASS_SYSEXIT]);
-    linus_counts(x, 2, n);
+    linus_counts(x, kconfig, 2, n);
     memset(skip, 0, sizeof skip);
     skip[CLASS_IRET] = true;
     double iret = solve_share(x[INPUT_PUB_P4_INT80], rest(n, v, skip), n[CLASS_IRET]);
@@ -214,14 +222,15 @@ static void solve_p4(const double x[NINPUTS], double v[NCLASSES], const bool *pi
  * the sysenter pair by the estimate rule: the P4's pair scaled by the ratio
  * of the two cores' int + iret pairs.
  */
-static void solve_p6(const double x[NINPUTS], double v[NCLASSES], const bool *pinned)
+static void solve_p6(const double x[NINPUTS], int kconfig, double v[NCLASSES],
+                     const bool *pinned)
 {
     double p4[NCLASSES], body[NCLASSES], loop[NCLASSES], n[NCLASSES];
     bool skip[NCLASSES] = { false };
-    solve_p4(x, p4, NULL);
+    solve_p4(x, kconfig, p4, NULL);
     rows_at(x, TABLE_P6, v);
-    calib_counts(RUN_LMBENCH, 1, body);
-    calib_counts(RUN_LMBENCH, 2, loop);
+    calib_counts(calib_run_of(kconfig, CALIB_LMBENCH), 1, body);
+    calib_counts(calib_run_of(kconfig, CALIB_LMBENCH), 2, loop);
     for (int c = 0; c < NCLASSES; c++)
         n[c] = body[c] - loop[c];
     skip[CLASS_INT] = skip[CLASS_IRET] = skip[CLASS_INT_SAME] = skip[CLASS_EXCEPTION] = true;
@@ -242,12 +251,13 @@ static void solve_p6(const double x[NINPUTS], double v[NCLASSES], const bool *pi
     tie(TABLE_P6, v, pinned);
 }
 
-void cost_eval(const double x[NINPUTS], int table, const bool *pinned, double out[NCLASSES])
+void cost_eval(const double x[NINPUTS], int table, int kconfig, const bool *pinned,
+               double out[NCLASSES])
 {
     if (table == TABLE_P4)
-        solve_p4(x, out, pinned);
+        solve_p4(x, kconfig, out, pinned);
     else
-        solve_p6(x, out, pinned);
+        solve_p6(x, kconfig, out, pinned);
     if (pinned)
         for (int c = 0; c < NCLASSES; c++)
             if (pinned[c] && !is_input_row(&tables[table][c]))

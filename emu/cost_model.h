@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cost_classes.h"
+#include "kconfig.h"
 
 enum cost_table { TABLE_P4, TABLE_P6, NTABLES };
 
@@ -49,9 +50,11 @@ void cost_central(double x[NINPUTS]);
 /*
  * The cost, in cycles, of each class of table t at inputs x. pinned, if
  * not NULL, marks calibrated or tied classes given their value by an
- * override: x's row value is used instead of solving.
+ * override: x's row value is used instead of solving. kconfig (enum
+ * kernel_config): the calibration replayed on that kernel's image.
  */
-void cost_eval(const double x[NINPUTS], int table, const bool *pinned, double out[NCLASSES]);
+void cost_eval(const double x[NINPUTS], int table, int kconfig, const bool *pinned,
+               double out[NCLASSES]);
 
 /* "P4", "P6". */
 const char *cost_table_name(int table);
@@ -73,9 +76,15 @@ struct calib_run {
     const char *args;            /* its arguments */
     const char *cpu;
     int n_arg;                   /* which of them is the iteration count (from 1) */
+    int kconfig;                 /* enum kernel_config: the image it runs on */
 };
+/* The replays of each configuration, in this order; calib_runs[] is
+ * every configuration's, one after the other (calib_run_of). */
+enum { CALIB_LINUS_REG, CALIB_LINUS_MEM, CALIB_LMBENCH, NCALIB_KINDS };
 extern const struct calib_run calib_runs[];
 extern const int ncalib_runs;
+/* The index in calib_runs of replay kind under configuration kconfig. */
+int calib_run_of(int kconfig, int kind);
 /* One span of a calibration run, as emu/calibration_data.h holds it. */
 struct calib_span {
     int run, span;
@@ -91,6 +100,6 @@ const struct calib_span *calib_data(int *n);
 bool calib_counts(int run, int span, double out[NCLASSES]);
 /* Per call: Linus's loop with its counter in memory minus in a register
  * (the loop-shape input moves every replay of his loop by this much). */
-void loop_shape_delta(double out[NCLASSES]);
+void loop_shape_delta(int kconfig, double out[NCLASSES]);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "cost_classes.h"
 #include "cost_model.h"
+#include "kconfig.h"
 
 /* What a part does with sysenter and sysexit when CPUID reports SEP. */
 enum sep_kind {
@@ -26,6 +27,8 @@ struct cpu_model {
     uint32_t clock_mhz;         /* for the TSC calibration the kernel gets */
     const char *brand;
     int table;                  /* enum cost_table: its cycle costs */
+    int march;                  /* enum kernel_march: the kernel image built for
+                                   it, as 2.5.53's configuration named the part */
 };
 
 /* A model as configured for one run. */
@@ -35,6 +38,7 @@ struct cpu_config {
     bool sep_works;             /* sysenter and the SYSENTER MSRs work */
     bool sep_unsupported;       /* SEP reported on a part that does not support it */
     uint32_t stepping;          /* the model's, or ",stepping=N" */
+    int kconfig;                /* enum kernel_config: whose calibration */
     uint32_t cost[NCLASSES];    /* centicycles: the model's table at inputs */
     double inputs[NINPUTS];     /* the cost model's inputs (cost_model.h), with */
     bool pinned[NCLASSES];      /* --cost overrides; pinned: an overridden
@@ -47,6 +51,9 @@ extern const int cpu_model_count;
 /* Parse "NAME[,-sep][,stepping=N]"; returns 0, or -1 with a message in err. */
 int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
                      char *err, int errlen);
+/* The kernel configuration the run boots: its calibration gives the
+ * crossings (cfg->cost recomputed). */
+void cpu_config_kernel(struct cpu_config *cfg, int kconfig);
 /* Apply "CLASS=CYCLES" to cfg's inputs and recompute cfg->cost (the
  * calibrated classes are solved again unless the override names one of
  * them); 0, or -1 with a message in err. */
@@ -60,5 +67,14 @@ const char *class_name(int cls);
 uint32_t cpu_signature(const struct cpu_config *c);
 uint32_t cpu_features(const struct cpu_config *c);
 void cpu_models_list(FILE *out);
+/* The rule for which kernel configuration stands for the machine behind a
+ * model's published figures (docs/cost-model.md, "Kernel configuration"):
+ * the central one, and whether the sources leave it open (then emu compare
+ * --article runs every configuration and its intervals span them). */
+struct kconfig_rule {
+    int central;                /* enum kernel_config */
+    bool open;
+};
+struct kconfig_rule cpu_kconfig_rule(const struct cpu_model *m);
 
 #endif

@@ -314,8 +314,8 @@ int gdb_machine_run(struct machine *m, struct syscall_tracker *sys, const char *
         free(gm);
         return machine_fail(m, 2, "%s", err);
     }
-    fprintf(stderr, "emu: gdb: listening on port %u (target remote :%u)%s\n", gdb_port(gm->g),
-            gdb_port(gm->g),
+    fprintf(stderr, "emu: gdb: listening on port %u (target remote :%u; kernel symbols: "
+            "kernel-%s.elf)%s\n", gdb_port(gm->g), gdb_port(gm->g), m->kernel->name,
             wait ? "; the machine waits before its first instruction" : "");
     debug_set_poll(&gm->dbg, poll_stub, gm->g);
     int status = serve(gm, wait);

@@ -7,6 +7,7 @@ void model_point_of(const struct cpu_config *cfg, struct model_point *p)
     double central[NINPUTS];
     memset(p, 0, sizeof *p);
     cost_central(central);
+    p->kconfig = cfg->kconfig;
     memcpy(p->x, cfg->inputs, sizeof p->x);
     for (int i = 0; i < NINPUTS; i++)
         p->fixed[i] = p->x[i] != central[i];
@@ -16,7 +17,7 @@ void model_point_of(const struct cpu_config *cfg, struct model_point *p)
 double measure_at(const struct measure *q, const struct model_point *p, const double x[NINPUTS])
 {
     double v[NCLASSES], sum = 0;
-    cost_eval(x, q->table, p->pinned[q->table], v);
+    cost_eval(x, q->table, p->kconfig, p->pinned[q->table], v);
     double s = x[INPUT_LOOP_SHAPE] - q->shape0;
     for (int c = 0; c < NCLASSES; c++)
         sum += (q->counts[c] + s * q->shape[c]) * v[c];
@@ -39,6 +40,27 @@ static void widen(struct interval *out, double v)
         out->low = v;
     if (v > out->high)
         out->high = v;
+}
+
+static double swing(const struct mover *m)
+{
+    return m->at_high > m->at_low ? m->at_high - m->at_low : m->at_low - m->at_high;
+}
+
+void movers_add(struct mover movers[NMOVERS], struct mover add)
+{
+    for (int m = 0; m < NMOVERS; m++)
+        if (movers[m].input < 0 || swing(&add) > swing(&movers[m])) {
+            memmove(&movers[m + 1], &movers[m], sizeof *movers * (size_t)(NMOVERS - 1 - m));
+            movers[m] = add;
+            return;
+        }
+}
+
+void interval_widen(struct interval *out, const struct interval *by)
+{
+    widen(out, by->low);
+    widen(out, by->high);
 }
 
 void interval_of(const struct measure *a, const struct measure *b, const struct model_point *p,
@@ -64,18 +86,7 @@ void interval_of(const struct measure *a, const struct measure *b, const struct 
         double at_high = quantity(a, b, p, x);
         widen(out, at_low);
         widen(out, at_high);
-        double swing = at_high > at_low ? at_high - at_low : at_low - at_high;
-        /* keep the NMOVERS largest swings, largest first */
-        for (int m = 0; m < NMOVERS; m++) {
-            const struct mover *k = &movers[m];
-            double kswing = k->at_high > k->at_low ? k->at_high - k->at_low
-                                                   : k->at_low - k->at_high;
-            if (k->input < 0 || swing > kswing) {
-                memmove(&movers[m + 1], &movers[m], sizeof *movers * (size_t)(NMOVERS - 1 - m));
-                movers[m] = (struct mover){ i, at_low, at_high };
-                break;
-            }
-        }
+        movers_add(movers, (struct mover){ i, at_low, at_high });
     }
     widen(out, quantity(a, b, p, lo));
     widen(out, quantity(a, b, p, hi));

@@ -24,10 +24,11 @@ struct measure {
     double shape0;
 };
 
-/* The model's inputs for one run: the central vector with any --cost
- * overrides, which of them are fixed by an override, and the classes an
- * override pinned. */
+/* The model's inputs for one run: the kernel configuration, the central
+ * vector with any --cost overrides, which of them are fixed by an
+ * override, and the classes an override pinned. */
 struct model_point {
+    int kconfig;            /* enum kernel_config: whose calibration */
     double x[NINPUTS];
     bool fixed[NINPUTS];
     bool pinned[NTABLES][NCLASSES];
@@ -40,10 +41,19 @@ struct interval {
 };
 
 #define NMOVERS 3
+/* A mover that is no input of the cost model: the kernel configuration,
+ * whose runs are different runs (emu compare --article). */
+#define MOVER_KCONFIG NINPUTS
 struct mover {
-    int input;              /* -1: none */
+    int input;              /* -1: none; MOVER_KCONFIG */
     double at_low, at_high; /* the quantity with that input at its ends */
 };
+
+/* Put m among movers if its swing is one of the NMOVERS largest (largest
+ * first). */
+void movers_add(struct mover movers[NMOVERS], struct mover m);
+/* out widened to hold by as well (the union of the two). */
+void interval_widen(struct interval *out, const struct interval *by);
 
 /* The interval of a (b == NULL) or of a / b, and the NMOVERS inputs that move
  * it most. */

@@ -48,8 +48,21 @@ int kernel_load(const uint8_t *image, size_t size, struct guest_memory *mem,
  * when it has none. */
 int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t *hi);
 
-/* The built-in image a machine of ncpus CPUs boots. */
-void kernel_builtin(int ncpus, const uint8_t **image, size_t *size);
+/* A built-in image (the Makefile's KERNEL_VARIANTS, emu/kernel_image.S). */
+struct kernel_image {
+    const char *name;           /* "pentium4-up": build/guest/kernel-NAME.elf */
+    int march;                  /* enum kernel_march: its -march */
+    int config;                 /* enum kernel_config */
+    int big_lock;               /* SMP_BIG_LOCK: the lock on every entry */
+    const uint8_t *start, *end;
+};
+
+/* The image a machine of ncpus CPUs boots: march's image of config, or
+ * with ncpus > 1 the big-lock SMP image (there is one, for every march). */
+const struct kernel_image *kernel_builtin(int march, int config, int ncpus);
+extern const int kernel_image_count;
+/* "2.5.53 up, -march=pentium4" (the report and --version). */
+void kernel_image_describe(const struct kernel_image *k, char *buf, size_t len);
 
 extern const uint8_t kernel_image_start[], kernel_image_end[];
 extern const uint8_t kernel_smp_image_start[], kernel_smp_image_end[];

@@ -41,6 +41,8 @@ int machine_create(struct machine *m, const struct run_options *opts)
     m->opts = opts;
     if (cpu_config_parse(opts->cpu_spec, opts->no_sep, &m->cpu, err, sizeof err))
         return machine_fail(m, 2, "%s", err);
+    /* several CPUs: an SMP kernel (main.c refuses an explicit up) */
+    cpu_config_kernel(&m->cpu, opts->smp > 1 ? KCONFIG_SMP : opts->kernel_config);
     for (int i = 0; i < opts->ncost_overrides; i++) {
         /* MODEL:CLASS=CYCLES is for the runs of that model only */
         const char *o = opts->cost_overrides[i], *colon = strchr(o, ':');
@@ -56,10 +58,9 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "%s", err);
     /* The kernel's code gets mappings of its own (memory.h): a page
      * fault's host time is mostly the kernel's stores. */
-    const uint8_t *image;
-    size_t image_size;
-    kernel_builtin(opts->smp > 1 ? opts->smp : 1, &image, &image_size);
-    if (kernel_code_range(image, image_size, &m->mem.code_lo, &m->mem.code_hi))
+    m->kernel = kernel_builtin(m->cpu.model->march, m->cpu.kconfig, opts->smp);
+    if (kernel_code_range(m->kernel->start, (size_t)(m->kernel->end - m->kernel->start),
+                          &m->mem.code_lo, &m->mem.code_hi))
         m->mem.code_lo = m->mem.code_hi = 0;
     if (engine_back_memory(m->uc, &m->mem))
         return machine_fail(m, 125, "cannot map guest memory");

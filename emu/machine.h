@@ -75,6 +75,8 @@ struct run_options {
     uint64_t fs_bytes;         /* --fs-size: the file tree's in-memory layer
                                   (0: VFS_DEFAULT_LIMIT) */
     int smp;                   /* --smp: CPUs (0 or 1: one) */
+    int kernel_config;         /* --kernel-config: enum kernel_config (default up;
+                                  --smp N > 1 boots the big-lock SMP image) */
     struct tsc_skew tsc_skew[SMP_MAX_CPUS]; /* by CPU; default: every TSC in step */
     uint32_t smp_test;         /* BOOT_FLAG_SMP_*: test hooks (test_smp) */
 };
@@ -242,6 +244,7 @@ struct machine {
     };
     int cpu_id;                    /* the running CPU (0 without --smp) */
     int ncpus;
+    const struct kernel_image *kernel; /* the built-in image it boots */
     struct smp_state *smp;         /* the other CPUs (NULL with one) */
     uc_engine *engines[MAX_CPUS];  /* every CPU's engine, by number */
     void (*release_cpus)(struct machine *m); /* frees the other CPUs */

@@ -58,6 +58,13 @@ static const char common_options[] =
     "                       with K, M or G (default 1G; 16M to 4G)\n"
     "  --smp N              N CPUs (1 to 8, default 1), each its own engine, taking\n"
     "                       turns by modeled time; N > 1 boots the SMP kernel\n"
+    "                       with the big kernel lock on every entry\n"
+    "  --kernel-config up|smp\n"
+    "                       the guest kernel's configuration (default up: the\n"
+    "                       kernel the model's figures came from before this\n"
+    "                       was an input); smp is CONFIG_SMP on one CPU; the\n"
+    "                       image is built for the CPU model's family (-march);\n"
+    "                       --smp N > 1 is smp\n"
     "  --fs-size SIZE       what the file tree's in-memory layer may hold, past\n"
     "                       which writes fail with ENOSPC (default 64M; up to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n";
@@ -117,6 +124,10 @@ static const char compare_text[] =
     "  --validate           for lmbench_validate OP N only: the operation's cycles\n"
     "                       and microseconds beside the era's lmbench summaries\n"
     "                       (docs/validation.md)\n"
+    "  --kernel-configs LIST  run each model under each kernel configuration of\n"
+    "                       LIST, ';'-separated (e.g. 'up;smp'); with --article\n"
+    "                       and neither option, every configuration the sources\n"
+    "                       leave open, and intervals over all of them\n"
     "  --syscall NAME       compare this system call, not the most frequent one\n"
     "  --svg FILE           also draw the comparison as an SVG bar chart: bars\n"
     "                       with intervals, published figures, an axis, ratios\n"
@@ -150,6 +161,9 @@ static void print_version(void)
            UC_API_MAJOR, UC_API_MINOR, UC_API_PATCH);
     printf("Capstone %d.%d (built with %d.%d.%d)\n", cs_major, cs_minor, CS_API_MAJOR,
            CS_API_MINOR, CS_VERSION_EXTRA);
+    char kernel[160];
+    kernel_image_describe(kernel_builtin(MARCH_PENTIUM4, KCONFIG_UP, 1), kernel, sizeof kernel);
+    printf("kernel: %s by default, of %d built-in images\n", kernel, kernel_image_count);
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -424,6 +438,15 @@ int main(int argc, char **argv)
             if (*end || end == val || n < 1 || n > MAX_CPUS)
                 return usage_error("bad --smp '%s' (1 to 8 CPUs)", val);
             opts.smp = (int)n;
+        } else if (!strcmp(a, "--kernel-config") && val) {
+            opts.kernel_config = kconfig_parse(val);
+            if (opts.kernel_config < 0)
+                return usage_error("bad --kernel-config '%s' (up or smp)", val);
+            co.kconfigs = val;
+        } else if (compare && !strcmp(a, "--kernel-configs") && val) {
+            if (kconfig_parse_list(val) < 0)
+                return usage_error("bad --kernel-configs '%s' (up, smp, ';'-separated)", val);
+            co.kconfigs = val;
         } else if (!strcmp(a, "--tsc-skew") && val) {
             if (!tsc_skew_parse(val, opts.tsc_skew))
                 return usage_error("bad --tsc-skew '%s' (CPU:OFFSET[:PPM]: CPU 0-7, OFFSET "
@@ -501,6 +524,9 @@ int main(int argc, char **argv)
         if (rc)
             return rc;
     }
+    if (opts.smp > 1 && co.kconfigs && (kconfig_parse_list(co.kconfigs) & (1 << KCONFIG_UP)))
+        return usage_error("%s", "--smp N > 1 boots the smp kernel; --kernel-config up "
+                                 "cannot have it");
     for (int c = opts.smp > 1 ? opts.smp : 1; c < SMP_MAX_CPUS; c++)
         if (opts.tsc_skew[c].set)
             return usage_error("%s", "--tsc-skew names a CPU the machine does not have "

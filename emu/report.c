@@ -137,6 +137,9 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
     fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles (boot %"
             PRIu64 ")\n", m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
             m->cycles / 100, t->boot_end / 100);
+    char kernel[160];
+    kernel_image_describe(m->kernel, kernel, sizeof kernel);
+    fprintf(f, "emu: report: kernel: %s\n", kernel);
     if (m->smp)
         smp_report(m, f, "emu: report: ");
     fprintf(f, "emu: report: system calls: %" PRIu64 " via sysenter, %" PRIu64
@@ -250,6 +253,9 @@ void report_print_json(const struct machine *m, const struct syscall_tracker *t,
             m->cpu.model->name, m->cpu.sep_reported ? "true" : "false",
             m->cpu.sep_works ? "true" : "false", m->insns, (double)m->cycles / 100.0,
             (double)t->boot_end / 100.0, (double)t->trap_cycles / 100.0);
+    fprintf(f, "\"kernel\":{\"image\":\"%s\",\"config\":\"%s\",\"march\":\"%s\","
+            "\"big_lock\":%s},", m->kernel->name, kconfig_name(m->kernel->config),
+            kmarch_name(m->kernel->march), m->kernel->big_lock ? "true" : "false");
     fputs("\"cost_overrides\":[", f);
     for (int i = 0; m->opts && i < m->opts->ncost_overrides; i++) {
         fputs(i ? ",\"" : "\"", f);

@@ -274,7 +274,7 @@ int symbols_load(struct symtab *st, const struct machine *m, const char *symbols
                  char *err, size_t errlen)
 {
     const struct run_options *o = m->opts;
-    symtab_add_elf(st, kernel_image_start, (size_t)(kernel_image_end - kernel_image_start), 0,
+    symtab_add_elf(st, m->kernel->start, (size_t)(m->kernel->end - m->kernel->start), 0,
                    SYM_KERNEL);
     symtab_add(st, "__kernel_vsyscall", VSYSCALL_BASE, VSYSCALL_EHDR, 0);
     if (symbols_file) {

@@ -44,6 +44,7 @@ published     1
 interval      1
 decode        1
 ksyms         1
+kconfig       1
 symbols       1
 kernel_image  1
 addrspace     1

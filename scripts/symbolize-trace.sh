@@ -7,8 +7,8 @@
 # displacement that wraps into the kernel. Traces of two kernel builds that
 # differ only in where the linker put things then compare equal:
 #
-#   scripts/symbolize-trace.sh old/kernel.elf old.txt > a
-#   scripts/symbolize-trace.sh build/guest/kernel.elf traces/pentium4.txt > b
+#   scripts/symbolize-trace.sh old/kernel-pentium4-up.elf old.txt > a
+#   scripts/symbolize-trace.sh build/guest/kernel-pentium4-up.elf traces/pentium4.txt > b
 #   diff a b
 #
 # Addresses past the kernel image (pages it allocated at boot) are _end+N.

@@ -15,7 +15,6 @@
 #include "../emu/ksyms.h"
 
 #define GDB "/usr/bin/gdb"
-#define KERNEL_ELF BUILD_DIR "/guest/kernel.elf"
 
 static char *drain_fd(int fd)
 {
@@ -84,8 +83,10 @@ void emu_gdb_start(struct emu_gdb *e, ...)
         len++;
     }
     line[len] = 0;
-    const char *p = strstr(line, "port ");
+    const char *p = strstr(line, "port "), *k = strstr(line, "kernel symbols: ");
     ck_assert_msg(p && sscanf(p, "port %u", &e->port) == 1, "emu said: %s", line);
+    ck_assert_msg(k && sscanf(k, "kernel symbols: %63[^)]", e->kernel) == 1, "emu said: %s",
+                  line);
 }
 
 int emu_gdb_finish(struct emu_gdb *e, char **out, char **err)
@@ -121,8 +122,9 @@ char *gdb_batch(const struct emu_gdb *e, const char *prog, ...)
 
 char *gdb_batch_list(const struct emu_gdb *e, const char *prog, const char *const *cmds)
 {
-    char *argv[80] = { (char *)GDB, (char *)"-nx", (char *)"-batch", (char *)KERNEL_ELF };
-    char target[64], symbols[256];
+    char target[64], symbols[256], kernel[256];
+    snprintf(kernel, sizeof kernel, "%s/guest/%s", BUILD_DIR, e->kernel);
+    char *argv[80] = { (char *)GDB, (char *)"-nx", (char *)"-batch", kernel };
     int n = 4, out, st;
     snprintf(target, sizeof target, "target remote 127.0.0.1:%u", e->port);
     argv[n++] = (char *)"-ex";

@@ -17,6 +17,7 @@ struct emu_gdb {
     pid_t pid;
     int out, err;      /* emu's stdout and stderr */
     unsigned port;     /* from its "listening on port N" line */
+    char kernel[64];   /* and the image it booted: "kernel-pentium4-up.elf" */
 };
 
 /* emu run ARGS..., NULL-terminated; ARGS hold --gdb 127.0.0.1:0. Returns
@@ -26,7 +27,7 @@ void emu_gdb_start(struct emu_gdb *e, ...);
  * what it wrote (either pointer may be NULL). */
 int emu_gdb_finish(struct emu_gdb *e, char **out, char **err);
 
-/* gdb -nx -batch KERNEL_ELF, "target remote" to e, "add-symbol-file" of
+/* gdb -nx -batch build/guest/<the image e booted>, "target remote" to e, "add-symbol-file" of
  * build/guest/programs/PROG (if not NULL), then each command; all it
  * printed. */
 char *gdb_batch(const struct emu_gdb *e, const char *prog, ...);

@@ -54,10 +54,10 @@ static uint32_t u32_at(uint32_t addr)
     return v;
 }
 
+/* A symbol of the image the machine booted (its model's -march family). */
 static uint32_t sym(const char *name)
 {
-    uint32_t a = ksym_find(kernel_image_start,
-                           (size_t)(kernel_image_end - kernel_image_start), name);
+    uint32_t a = ksym_find(m->kernel->start, (size_t)(m->kernel->end - m->kernel->start), name);
     ck_assert_msg(a != 0, "no kernel symbol %s", name);
     return a;
 }

@@ -57,11 +57,12 @@ END_TEST
 START_TEST(the_loop_shape_moves_only_the_loop)
 {
     double reg[2][NCLASSES], mem[2][NCLASSES], delta[NCLASSES];
+    int kconfig = _i;
     for (int span = 1; span <= 2; span++) {
-        ck_assert(calib_counts(0, span, reg[span - 1]));
-        ck_assert(calib_counts(1, span, mem[span - 1]));
+        ck_assert(calib_counts(calib_run_of(kconfig, CALIB_LINUS_REG), span, reg[span - 1]));
+        ck_assert(calib_counts(calib_run_of(kconfig, CALIB_LINUS_MEM), span, mem[span - 1]));
     }
-    loop_shape_delta(delta);
+    loop_shape_delta(kconfig, delta);
     for (int c = 0; c < NCLASSES; c++) {
         /* the same few instructions around either kind of call */
         ck_assert_double_eq_tol(mem[1][c] - reg[1][c], delta[c], 1e-9);
@@ -69,6 +70,21 @@ START_TEST(the_loop_shape_moves_only_the_loop)
             ck_assert_double_eq_tol(delta[c], 0, 1e-9);
     }
     ck_assert_double_gt(delta[CLASS_RMW], 0.99);      /* i++ on the stack */
+}
+END_TEST
+
+/* The same replays, in the same order, under each configuration. */
+START_TEST(every_replay_is_listed_once_per_configuration)
+{
+    for (int k = 0; k < NKCONFIGS; k++)
+        for (int kind = 0; kind < NCALIB_KINDS; kind++) {
+            const struct calib_run *a = &calib_runs[calib_run_of(KCONFIG_UP, kind)];
+            const struct calib_run *b = &calib_runs[calib_run_of(k, kind)];
+            ck_assert_int_eq(b->kconfig, k);
+            ck_assert_str_eq(a->program, b->program);
+            ck_assert_str_eq(a->args, b->args);
+            ck_assert_str_eq(a->cpu, b->cpu);
+        }
 }
 END_TEST
 
@@ -80,9 +96,11 @@ static double dot(const double n[NCLASSES], const double v[NCLASSES])
     return s;
 }
 
-/* At the central inputs, and with any one input at either end. */
+/* At the central inputs, and with any one input at either end; under each
+ * kernel configuration, from its own replays. */
 START_TEST(the_solved_costs_reproduce_the_published_figures)
 {
+    int kconfig = _i;
     struct cost_input in[NINPUTS];
     double x[NINPUTS], p4[NCLASSES], p6[NCLASSES], n[NCLASSES], body[NCLASSES],
         loop[NCLASSES], reg[NCLASSES], mem[NCLASSES];
@@ -92,17 +110,17 @@ START_TEST(the_solved_costs_reproduce_the_published_figures)
             cost_central(x);
             if (i >= 0)
                 x[i] = end ? in[i].high : in[i].low;
-            cost_eval(x, TABLE_P4, NULL, p4);
-            cost_eval(x, TABLE_P6, NULL, p6);
+            cost_eval(x, TABLE_P4, kconfig, NULL, p4);
+            cost_eval(x, TABLE_P6, kconfig, NULL, p6);
             for (int span = 1; span <= 2; span++) {
-                calib_counts(0, span, reg);
-                calib_counts(1, span, mem);
+                calib_counts(calib_run_of(kconfig, CALIB_LINUS_REG), span, reg);
+                calib_counts(calib_run_of(kconfig, CALIB_LINUS_MEM), span, mem);
                 for (int c = 0; c < NCLASSES; c++)
                     n[c] = reg[c] + x[INPUT_LOOP_SHAPE] * (mem[c] - reg[c]);
                 ck_assert_double_eq_tol(dot(n, p4), x[INPUT_PUB_P4_SYSENTER + span - 1], 1e-6);
             }
-            calib_counts(2, 1, body);
-            calib_counts(2, 2, loop);
+            calib_counts(calib_run_of(kconfig, CALIB_LMBENCH), 1, body);
+            calib_counts(calib_run_of(kconfig, CALIB_LMBENCH), 2, loop);
             for (int c = 0; c < NCLASSES; c++)
                 n[c] = body[c] - loop[c];
             ck_assert_double_eq_tol(dot(n, p6), x[INPUT_PUB_P6_INT80], 1e-6);
@@ -120,8 +138,8 @@ START_TEST(the_p6_sysenter_pair_follows_its_one_rule)
     double x[NINPUTS], p4[NCLASSES], p6[NCLASSES];
     cost_central(x);
     x[INPUT_P6_PAIR_FACTOR] = 2;
-    cost_eval(x, TABLE_P4, NULL, p4);
-    cost_eval(x, TABLE_P6, NULL, p6);
+    cost_eval(x, TABLE_P4, KCONFIG_UP, NULL, p4);
+    cost_eval(x, TABLE_P6, KCONFIG_UP, NULL, p6);
     double want = 2 * (p4[CLASS_SYSENTER] + p4[CLASS_SYSEXIT]) *
                   (p6[CLASS_INT] + p6[CLASS_IRET]) / (p4[CLASS_INT] + p4[CLASS_IRET]);
     ck_assert_double_eq_tol(p6[CLASS_SYSENTER] + p6[CLASS_SYSEXIT], want, 1e-9);
@@ -135,8 +153,9 @@ Suite *calibration_suite(void)
     TCase *tc = tcase_create("data");
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, the_committed_counts_are_what_the_replays_give, 0, ncalib_runs);
-    tcase_add_test(tc, the_loop_shape_moves_only_the_loop);
-    tcase_add_test(tc, the_solved_costs_reproduce_the_published_figures);
+    tcase_add_test(tc, every_replay_is_listed_once_per_configuration);
+    tcase_add_loop_test(tc, the_loop_shape_moves_only_the_loop, 0, NKCONFIGS);
+    tcase_add_loop_test(tc, the_solved_costs_reproduce_the_published_figures, 0, NKCONFIGS);
     tcase_add_test(tc, the_p6_sysenter_pair_follows_its_one_rule);
     suite_add_tcase(s, tc);
     return s;

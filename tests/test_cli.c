@@ -111,6 +111,58 @@ START_TEST(unknown_cpu_is_2_and_points_at_list_cpus)
 }
 END_TEST
 
+/* --kernel-config takes up or smp; anything else, or up beside --smp N > 1
+ * (which boots an SMP kernel), is a usage error in one line. */
+START_TEST(bad_kernel_config_is_2)
+{
+    static const char *const bad[][5] = {
+        { "run", "--kernel-config", "", NULL },
+        { "run", "--kernel-config", "SMP", NULL },
+        { "run", "--kernel-config", "up;smp", NULL },
+        { "run", "--kernel-config", "up", "--smp", "2" },
+        { "compare", "--kernel-configs", "up;numa", NULL },
+        { "compare", "--kernel-configs", "", NULL },
+        { "compare", "--kernel-configs", "up;smp", "--smp", "2" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[8];
+        int n = 0;
+        for (int k = 0; k < 5 && bad[i][k]; k++)
+            args[n++] = bad[i][k];
+        args[n++] = program("hello");
+        args[n] = NULL;
+        struct emu_result r;
+        run_emu(&r, args);
+        assert_one_line_error(&r, 2);
+        ck_assert_msg(strstr(r.err, "kernel-config") || strstr(r.err, "smp kernel"),
+                      "case %zu: %s", i, r.err);
+        emu_result_free(&r);
+    }
+}
+END_TEST
+
+/* Each configuration boots and runs the program; smp is the --smp N > 1
+ * default, so saying it there is allowed. */
+START_TEST(each_kernel_config_runs_hello)
+{
+    static const char *const ok[][4] = {
+        { "--kernel-config", "up", NULL }, { "--kernel-config", "smp", NULL },
+        { "--kernel-config", "smp", "--smp", "2" },
+    };
+    const char *args[8] = { "run" };
+    int n = 1;
+    for (int k = 0; k < 4 && ok[_i][k]; k++)
+        args[n++] = ok[_i][k];
+    args[n++] = program("hello");
+    args[n] = NULL;
+    struct emu_result r;
+    run_emu(&r, args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, "hello\n");
+    emu_result_free(&r);
+}
+END_TEST
+
 /* A trace that cannot be written (a full device) is an error, not a
  * trace silently lost: one line, exit 125. */
 START_TEST(trace_write_error_is_reported)
@@ -233,8 +285,11 @@ START_TEST(version_names_emu_unicorn_and_capstone)
     emu(&r, "--version", NULL);
     ck_assert_int_eq(r.status, 0);
     ck_assert_str_eq(r.err, "");
-    ck_assert_int_eq(count_char(r.out, '\n'), 3);
+    ck_assert_int_eq(count_char(r.out, '\n'), 4);
     ck_assert(!strncmp(r.out, "emu (sysemu) ", 13));
+    /* and the kernel image a run boots unless told otherwise */
+    ck_assert_msg(strstr(r.out, "\nkernel: 2.5.53 up, -march=pentium4 (kernel-pentium4-up.elf) "
+                                "by default"), "%s", r.out);
     /* the library emu runs with is the one pkg-config describes */
     char *uc = modversion("unicorn"), *cs = modversion("capstone"), want[128];
     snprintf(want, sizeof want, "Unicorn %s (built with %s)", uc, uc);
@@ -457,6 +512,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, unknown_option_is_2);
     tcase_add_test(tc, bad_mem_is_2);
     tcase_add_test(tc, unknown_cpu_is_2_and_points_at_list_cpus);
+    tcase_add_test(tc, bad_kernel_config_is_2);
+    tcase_add_loop_test(tc, each_kernel_config_runs_hello, 0, 3);
     tcase_add_test(tc, no_program_is_2);
     tcase_add_test(tc, version_names_emu_unicorn_and_capstone);
     tcase_add_test(tc, each_command_has_its_help);

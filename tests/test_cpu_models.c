@@ -132,7 +132,7 @@ START_TEST(the_documented_rows_are_the_tables)
     cost_inputs(in);
     cost_central(x);
     for (int t = 0; t < NTABLES; t++)
-        cost_eval(x, t, NULL, v[t]);
+        cost_eval(x, t, KCONFIG_UP, NULL, v[t]);
     for (char *line = doc; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         char table[4], cls[32], cost[16], low[16], high[16], kind[16];
         if (strncmp(line, "| P4 ", 5) && strncmp(line, "| P6 ", 5))

@@ -71,16 +71,19 @@ START_TEST(an_overridden_input_stays_put)
 }
 END_TEST
 
+/* Under each kernel configuration, with that configuration's calibration. */
 START_TEST(a_calibrated_row_moves_against_the_rest_of_its_path)
 {
     /* One call on Linus's sysenter path costs exactly the published 641
      * whatever the rows: what they add, the calibrated pair gives back. */
     double counts[NCLASSES];
-    ck_assert(calib_counts(0, 1, counts));
+    int kconfig = _i;
+    ck_assert(calib_counts(calib_run_of(kconfig, CALIB_LINUS_REG), 1, counts));
     struct model_point p = central_point();
+    p.kconfig = kconfig;
     struct measure q = { .table = TABLE_P4 };
     memcpy(q.counts, counts, sizeof counts);
-    loop_shape_delta(q.shape);             /* a replay of Linus's loop */
+    loop_shape_delta(kconfig, q.shape);    /* a replay of Linus's loop */
     struct interval iv;
     struct mover mv[NMOVERS];
     interval_of(&q, NULL, &p, &iv, mv);
@@ -106,6 +109,34 @@ START_TEST(a_ratio_of_two_quantities)
 }
 END_TEST
 
+/* The interval over both kernel configurations (emu compare --article)
+ * holds each configuration's interval; the central value is left alone. */
+START_TEST(the_union_holds_each_configurations_interval)
+{
+    struct interval up = { 10, 9, 12 }, smp = { 14, 13, 16 }, u = up;
+    interval_widen(&u, &smp);
+    ck_assert(u.low <= up.low && u.high >= up.high);
+    ck_assert(u.low <= smp.low && u.high >= smp.high);
+    ck_assert_double_eq(u.value, up.value);
+    ck_assert_double_eq(u.low, 9);
+    ck_assert_double_eq(u.high, 16);
+}
+END_TEST
+
+/* The configuration is named among the movers when its swing is one of
+ * the largest, in its place by swing. */
+START_TEST(the_configuration_is_a_mover_by_its_swing)
+{
+    struct mover mv[NMOVERS] = { { 1, 0, 5 }, { 2, 0, 3 }, { 3, 0, 1 } };
+    movers_add(mv, (struct mover){ MOVER_KCONFIG, 10, 14 });
+    ck_assert_int_eq(mv[0].input, 1);
+    ck_assert_int_eq(mv[1].input, MOVER_KCONFIG);
+    ck_assert_int_eq(mv[2].input, 2);
+    movers_add(mv, (struct mover){ MOVER_KCONFIG, 0, 0.5 });
+    ck_assert_int_eq(mv[2].input, 2);
+}
+END_TEST
+
 Suite *interval_suite(void)
 {
     Suite *s = suite_create("interval");
@@ -113,8 +144,10 @@ Suite *interval_suite(void)
     tcase_add_test(tc, a_quantity_of_fixed_rows_has_no_width);
     tcase_add_test(tc, a_range_row_spans_its_range_and_moves_most);
     tcase_add_test(tc, an_overridden_input_stays_put);
-    tcase_add_test(tc, a_calibrated_row_moves_against_the_rest_of_its_path);
+    tcase_add_loop_test(tc, a_calibrated_row_moves_against_the_rest_of_its_path, 0, NKCONFIGS);
     tcase_add_test(tc, a_ratio_of_two_quantities);
+    tcase_add_test(tc, the_union_holds_each_configurations_interval);
+    tcase_add_test(tc, the_configuration_is_a_mover_by_its_swing);
     suite_add_tcase(s, tc);
     return s;
 }

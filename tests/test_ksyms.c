@@ -62,6 +62,36 @@ START_TEST(the_built_in_image_has_every_symbol_the_emulator_needs)
 }
 END_TEST
 
+/* Every built-in image loads; each (march, configuration) has its own,
+ * distinct from the others, and several CPUs get the big-lock image. */
+START_TEST(each_march_and_configuration_has_its_own_image)
+{
+    const struct kernel_image *seen[NMARCHES * NKCONFIGS];
+    int n = 0;
+    for (int a = 0; a < NMARCHES; a++)
+        for (int c = 0; c < NKCONFIGS; c++) {
+            const struct kernel_image *k = kernel_builtin(a, c, 1);
+            struct ksyms ks;
+            char err[256];
+            ck_assert_int_eq(k->march, a);
+            ck_assert_int_eq(k->config, c);
+            ck_assert(!k->big_lock);
+            ck_assert_msg(ksyms_load(&ks, k->start, (size_t)(k->end - k->start), err,
+                                     sizeof err) == 0, "%s: %s", k->name, err);
+            for (int j = 0; j < n; j++)
+                ck_assert_msg(seen[j]->end - seen[j]->start != k->end - k->start ||
+                              memcmp(seen[j]->start, k->start, (size_t)(k->end - k->start)),
+                              "%s and %s are the same image", seen[j]->name, k->name);
+            seen[n++] = k;
+        }
+    const struct kernel_image *bkl = kernel_builtin(MARCH_PENTIUM4, KCONFIG_SMP, 2);
+    ck_assert(bkl->big_lock);
+    ck_assert_ptr_eq(bkl->start, kernel_smp_image_start);
+    ck_assert_ptr_eq(kernel_builtin(MARCH_PENTIUM4, KCONFIG_UP, 1)->start, kernel_image_start);
+    ck_assert_int_eq(kernel_image_count, n + 1);
+}
+END_TEST
+
 START_TEST(an_image_without_a_symbol_is_refused_with_its_name)
 {
     struct ksyms ks;
@@ -113,6 +143,7 @@ Suite *ksyms_suite(void)
     Suite *s = suite_create("ksyms");
     TCase *tc = tcase_create("symbols");
     tcase_add_test(tc, the_built_in_image_has_every_symbol_the_emulator_needs);
+    tcase_add_test(tc, each_march_and_configuration_has_its_own_image);
     tcase_add_loop_test(tc, an_image_without_a_symbol_is_refused_with_its_name, 0, NKSYMS);
     tcase_add_test(tc, a_machine_booting_such_an_image_fails_with_125);
     tcase_add_test(tc, an_image_without_a_symbol_table_is_refused);

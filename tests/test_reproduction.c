@@ -45,10 +45,13 @@ static void replay(struct emu_result *r, const char *cpu, const char *cost, cons
     ck_assert_msg(r->status == 0, "%s: %s", prog, r->err);
 }
 
-static void article(struct emu_result *r, const char *cpu, const char *prog, const char *a1,
-                    const char *a2)
+/* On the kernel configuration kconfig ("up", "smp"): its rows are labelled
+ * "CPU" under up, "CPU/smp" under smp. */
+static void article(struct emu_result *r, const char *kconfig, const char *cpu, const char *prog,
+                    const char *a1, const char *a2)
 {
-    const char *args[] = { "compare", "--article", "--cpus", cpu, program(prog), a1, a2, NULL };
+    const char *args[] = { "compare", "--article", "--kernel-config", kconfig, "--cpus", cpu,
+                           program(prog), a1, a2, NULL };
     run_emu(r, args);
     ck_assert_msg(r->status == 0, "%s: %s", prog, r->err);
 }
@@ -68,18 +71,22 @@ static double span_figure(const char *out, const char *cpu, int k, double *ticks
     return v;
 }
 
+/* Under each kernel configuration, with its own calibration. */
 START_TEST(calibration_points_are_reproduced)
 {
     /* If the kernel's entry or exit path changes, test_calibration fails
      * first: run scripts/calibrate.sh. */
+    static const char *const configs[][3] = { { "up", "pentium4", "pentium3,-sep" },
+                                              { "smp", "pentium4/smp", "pentium3,-sep/smp" } };
+    const char *const *c = configs[_i];
     struct emu_result r;
     double ticks;
-    article(&r, "pentium4", "linus_loop", "getppid", "20000");
-    ck_assert_double_eq_tol(span_figure(r.out, "pentium4", 1, &ticks), 641, 0.05);
-    ck_assert_double_eq_tol(span_figure(r.out, "pentium4", 2, &ticks), 1761, 0.05);
+    article(&r, c[0], "pentium4", "linus_loop", "getppid", "20000");
+    ck_assert_double_eq_tol(span_figure(r.out, c[1], 1, &ticks), 641, 0.05);
+    ck_assert_double_eq_tol(span_figure(r.out, c[1], 2, &ticks), 1761, 0.05);
     emu_result_free(&r);
-    article(&r, "pentium3,-sep", "lmbench_null", "20000", NULL);
-    ck_assert_double_eq_tol(span_figure(r.out, "pentium3,-sep", 1, &ticks), 320, 0.05);
+    article(&r, c[0], "pentium3,-sep", "lmbench_null", "20000", NULL);
+    ck_assert_double_eq_tol(span_figure(r.out, c[2], 1, &ticks), 320, 0.05);
     emu_result_free(&r);
 }
 END_TEST
@@ -91,7 +98,7 @@ START_TEST(the_programs_own_figure_includes_the_ticks_its_span_leaves_out)
     static const char *const labels[] = { "call 0xfffff000: ", "int $0x80: " };
     struct emu_result own, spans;
     replay(&own, "pentium4", NULL, "linus_loop", "getppid", "20000");
-    article(&spans, "pentium4", "linus_loop", "getppid", "20000");
+    article(&spans, "up", "pentium4", "linus_loop", "getppid", "20000");
     for (int k = 1; k <= 2; k++) {
         double ticks, span = span_figure(spans.out, "pentium4", k, &ticks);
         ck_assert_msg(ticks > 0, "span %d: no timer interrupt in 20000 calls", k);
@@ -193,7 +200,7 @@ Suite *reproduction_suite(void)
     Suite *s = suite_create("reproduction");
     TCase *tc = tcase_create("article");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, calibration_points_are_reproduced);
+    tcase_add_loop_test(tc, calibration_points_are_reproduced, 0, 2);
     tcase_add_test(tc, the_programs_own_figure_includes_the_ticks_its_span_leaves_out);
     tcase_add_test(tc, the_rep_start_up_is_charged_once_per_string_op);
     tcase_add_test(tc, runs_are_deterministic);

@@ -28,6 +28,7 @@ START_TEST(kernel_vsyscall_and_program_addresses_have_names)
     struct symtab st = { 0 };
     char err[256], buf[128];
     m.opts = &opts;
+    m.kernel = kernel_builtin(MARCH_PENTIUM4, KCONFIG_UP, 1);
     ck_assert_int_eq(symbols_load(&st, &m, NULL, err, sizeof err), 0);
     uint32_t entry = address_of(&st, "sysenter_entry"), main_ = address_of(&st, "main");
     ck_assert_uint_ne(entry, 0);

@@ -71,13 +71,14 @@
 	andl %esp, reg;
 
 /*
- * SMP: the big kernel lock (smp.c) is taken on every entry, right after
+ * SMP_BIG_LOCK (the kernel for --smp N > 1, not 2.5.53's shape): the big
+ * kernel lock (smp.c) is taken on every entry, right after
  * SAVE_ALL (the C call clobbers EAX, ECX, EDX, all saved in the frame;
  * EAX, the system call number, is read back), and dropped on every way
  * out, before the registers come back. The IPI handlers take no lock: they
  * must run while another CPU holds it and waits for them.
  */
-#ifdef CONFIG_SMP
+#ifdef SMP_BIG_LOCK
 #define LOCK_KERNEL \
 	call lock_kernel; \
 	movl PT_ORIG_EAX(%esp), %eax;
@@ -340,7 +341,7 @@ TRAP(simd_coprocessor_error, X86_VEC_XM)
 
 trap_common:
 	SAVE_ALL
-#ifdef CONFIG_SMP
+#ifdef SMP_BIG_LOCK
 	call lock_kernel
 #endif
 	movl %esp, %eax
@@ -380,7 +381,7 @@ iret_fault:
 	movl $(__USER_DS), %eax
 	movl %eax, %ds
 	movl %eax, %es
-#ifdef CONFIG_SMP
+#ifdef SMP_BIG_LOCK
 	call lock_kernel
 #endif
 	call do_iret_fault

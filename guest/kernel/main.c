@@ -28,9 +28,11 @@ __attribute__((noreturn)) void start_kernel(const struct boot_record *record)
     smp_test_hooks_boot();
 #endif
     sysenter_setup();
+#ifdef SMP_BIG_LOCK
     /* from here the boot CPU holds the big kernel lock until the boot
      * program's first return to user mode (entry.S drops it) */
     lock_kernel();
+#endif
 
     user_pages_limit = boot->mem_pages;
     init_task->files = files_alloc();

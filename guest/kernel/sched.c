@@ -405,7 +405,7 @@ static void finish_task_switch(void)
 
 void schedule_tail(void)
 {
-#ifdef CONFIG_SMP
+#ifdef SMP_BIG_LOCK
     set_kernel_lock_depth(1);   /* it leaves for user mode, unlocking once */
 #endif
     finish_task_switch();
@@ -414,7 +414,7 @@ void schedule_tail(void)
 
 static void switch_to(struct task_struct *prev, struct task_struct *next)
 {
-#ifdef CONFIG_SMP
+#ifdef SMP_BIG_LOCK
     /* the lock's depth is the task's: each resumes with its own */
     uint32_t depth = kernel_lock_depth();
 #endif
@@ -446,7 +446,7 @@ static void switch_to(struct task_struct *prev, struct task_struct *next)
 #endif
     last_task = prev;
     switch_to_asm(&prev->thread.esp, next->thread.esp);
-#ifdef CONFIG_SMP
+#ifdef SMP_BIG_LOCK
     set_kernel_lock_depth(depth);
 #endif
     finish_task_switch();
@@ -494,7 +494,9 @@ int is_idle_task(const struct task_struct *t)
  * here, as a new task's lands in ret_from_fork. */
 static __attribute__((noreturn)) void idle_task_entry(void)
 {
+#ifdef SMP_BIG_LOCK
     set_kernel_lock_depth(1);
+#endif
     finish_task_switch();
     cpu_idle_loop();
 }
@@ -567,9 +569,13 @@ __attribute__((noreturn)) void cpu_idle_loop(void)
             if (idle_cpus == cpu_online_map && list_empty(&run_queue) && !timers_armed())
                 deadlock();
             in_idle = 1;
+#ifdef SMP_BIG_LOCK
             uint32_t depth = release_kernel_lock();
+#endif
             __asm__ volatile("sti; hlt; cli" : : : "memory");
+#ifdef SMP_BIG_LOCK
             reacquire_kernel_lock(depth);
+#endif
             in_idle = 0;
             idle_cpus &= ~me;
             run_timers();

@@ -103,7 +103,9 @@ __attribute__((noreturn)) void start_secondary(void)
     outl_hypercall(APIC_PORT_ONLINE, 0);
     /* its scheduler tick; CPU 0 keeps the PIT's */
     outl_hypercall(APIC_PORT_TIMER, tick_cycles());
+#ifdef SMP_BIG_LOCK
     lock_kernel();
+#endif
     cpu_idle_loop();
 }
 
