@@ -452,6 +452,47 @@ START_TEST(kernel_configs_run_each_model_under_each)
 }
 END_TEST
 
+/* The body of NAME's calls through sysenter, per call, of a run with the
+ * locked class at `locked` cycles. */
+static double body_with_locked(const char *kconfig, const char *locked, const char *name)
+{
+    const char *json = scratch("locked.json");
+    struct emu_result r;
+    emu(&r, "run", "--cpu", "pentium4", "--kernel-config", kconfig, "--cost", locked,
+        "--report=json", "--report-file", json, program("linus_loop"), name, "200", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char filter[160];
+    snprintf(filter, sizeof filter, ".syscalls[] | select(.name == \"%s\" and .path == "
+             "\"sysenter\") | .body_cycles / .calls", name);
+    char *v = jq(filter, json);
+    double body = atof(v);
+    free(v);
+    unlink(json);
+    emu_result_free(&r);
+    return body;
+}
+
+/* CONFIG_SMP puts 2.5.53's locked instructions on the measured paths: the
+ * rmb() in getppid (one per call), read_lock's lock subl and read_unlock's
+ * lock incl on xtime_lock in gettimeofday (two); the UP kernel has none.
+ * Counted by what one more cycle of the locked class adds to a call. */
+START_TEST(the_smp_kernel_runs_2_5_53s_locked_instructions_on_the_measured_paths)
+{
+    static const struct { const char *name; int locked; } calls[] = {
+        { "getppid", 1 }, { "gettimeofday", 2 },
+    };
+    for (int i = 0; i < 2; i++) {
+        double smp = body_with_locked("smp", "locked=300", calls[i].name) -
+                     body_with_locked("smp", "locked=100", calls[i].name);
+        double up = body_with_locked("up", "locked=300", calls[i].name) -
+                    body_with_locked("up", "locked=100", calls[i].name);
+        ck_assert_msg(smp > 200.0 * calls[i].locked - 0.01 && smp < 200.0 * calls[i].locked + 0.01,
+                      "%s: smp %.2f", calls[i].name, smp);
+        ck_assert_msg(up > -0.01 && up < 0.01, "%s: up %.2f", calls[i].name, up);
+    }
+}
+END_TEST
+
 /* "V [L, H]" after the first occurrence of key in out */
 static void interval_after(const char *out, const char *key, double v[3])
 {
@@ -562,6 +603,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, compare_with_smp_runs_each_model_on_that_many_cpus);
     tcase_add_loop_test(tc, the_report_names_the_kernel_image_that_ran, 0, 7);
     tcase_add_test(tc, kernel_configs_run_each_model_under_each);
+    tcase_add_test(tc, the_smp_kernel_runs_2_5_53s_locked_instructions_on_the_measured_paths);
     tcase_add_test(tc, the_article_interval_spans_both_configurations);
     tcase_add_test(tc, a_programs_own_metrics_are_a_table);
     tcase_add_test(tc, metric_lines_are_parsed_and_others_ignored);
