@@ -344,11 +344,19 @@ bench: $(EMU) $(BENCH_PROGRAMS) $(I386_OK)
 
 # The reference traces that tests/test_traces.c compares against.
 TRACE_CPUS := pentium4 pentium4,-sep pentium3 pentium3,-sep pentiumpro
-traces: $(EMU) $(BUILD)/guest/programs/one_call
+# And each measured path once (guest/programs/paths.c) on the two cores
+# under each kernel configuration.
+TRACE_PATHS := pentium4:up pentium4:smp pentium3:up pentium3:smp
+traces: $(EMU) $(BUILD)/guest/programs/one_call $(BUILD)/guest/programs/paths
 	@for c in $(TRACE_CPUS); do \
 		f=traces/$$(echo $$c | sed 's/,-sep/-nosep/').txt; \
 		$(EMU) run --cpu $$c --argv0 one_call --trace $$f --trace-insns \
 			$(BUILD)/guest/programs/one_call gettimeofday && echo "wrote $$f"; \
+	done
+	@for p in $(TRACE_PATHS); do \
+		f=traces/paths-$${p%:*}-$${p#*:}.txt; \
+		$(EMU) run --cpu $${p%:*} --kernel-config $${p#*:} --argv0 paths --trace $$f \
+			--trace-insns $(BUILD)/guest/programs/paths && echo "wrote $$f"; \
 	done
 
 # Debian's strace of the runs tests/test_strace.c compares with, recorded on
