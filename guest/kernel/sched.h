@@ -156,6 +156,21 @@ static inline struct thread_info *current_thread_info(void)
 #define smp_processor_id() 0
 #endif
 
+/* The locks need smp_processor_id (SMP_BIG_LOCK's owner): not before here. */
+#include "spinlock.h"
+
+/* A process's signal actions, alternate stack and the lock that guards
+ * them with its blocked and pending sets (2.5.53's signal_struct and
+ * siglock). */
+struct sighand {
+    spinlock_t siglock;
+    struct k_sigaction action[NSIG + 1];
+    struct stack32 altstack;
+};
+
+/* fork.c: guards the task list against changes while it is searched */
+extern rwlock_t tasklist_lock;
+
 /* The register frame every entry from user mode leaves at the top of the
  * task's kernel stack. */
 static inline struct pt_regs *task_pt_regs(struct task_struct *t)
@@ -206,7 +221,12 @@ struct sighand *sighand_alloc(const struct sighand *from);
 void sighand_free(struct sighand *s);
 void flush_signal_handlers(struct task_struct *t);
 void send_signal(struct task_struct *t, uint32_t sig);
-void send_signal_info(struct task_struct *t, uint32_t sig, const struct sig_info *info);
+int send_sig_info(uint32_t sig, const struct sig_info *info, struct task_struct *p);
+static inline void send_signal_info(struct task_struct *t, uint32_t sig,
+                                    const struct sig_info *info)
+{
+    send_sig_info(sig, info, t);
+}
 /* A fault's signal to current; 0 if it will run a handler, -1 if it
  * would kill (not caught, or blocked): the caller reports the kill. */
 int force_sig_fault(uint32_t sig, int32_t code, uint32_t addr);
@@ -214,6 +234,7 @@ int sig_default_ignored(uint32_t sig);
 struct k_sigaction *sig_action(struct task_struct *t, uint32_t sig);
 void recalc_sigpending(struct task_struct *t);
 void set_temporary_mask(uint64_t mask);
+uint32_t get_signal_to_deliver(struct sig_info *info);
 /* signal_frame.c: on the way back to user mode; 1 if a handler frame was
  * built (the rest waits for the next return) */
 int do_signal(struct pt_regs *regs);
