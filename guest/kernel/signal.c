@@ -88,14 +88,26 @@ void flush_signal_handlers(struct task_struct *t)
     t->sighand->altstack = (struct stack32){ 0, SS_DISABLE, 0 };
 }
 
+/* 2.5.53's set_bit and clear_bit on a thread flag: btsl and btrl, locked
+ * under CONFIG_SMP. */
+static inline void set_tsk_thread_flag(struct task_struct *t, int flag)
+{
+    __asm__ volatile(LOCK_PREFIX "btsl %1, %0" : "+m"(t->ti->flags) : "Ir"(flag) : "memory");
+}
+
+static inline void clear_tsk_thread_flag(struct task_struct *t, int flag)
+{
+    __asm__ volatile(LOCK_PREFIX "btrl %1, %0" : "+m"(t->ti->flags) : "Ir"(flag) : "memory");
+}
+
 /* Called with the siglock held (2.5.53 names the current task's form
  * recalc_sigpending() and this one recalc_sigpending_tsk()). */
 void recalc_sigpending(struct task_struct *t)
 {
     if (signal_pending(t))
-        t->ti->flags |= _TIF_SIGPENDING;
+        set_tsk_thread_flag(t, TIF_SIGPENDING);
     else
-        t->ti->flags &= ~_TIF_SIGPENDING;
+        clear_tsk_thread_flag(t, TIF_SIGPENDING);
 }
 
 /* ---- taking a signal off the pending set (delivery) ---- */
@@ -173,7 +185,7 @@ static int __send_signal(uint32_t sig, const struct sig_info *info, struct task_
 /* SIGKILL also wakes an uninterruptible sleeper (a vfork parent). */
 static void signal_wake_up(struct task_struct *t, uint32_t sig)
 {
-    t->ti->flags |= _TIF_SIGPENDING;
+    set_tsk_thread_flag(t, TIF_SIGPENDING);
     if (t->state == TASK_INTERRUPTIBLE ||
         (sig == SIGKILL && t->state == TASK_UNINTERRUPTIBLE))
         wake_up_process(t);
@@ -197,10 +209,25 @@ static int ignored_signal(uint32_t sig, struct task_struct *t)
     return ignored(t, sig);
 }
 
-/* Called with t's siglock held, interrupts off. */
+static inline int irqs_disabled(void)
+{
+    uint32_t flags;
+
+    __asm__ volatile("pushfl; popl %0" : "=g"(flags) : : "memory");
+    return !(flags & X86_EFLAGS_IF);
+}
+
+/* Called with t's siglock held, interrupts off, which it checks as 2.5.53
+ * does. */
 static int specific_send_sig_info(uint32_t sig, const struct sig_info *info,
                                   struct task_struct *t)
 {
+    if (!irqs_disabled())
+        panic("specific_send_sig_info with interrupts on");
+#ifdef CONFIG_SMP
+    if (t->sighand->siglock.lock > 0)
+        panic("specific_send_sig_info without the siglock");
+#endif
     if (sig > NSIG)
         return -EINVAL;
     if (!sig || t->state == TASK_ZOMBIE || t->state == TASK_DEAD)

@@ -371,6 +371,9 @@ int do_signal(struct pt_regs *regs)
     oldset = me->restore_blocked ? &me->saved_blocked : &me->sig_blocked;
     signr = get_signal_to_deliver(&info);
     if (signr) {
+        /* The watchpoints back on before user mode, as 2.5.53 reloads the
+         * task's DR7 here: this kernel keeps none, so 0. */
+        __asm__ volatile("movl %0, %%db7" : : "r"(0u));
         handle_signal(signr, &info, oldset, regs);
         return 1;
     }
