@@ -93,7 +93,6 @@ struct task_struct {
     uint64_t sig_blocked, sig_pending;
     uint64_t saved_blocked;    /* the mask to restore after sigsuspend/ppoll */
     int restore_blocked;       /* ... when set */
-    struct sig_info siginfo[NSIG + 1];
     struct wait_queue wait_signal;   /* pause and sigsuspend sleep here */
     struct restart_block restart;
     /* timers (timer.c): TSC cycles; 0 = off */
@@ -159,13 +158,20 @@ static inline struct thread_info *current_thread_info(void)
 /* The locks need smp_processor_id (SMP_BIG_LOCK's owner): not before here. */
 #include "spinlock.h"
 
-/* A process's signal actions, alternate stack and the lock that guards
- * them with its blocked and pending sets (2.5.53's signal_struct and
- * siglock). */
+/* The siginfo of each pending signal, in the order sent (signal.c) */
+struct sigqueue;
+struct sigpending {
+    struct sigqueue *head, **tail;
+};
+
+/* A process's signal actions, alternate stack and pending queue, and the
+ * lock that guards them with its blocked and pending sets (2.5.53's
+ * signal_struct and siglock; its queue was the task's). */
 struct sighand {
     spinlock_t siglock;
     struct k_sigaction action[NSIG + 1];
     struct stack32 altstack;
+    struct sigpending pending;
 };
 
 /* fork.c: guards the task list against changes while it is searched */

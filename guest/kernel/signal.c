@@ -6,9 +6,8 @@
  * the task list is searched under tasklist_lock (read), and the actions,
  * masks and pending set change under the process's siglock, interrupts
  * off. Stopping and continuing are ignored (there is no job control).
- * Nothing is queued: a non-real-time signal pending twice is pending once
- * with its first siginfo, as in Linux; a real-time one keeps its last (a
- * documented simplification).
+ * A non-real-time signal pending twice is pending once with its first
+ * siginfo; real-time signals queue, each with its own, as in Linux.
  */
 #include "kernel.h"
 #include "sched.h"
@@ -61,6 +60,94 @@ static int ignored(struct task_struct *t, uint32_t sig)
     return h == SIG_IGN || (h == SIG_DFL && sig_default_ignored(sig));
 }
 
+/* ---- the pending queue: 2.5.53's struct sigqueue and its slab cache ---- */
+
+struct sigqueue {
+    struct sigqueue *next;
+    uint32_t signo;
+    struct sig_info info;
+};
+
+/*
+ * The cache's objects: a static pool of max_queued_signals, the bound
+ * 2.5.53 put on its sigqueue slab, taken and given back with interrupts
+ * off (the timer's signals are sent from its interrupt) as its
+ * kmem_cache_alloc does. Under --smp the big kernel lock keeps the other
+ * CPUs out.
+ */
+#define max_queued_signals 1024
+static struct sigqueue sigqueue_pool[max_queued_signals];
+static struct sigqueue *sigqueue_cache;
+static int sigqueue_pool_used;
+static atomic_t nr_queued_signals = ATOMIC_INIT(0);
+
+static struct sigqueue *sigqueue_alloc(void)
+{
+    struct sigqueue *q;
+    uint32_t flags;
+
+    local_irq_save(flags);
+    q = sigqueue_cache;
+    if (q)
+        sigqueue_cache = q->next;
+    else if (sigqueue_pool_used < max_queued_signals)
+        q = &sigqueue_pool[sigqueue_pool_used++];
+    local_irq_restore(flags);
+    return q;
+}
+
+static void sigqueue_free(struct sigqueue *q)
+{
+    uint32_t flags;
+
+    local_irq_save(flags);
+    q->next = sigqueue_cache;
+    sigqueue_cache = q;
+    local_irq_restore(flags);
+    atomic_dec(&nr_queued_signals);
+}
+
+static void init_sigpending(struct sigpending *sig)
+{
+    sig->head = NULL_PTR;
+    sig->tail = &sig->head;
+}
+
+static void flush_sigqueue(struct sigpending *queue)
+{
+    struct sigqueue *q = queue->head;
+
+    while (q) {
+        struct sigqueue *next = q->next;
+        sigqueue_free(q);
+        q = next;
+    }
+    init_sigpending(queue);
+}
+
+/* Every queued siginfo of sig goes, and its pending bit. Called with the
+ * siglock held. */
+static int rm_sig_from_queue(uint32_t sig, struct task_struct *t)
+{
+    struct sigpending *s = &t->sighand->pending;
+    struct sigqueue *q, **pp = &s->head;
+
+    if (!(t->sig_pending & sigbit(sig)))
+        return 0;
+    t->sig_pending &= ~sigbit(sig);
+    while ((q = *pp) != NULL_PTR) {
+        if (q->signo == sig) {
+            if ((*pp = q->next) == NULL_PTR)
+                s->tail = pp;
+            sigqueue_free(q);
+            continue;
+        }
+        pp = &q->next;
+    }
+    return 1;
+}
+
+/* A new process has nothing pending (fork copies the actions only). */
 struct sighand *sighand_alloc(const struct sighand *from)
 {
     struct sighand *s = kzalloc(sizeof(*s));
@@ -69,13 +156,16 @@ struct sighand *sighand_alloc(const struct sighand *from)
         *s = *from;
     if (s && !from)
         s->altstack.flags = SS_DISABLE;
-    if (s)
+    if (s) {
         s->siglock = (spinlock_t)SPIN_LOCK_UNLOCKED("a process's siglock");
+        init_sigpending(&s->pending);
+    }
     return s;
 }
 
 void sighand_free(struct sighand *s)
 {
+    flush_sigqueue(&s->pending);
     kfree_obj(s);
 }
 
@@ -126,16 +216,42 @@ static uint32_t next_signal(const struct task_struct *t, const uint64_t *mask)
     return 0;
 }
 
+/* The first queued siginfo of sig (zeroes if none was queued: the pool
+ * was full); the pending bit stays while another real-time one is
+ * queued. */
+static int collect_signal(uint32_t sig, struct task_struct *t, struct sig_info *info)
+{
+    struct sigpending *list = &t->sighand->pending;
+    struct sigqueue *q, **pp = &list->head;
+
+    if (!(t->sig_pending & sigbit(sig)))
+        return 0;
+    while ((q = *pp) != NULL_PTR && q->signo != sig)
+        pp = &q->next;
+    if (q) {
+        if ((*pp = q->next) == NULL_PTR)
+            list->tail = pp;
+        *info = q->info;
+        sigqueue_free(q);
+        if (sig >= SIGRTMIN)
+            for (q = *pp; q; q = q->next)
+                if (q->signo == sig)
+                    return 1;
+    } else {
+        *info = (struct sig_info){ 0 };
+    }
+    t->sig_pending &= ~sigbit(sig);
+    return 1;
+}
+
 /* Called with the siglock held. */
 static uint32_t dequeue_signal(const uint64_t *mask, struct sig_info *info)
 {
     struct task_struct *me = current;
     uint32_t sig = next_signal(me, mask);
 
-    if (sig) {
-        me->sig_pending &= ~sigbit(sig);
-        *info = me->siginfo[sig];
-    }
+    if (sig && !collect_signal(sig, me, info))
+        sig = 0;
     recalc_sigpending(me);
     return sig;
 }
@@ -173,12 +289,28 @@ uint32_t get_signal_to_deliver(struct sig_info *info)
 
 /* ---- sending ---- */
 
-/* 2.5.53's send_signal (later Linux's __send_signal): the pending bit and
- * its siginfo, kept in the task instead of a sigqueue entry. */
+/* 2.5.53's send_signal (later Linux's __send_signal): the siginfo queued
+ * when the pool has room, and the pending bit. Without room a real-time
+ * signal that is not kill()'s fails, as in 2.5.53; any other is pending
+ * without its siginfo. */
 static int __send_signal(uint32_t sig, const struct sig_info *info, struct task_struct *t)
 {
+    struct sigpending *signals = &t->sighand->pending;
+    struct sigqueue *q = NULL_PTR;
+
+    if (atomic_read(&nr_queued_signals) < max_queued_signals)
+        q = sigqueue_alloc();
+    if (q) {
+        atomic_inc(&nr_queued_signals);
+        q->next = NULL_PTR;
+        *signals->tail = q;
+        signals->tail = &q->next;
+        q->signo = sig;
+        q->info = *info;
+    } else if (sig >= SIGRTMIN && info->code != SI_USER) {
+        return -EAGAIN;
+    }
     t->sig_pending |= sigbit(sig);
-    t->siginfo[sig] = *info;
     return 0;
 }
 
@@ -403,10 +535,8 @@ static int do_sigaction(uint32_t sig, const struct k_sigaction *act, struct k_si
     if (act) {
         *k = *act;
         k->mask[0] &= ~(uint32_t)unblockable;
-        if (ignored(me, sig) && (me->sig_pending & sigbit(sig))) {
-            me->sig_pending &= ~sigbit(sig);
+        if (ignored(me, sig) && rm_sig_from_queue(sig, me))
             recalc_sigpending(me);
-        }
     }
     spin_unlock_irq(&me->sighand->siglock);
     return 0;
