@@ -42,7 +42,7 @@ END_TEST
 
 /* libc programs: handlers, siginfo, siglongjmp out of SIGSEGV and SIGFPE,
  * masks, SA_RESETHAND, sigaltstack, SIGCHLD, sigsuspend, SA_RESTART,
- * nesting, the FPU state across a handler. */
+ * nesting, the FPU state across a handler, real-time signals queued. */
 START_TEST(libc_signal_program_prints_what_it_prints_natively)
 {
     const char *name = _i ? "static/signals-musl" : "static/signals-glibc";
