@@ -11,7 +11,7 @@ enum {
 };
 
 #define NSIG 64 /* _NSIG of i386: signals 1 to 64, the last 33 real-time */
-#define SIGRTMIN 32
+#define SIGRTMIN (SIGSYS + 1) /* the first real-time signal */
 
 /* Never seen by user space: a system call interrupted by a signal is
  * restarted or fails with EINTR on the way out (signal_frame.c); not
