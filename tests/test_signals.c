@@ -188,13 +188,15 @@ static int locked_in(const char *trace, unsigned start, unsigned end)
     int n = 0;
     for (const char *line = trace; *line; ) {
         const char *next = strchr(line, '\n');
+        size_t len = next ? (size_t)(next - line) : strlen(line);
+        char one[512], ring, name[128];
         unsigned addr;
-        char ring, name[128];
         int off = 0;
-        if (sscanf(line, " %x %c %127s %n", &addr, &ring, name, &off) == 3 && off &&
-            ring == 'k' && addr >= start && addr < end && !strncmp(line + off, "lock ", 5))
+        snprintf(one, sizeof one, "%.*s", (int)len, line);
+        if (sscanf(one, " %x %c %127s %n", &addr, &ring, name, &off) == 3 && off &&
+            ring == 'k' && addr >= start && addr < end && !strncmp(one + off, "lock ", 5))
             n++;
-        line = next ? next + 1 : line + strlen(line);
+        line = next ? next + 1 : line + len;
     }
     return n;
 }
