@@ -69,40 +69,56 @@ struct sigqueue {
 };
 
 /*
- * The cache's objects: a static pool of max_queued_signals, the bound
- * 2.5.53 put on its sigqueue slab, taken and given back with interrupts
- * off (the timer's signals are sent from its interrupt) as its
- * kmem_cache_alloc does. Under --smp the big kernel lock keeps the other
- * CPUs out.
+ * The cache: each CPU's free objects, taken and given back with interrupts
+ * off (the timer's signals are sent from its interrupt), as the per-CPU
+ * arrays of 2.5.53's kmem_cache_alloc; an empty one takes a never-used
+ * object from a static pool of max_queued_signals (the bound 2.5.53 put
+ * on its sigqueue slab) under the pool's lock, as the slab's refill does.
  */
 #define max_queued_signals 1024
 static struct sigqueue sigqueue_pool[max_queued_signals];
-static struct sigqueue *sigqueue_cache;
 static int sigqueue_pool_used;
+static spinlock_t sigqueue_pool_lock = SPIN_LOCK_UNLOCKED("the sigqueue pool");
+static struct sigqueue *sigqueue_cache[NR_CPUS];
 static atomic_t nr_queued_signals = ATOMIC_INIT(0);
+
+/* Called with interrupts off. */
+static struct sigqueue *sigqueue_refill(void)
+{
+    struct sigqueue *q = NULL_PTR;
+
+    spin_lock(&sigqueue_pool_lock);
+    if (sigqueue_pool_used < max_queued_signals)
+        q = &sigqueue_pool[sigqueue_pool_used++];
+    spin_unlock(&sigqueue_pool_lock);
+    return q;
+}
 
 static struct sigqueue *sigqueue_alloc(void)
 {
-    struct sigqueue *q;
+    struct sigqueue **cache, *q;
     uint32_t flags;
 
     local_irq_save(flags);
-    q = sigqueue_cache;
+    cache = &sigqueue_cache[smp_processor_id()];
+    q = *cache;
     if (q)
-        sigqueue_cache = q->next;
-    else if (sigqueue_pool_used < max_queued_signals)
-        q = &sigqueue_pool[sigqueue_pool_used++];
+        *cache = q->next;
+    else
+        q = sigqueue_refill();
     local_irq_restore(flags);
     return q;
 }
 
 static void sigqueue_free(struct sigqueue *q)
 {
+    struct sigqueue **cache;
     uint32_t flags;
 
     local_irq_save(flags);
-    q->next = sigqueue_cache;
-    sigqueue_cache = q;
+    cache = &sigqueue_cache[smp_processor_id()];
+    q->next = *cache;
+    *cache = q;
     local_irq_restore(flags);
     atomic_dec(&nr_queued_signals);
 }
