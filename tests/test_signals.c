@@ -3,10 +3,12 @@
  * the libc test program guest/programs/static/signals.c against the same
  * binaries run natively, on every CPU model; the hostile cases of
  * guest/programs/sighostile.c; the TF single-step through the vsyscall
- * page.
+ * page; 2.5.53's locks on kill and delivery in the SMP kernel.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "support.h"
 
 static const char *const cpus[] = { "pentium4", "pentium4,-sep", "pentium3", "pentium3,-sep" };
@@ -40,7 +42,7 @@ END_TEST
 
 /* libc programs: handlers, siginfo, siglongjmp out of SIGSEGV and SIGFPE,
  * masks, SA_RESETHAND, sigaltstack, SIGCHLD, sigsuspend, SA_RESTART,
- * nesting, the FPU state across a handler. */
+ * nesting, the FPU state across a handler, real-time signals queued. */
 START_TEST(libc_signal_program_prints_what_it_prints_natively)
 {
     const char *name = _i ? "static/signals-musl" : "static/signals-glibc";
@@ -160,6 +162,81 @@ START_TEST(sleeping_is_deterministic_modeled_time)
 }
 END_TEST
 
+/* A kernel function's [start, end) from nm -S of the kernel image. */
+static void function_range(const char *image, const char *name, unsigned *start, unsigned *end)
+{
+    const char *argv[] = { "nm", "-S", image, NULL };
+    struct emu_result r;
+    char want[96];
+    run_command(&r, argv);
+    snprintf(want, sizeof want, " %s\n", name);
+    const char *at = strstr(r.out, want);
+    ck_assert_msg(at != NULL, "%s not in nm -S %s", name, image);
+    while (at > r.out && at[-1] != '\n')
+        at--;
+    unsigned size;
+    ck_assert(sscanf(at, "%x %x", start, &size) == 2);
+    *end = *start + size;
+    emu_result_free(&r);
+}
+
+/* How many lock-prefixed instructions the trace shows run in [start, end):
+ * by address (under --smp the trace names kernel code with the one-CPU
+ * image's symbols), and by the mnemonic, after the name column. */
+static int locked_in(const char *trace, unsigned start, unsigned end)
+{
+    int n = 0;
+    for (const char *line = trace; *line; ) {
+        const char *next = strchr(line, '\n');
+        size_t len = next ? (size_t)(next - line) : strlen(line);
+        char one[512], ring, name[128];
+        unsigned addr;
+        int off = 0;
+        snprintf(one, sizeof one, "%.*s", (int)len, line);
+        if (sscanf(one, " %x %c %127s %n", &addr, &ring, name, &off) == 3 && off &&
+            ring == 'k' && addr >= start && addr < end && !strncmp(one + off, "lock ", 5))
+            n++;
+        line = next ? next + 1 : line + len;
+    }
+    return n;
+}
+
+/* 2.5.53's locks on kill and delivery (docs/fidelity-signals.md): the SMP
+ * kernel runs lock-prefixed instructions in sys_kill (tasklist_lock's
+ * lock subl and lock incl), send_sig_info and get_signal_to_deliver (the
+ * siglock's lock decb) and recalc_sigpending (lock btsl/btrl); the one-CPU
+ * kernel runs none there. */
+START_TEST(the_smp_kernel_locks_kill_and_delivery_as_2_5_53)
+{
+    static const char *const names[] = { "sys_kill", "send_sig_info", "get_signal_to_deliver",
+                                         "recalc_sigpending" };
+    static const int smp_least[] = { 2, 1, 1, 1 };
+    int smp = _i;
+    const char *image = smp ? BUILD_DIR "/guest/kernel-smp.elf" : BUILD_DIR "/guest/kernel.elf";
+    const char *trace = scratch("locks.trace");
+    struct emu_result r;
+    emu(&r, "run", "--smp", smp ? "2" : "1", "--trace", trace, "--trace-insns",
+        program("lat"), "sig", "1", NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "lat_sig_catch"), "exit %d: %s%s", r.status,
+                  r.out, r.err);
+    char *text = read_file(trace);
+    for (int i = 0; i < 4; i++) {
+        unsigned start, end;
+        function_range(image, names[i], &start, &end);
+        int n = locked_in(text, start, end);
+        if (smp)
+            ck_assert_msg(n >= smp_least[i], "%s: %d locked instructions (want %d or more)",
+                          names[i], n, smp_least[i]);
+        else
+            ck_assert_msg(n == 0, "%s: %d locked instructions in the one-CPU kernel", names[i],
+                          n);
+    }
+    free(text);
+    unlink(trace);
+    emu_result_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("signals");
@@ -171,6 +248,7 @@ int main(void)
     tcase_add_loop_test(tc, tf_single_step_through_the_vsyscall_page, 0, NCPUS);
     tcase_add_test(tc, a_busy_process_is_preempted);
     tcase_add_test(tc, sleeping_is_deterministic_modeled_time);
+    tcase_add_loop_test(tc, the_smp_kernel_locks_kill_and_delivery_as_2_5_53, 0, 2);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -19,6 +19,10 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
+/* Only readers take it (kill's searches): no path here changes the list
+ * while another CPU's searches it, under the --smp kernel's big lock. */
+rwlock_t tasklist_lock = RW_LOCK_UNLOCKED;
+
 #define CSIGNAL              0x000000ff
 #define CLONE_VM             0x00000100
 #define CLONE_FS             0x00000200

@@ -86,6 +86,9 @@ static inline uint32_t __range_ok(uint32_t addr, uint32_t size)
 }
 #define access_ok(addr, len) (__range_ok((addr), (len)) == 0)
 long copy_to_user(uint32_t to, const void *from, uint32_t n);   /* 0 or -EFAULT */
+/* without the range check, for a range access_ok passed: the bytes left */
+unsigned long __copy_to_user(uint32_t to, const void *from, unsigned long n);
+unsigned long __copy_from_user(void *to, uint32_t from, unsigned long n);
 long copy_from_user(void *to, uint32_t from, uint32_t n);       /* 0 or -EFAULT */
 long strncpy_from_user(char *to, uint32_t from, long max);      /* len or -EFAULT */
 int get_user_u32(uint32_t *val, uint32_t addr);

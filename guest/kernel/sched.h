@@ -174,7 +174,6 @@ struct task_struct {
     uint64_t sig_blocked, sig_pending;
     uint64_t saved_blocked;    /* the mask to restore after sigsuspend/ppoll */
     int restore_blocked;       /* ... when set */
-    struct sig_info siginfo[NSIG + 1];
     struct wait_queue wait_signal;   /* pause and sigsuspend sleep here */
     struct restart_block restart;
     /* timers (timer.c): TSC cycles; 0 = off */
@@ -201,6 +200,25 @@ struct task_struct {
 #else
 #define task_busy(t) 0
 #endif
+
+/* The siginfo of each pending signal, in the order sent (signal.c) */
+struct sigqueue;
+struct sigpending {
+    struct sigqueue *head, **tail;
+};
+
+/* A process's signal actions, alternate stack and pending queue, and the
+ * lock that guards them with its blocked and pending sets (2.5.53's
+ * signal_struct and siglock; its queue was the task's). */
+struct sighand {
+    spinlock_t siglock;
+    struct k_sigaction action[NSIG + 1];
+    struct stack32 altstack;
+    struct sigpending pending;
+};
+
+/* fork.c: guards the task list against changes while it is searched */
+extern rwlock_t tasklist_lock;
 
 /* The register frame every entry from user mode leaves at the top of the
  * task's kernel stack. */
@@ -264,7 +282,12 @@ struct sighand *sighand_alloc(const struct sighand *from);
 void sighand_free(struct sighand *s);
 void flush_signal_handlers(struct task_struct *t);
 void send_signal(struct task_struct *t, uint32_t sig);
-void send_signal_info(struct task_struct *t, uint32_t sig, const struct sig_info *info);
+int send_sig_info(uint32_t sig, const struct sig_info *info, struct task_struct *p);
+static inline void send_signal_info(struct task_struct *t, uint32_t sig,
+                                    const struct sig_info *info)
+{
+    send_sig_info(sig, info, t);
+}
 /* A fault's signal to current; 0 if it will run a handler, -1 if it
  * would kill (not caught, or blocked): the caller reports the kill. */
 int force_sig_fault(uint32_t sig, int32_t code, uint32_t addr);
@@ -272,6 +295,7 @@ int sig_default_ignored(uint32_t sig);
 struct k_sigaction *sig_action(struct task_struct *t, uint32_t sig);
 void recalc_sigpending(struct task_struct *t);
 void set_temporary_mask(uint64_t mask);
+uint32_t get_signal_to_deliver(struct sig_info *info);
 /* signal_frame.c: on the way back to user mode; 1 if a handler frame was
  * built (the rest waits for the next return) */
 int do_signal(struct pt_regs *regs);

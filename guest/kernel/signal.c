@@ -1,15 +1,18 @@
 /*
  * Signals, per process: actions, the blocked and pending sets, the
- * alternate stack, and sending. A pending signal takes effect on the way
- * back to user mode (signal_frame.c, from the exit-work path of entry.S):
- * by a handler, or by its default action. Stopping and continuing are
- * ignored (there is no job control). A non-real-time signal pending twice
- * is pending once, as in Linux; real-time signals are not queued either
- * (a documented simplification): each keeps the siginfo of its last send.
+ * alternate stack, sending (kill and the kernel's own), and taking the
+ * next one off the pending set for delivery (signal_frame.c, on the way
+ * back to user mode). The calls and locks are 2.5.53's kernel/signal.c:
+ * the task list is searched under tasklist_lock (read), and the actions,
+ * masks and pending set change under the process's siglock, interrupts
+ * off. Stopping and continuing are ignored (there is no job control).
+ * A non-real-time signal pending twice is pending once with its first
+ * siginfo; real-time signals queue, each with its own, as in Linux.
  */
 #include "kernel.h"
 #include "sched.h"
 #include "mm.h"
+#include "uaccess.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
@@ -57,6 +60,110 @@ static int ignored(struct task_struct *t, uint32_t sig)
     return h == SIG_IGN || (h == SIG_DFL && sig_default_ignored(sig));
 }
 
+/* ---- the pending queue: 2.5.53's struct sigqueue and its slab cache ---- */
+
+struct sigqueue {
+    struct sigqueue *next;
+    uint32_t signo;
+    struct sig_info info;
+};
+
+/*
+ * The cache: each CPU's free objects, taken and given back with interrupts
+ * off (the timer's signals are sent from its interrupt), as the per-CPU
+ * arrays of 2.5.53's kmem_cache_alloc; an empty one takes a never-used
+ * object from a static pool of max_queued_signals (the bound 2.5.53 put
+ * on its sigqueue slab) under the pool's lock, as the slab's refill does.
+ */
+#define max_queued_signals 1024
+static struct sigqueue sigqueue_pool[max_queued_signals];
+static int sigqueue_pool_used;
+static spinlock_t sigqueue_pool_lock = SPIN_LOCK_UNLOCKED("the sigqueue pool");
+static struct sigqueue *sigqueue_cache[NR_CPUS];
+static atomic_t nr_queued_signals = ATOMIC_INIT(0);
+
+/* Called with interrupts off. */
+static struct sigqueue *sigqueue_refill(void)
+{
+    struct sigqueue *q = NULL_PTR;
+
+    spin_lock(&sigqueue_pool_lock);
+    if (sigqueue_pool_used < max_queued_signals)
+        q = &sigqueue_pool[sigqueue_pool_used++];
+    spin_unlock(&sigqueue_pool_lock);
+    return q;
+}
+
+static struct sigqueue *sigqueue_alloc(void)
+{
+    struct sigqueue **cache, *q;
+    uint32_t flags;
+
+    local_irq_save(flags);
+    cache = &sigqueue_cache[smp_processor_id()];
+    q = *cache;
+    if (q)
+        *cache = q->next;
+    else
+        q = sigqueue_refill();
+    local_irq_restore(flags);
+    return q;
+}
+
+static void sigqueue_free(struct sigqueue *q)
+{
+    struct sigqueue **cache;
+    uint32_t flags;
+
+    local_irq_save(flags);
+    cache = &sigqueue_cache[smp_processor_id()];
+    q->next = *cache;
+    *cache = q;
+    local_irq_restore(flags);
+    atomic_dec(&nr_queued_signals);
+}
+
+static void init_sigpending(struct sigpending *sig)
+{
+    sig->head = NULL_PTR;
+    sig->tail = &sig->head;
+}
+
+static void flush_sigqueue(struct sigpending *queue)
+{
+    struct sigqueue *q = queue->head;
+
+    while (q) {
+        struct sigqueue *next = q->next;
+        sigqueue_free(q);
+        q = next;
+    }
+    init_sigpending(queue);
+}
+
+/* Every queued siginfo of sig goes, and its pending bit. Called with the
+ * siglock held. */
+static int rm_sig_from_queue(uint32_t sig, struct task_struct *t)
+{
+    struct sigpending *s = &t->sighand->pending;
+    struct sigqueue *q, **pp = &s->head;
+
+    if (!(t->sig_pending & sigbit(sig)))
+        return 0;
+    t->sig_pending &= ~sigbit(sig);
+    while ((q = *pp) != NULL_PTR) {
+        if (q->signo == sig) {
+            if ((*pp = q->next) == NULL_PTR)
+                s->tail = pp;
+            sigqueue_free(q);
+            continue;
+        }
+        pp = &q->next;
+    }
+    return 1;
+}
+
+/* A new process has nothing pending (fork copies the actions only). */
 struct sighand *sighand_alloc(const struct sighand *from)
 {
     struct sighand *s = kzalloc(sizeof(*s));
@@ -65,11 +172,16 @@ struct sighand *sighand_alloc(const struct sighand *from)
         *s = *from;
     if (s && !from)
         s->altstack.flags = SS_DISABLE;
+    if (s) {
+        s->siglock = (spinlock_t)SPIN_LOCK_UNLOCKED("a process's siglock");
+        init_sigpending(&s->pending);
+    }
     return s;
 }
 
 void sighand_free(struct sighand *s)
 {
+    flush_sigqueue(&s->pending);
     kfree_obj(s);
 }
 
@@ -82,30 +194,208 @@ void flush_signal_handlers(struct task_struct *t)
     t->sighand->altstack = (struct stack32){ 0, SS_DISABLE, 0 };
 }
 
+/* 2.5.53's set_bit and clear_bit on a thread flag: btsl and btrl, locked
+ * under CONFIG_SMP. */
+static inline void set_tsk_thread_flag(struct task_struct *t, int flag)
+{
+    __asm__ volatile(LOCK_PREFIX "btsl %1, %0" : "+m"(t->ti->flags) : "Ir"(flag) : "memory");
+}
+
+static inline void clear_tsk_thread_flag(struct task_struct *t, int flag)
+{
+    __asm__ volatile(LOCK_PREFIX "btrl %1, %0" : "+m"(t->ti->flags) : "Ir"(flag) : "memory");
+}
+
+/* Called with the siglock held (2.5.53 names the current task's form
+ * recalc_sigpending() and this one recalc_sigpending_tsk()). */
 void recalc_sigpending(struct task_struct *t)
 {
     if (signal_pending(t))
-        t->ti->flags |= _TIF_SIGPENDING;
+        set_tsk_thread_flag(t, TIF_SIGPENDING);
     else
-        t->ti->flags &= ~_TIF_SIGPENDING;
+        clear_tsk_thread_flag(t, TIF_SIGPENDING);
 }
 
-/* A signal that will be acted on wakes a sleeper; an ignored one is
- * dropped at once and so interrupts nothing (Linux's sig_ignored). */
-void send_signal_info(struct task_struct *t, uint32_t sig, const struct sig_info *info)
+/* ---- taking a signal off the pending set (delivery) ---- */
+
+/* The lowest-numbered pending signal the mask lets through, word by word
+ * as 2.5.53's next_signal: a bsf on the first word with one set. */
+static uint32_t next_signal(const struct task_struct *t, const uint64_t *mask)
 {
-    if (sig == 0 || sig > NSIG || t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
-        return;
-    if (ignored(t, sig) && !(t->sig_blocked & sigbit(sig)))
-        return;
-    t->sig_pending |= sigbit(sig);
-    t->siginfo[sig] = *info;
-    if (!(t->sig_blocked & sigbit(sig))) {
-        t->ti->flags |= _TIF_SIGPENDING;
-        if (t->state == TASK_INTERRUPTIBLE ||
-            (sig == SIGKILL && t->state == TASK_UNINTERRUPTIBLE))
-            wake_up_process(t);
+    uint32_t x = (uint32_t)t->sig_pending & ~(uint32_t)*mask;
+
+    if (x)
+        return (uint32_t)__builtin_ctz(x) + 1;
+    x = (uint32_t)(t->sig_pending >> 32) & ~(uint32_t)(*mask >> 32);
+    if (x)
+        return (uint32_t)__builtin_ctz(x) + 33;
+    return 0;
+}
+
+/* The first queued siginfo of sig (zeroes if none was queued: the pool
+ * was full); the pending bit stays while another real-time one is
+ * queued. */
+static int collect_signal(uint32_t sig, struct task_struct *t, struct sig_info *info)
+{
+    struct sigpending *list = &t->sighand->pending;
+    struct sigqueue *q, **pp = &list->head;
+
+    if (!(t->sig_pending & sigbit(sig)))
+        return 0;
+    while ((q = *pp) != NULL_PTR && q->signo != sig)
+        pp = &q->next;
+    if (q) {
+        if ((*pp = q->next) == NULL_PTR)
+            list->tail = pp;
+        *info = q->info;
+        sigqueue_free(q);
+        if (sig >= SIGRTMIN)
+            for (q = *pp; q; q = q->next)
+                if (q->signo == sig)
+                    return 1;
+    } else {
+        *info = (struct sig_info){ 0 };
     }
+    t->sig_pending &= ~sigbit(sig);
+    return 1;
+}
+
+/* Called with the siglock held. */
+static uint32_t dequeue_signal(const uint64_t *mask, struct sig_info *info)
+{
+    struct task_struct *me = current;
+    uint32_t sig = next_signal(me, mask);
+
+    if (sig && !collect_signal(sig, me, info))
+        sig = 0;
+    recalc_sigpending(me);
+    return sig;
+}
+
+/*
+ * The next signal to act on, for do_signal: ignored ones are dropped, a
+ * default action that is not ignoring ends the task here (killed by the
+ * signal); 0 when none is left. No init exemption: the program under test
+ * may be pid 1, and it dies of a signal as it would natively.
+ */
+uint32_t get_signal_to_deliver(struct sig_info *info)
+{
+    struct task_struct *me = current;
+
+    for (;;) {
+        struct k_sigaction *ka;
+        uint32_t signr;
+
+        spin_lock_irq(&me->sighand->siglock);
+        signr = dequeue_signal(&me->sig_blocked, info);
+        spin_unlock_irq(&me->sighand->siglock);
+        if (!signr)
+            return 0;
+        ka = &me->sighand->action[signr];
+        if (ka->handler == SIG_IGN)
+            continue;
+        if (ka->handler == SIG_DFL) {
+            if (sig_default_ignored(signr))
+                continue;
+            do_exit((int)signr);
+        }
+        return signr;
+    }
+}
+
+/* ---- sending ---- */
+
+/* 2.5.53's send_signal (later Linux's __send_signal): the siginfo queued
+ * when the pool has room, and the pending bit. Without room a real-time
+ * signal that is not kill()'s fails, as in 2.5.53; any other is pending
+ * without its siginfo. */
+static int __send_signal(uint32_t sig, const struct sig_info *info, struct task_struct *t)
+{
+    struct sigpending *signals = &t->sighand->pending;
+    struct sigqueue *q = NULL_PTR;
+
+    if (atomic_read(&nr_queued_signals) < max_queued_signals)
+        q = sigqueue_alloc();
+    if (q) {
+        atomic_inc(&nr_queued_signals);
+        q->next = NULL_PTR;
+        *signals->tail = q;
+        signals->tail = &q->next;
+        q->signo = sig;
+        q->info = *info;
+    } else if (sig >= SIGRTMIN && info->code != SI_USER) {
+        return -EAGAIN;
+    }
+    t->sig_pending |= sigbit(sig);
+    return 0;
+}
+
+/* SIGKILL also wakes an uninterruptible sleeper (a vfork parent). */
+static void signal_wake_up(struct task_struct *t, uint32_t sig)
+{
+    set_tsk_thread_flag(t, TIF_SIGPENDING);
+    if (t->state == TASK_INTERRUPTIBLE ||
+        (sig == SIGKILL && t->state == TASK_UNINTERRUPTIBLE))
+        wake_up_process(t);
+}
+
+static int deliver_signal(uint32_t sig, const struct sig_info *info, struct task_struct *t)
+{
+    int ret = __send_signal(sig, info, t);
+
+    if (!ret && !(t->sig_blocked & sigbit(sig)))
+        signal_wake_up(t, sig);
+    return ret;
+}
+
+/* A signal acted on at once and ignored is dropped when sent, and so
+ * interrupts nothing; a blocked one waits. */
+static int ignored_signal(uint32_t sig, struct task_struct *t)
+{
+    if (t->sig_blocked & sigbit(sig))
+        return 0;
+    return ignored(t, sig);
+}
+
+static inline int irqs_disabled(void)
+{
+    uint32_t flags;
+
+    __asm__ volatile("pushfl; popl %0" : "=g"(flags) : : "memory");
+    return !(flags & X86_EFLAGS_IF);
+}
+
+/* Called with t's siglock held, interrupts off, which it checks as 2.5.53
+ * does. */
+static int specific_send_sig_info(uint32_t sig, const struct sig_info *info,
+                                  struct task_struct *t)
+{
+    if (!irqs_disabled())
+        panic("specific_send_sig_info with interrupts on");
+#ifdef CONFIG_SMP
+    if (t->sighand->siglock.lock > 0)
+        panic("specific_send_sig_info without the siglock");
+#endif
+    if (sig > NSIG)
+        return -EINVAL;
+    if (!sig || t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
+        return 0;
+    if (ignored_signal(sig, t))
+        return 0;
+    if (sig < SIGRTMIN && (t->sig_pending & sigbit(sig)))
+        return 0;
+    return deliver_signal(sig, info, t);
+}
+
+int send_sig_info(uint32_t sig, const struct sig_info *info, struct task_struct *p)
+{
+    uint32_t flags;
+    int ret;
+
+    spin_lock_irqsave(&p->sighand->siglock, flags);
+    ret = specific_send_sig_info(sig, info, p);
+    spin_unlock_irqrestore(&p->sighand->siglock, flags);
+    return ret;
 }
 
 /* From the kernel or another process: SI_USER with the sender's pid. */
@@ -113,52 +403,175 @@ void send_signal(struct task_struct *t, uint32_t sig)
 {
     struct sig_info info = { SI_USER, { current ? current->pid : 0, 0, 0 } };
 
-    send_signal_info(t, sig, &info);
+    send_sig_info(sig, &info, t);
 }
 
 /*
- * A fault's signal (Linux's force_sig_info): caught and not blocked, it is
- * queued for the handler; otherwise the fault kills, which the caller
- * reports with the fault (the one-line report, 128 + N).
+ * A fault's signal (2.5.53's force_sig_info): caught and not blocked, it
+ * is made pending for the handler; otherwise the fault kills, which the
+ * caller reports with the fault (the one-line report, 128 + N), where
+ * 2.5.53 would unblock it and set SIG_DFL for the same end.
  */
 int force_sig_fault(uint32_t sig, int32_t code, uint32_t addr)
 {
     struct task_struct *me = current;
     struct sig_info info = { code, { addr, 0, 0 } };
-    uint32_t h = sig_action(me, sig)->handler;
+    uint32_t flags, h;
+    int ret = -1;
 
-    if (h == SIG_DFL || h == SIG_IGN || (me->sig_blocked & sigbit(sig)))
-        return -1;
-    send_signal_info(me, sig, &info);
+    spin_lock_irqsave(&me->sighand->siglock, flags);
+    h = me->sighand->action[sig].handler;
+    if (h != SIG_DFL && h != SIG_IGN && !(me->sig_blocked & sigbit(sig)))
+        ret = specific_send_sig_info(sig, &info, me);
+    spin_unlock_irqrestore(&me->sighand->siglock, flags);
+    return ret;
+}
+
+/* kill(pid > 0) */
+static int kill_proc_info(uint32_t sig, const struct sig_info *info, int32_t pid)
+{
+    struct task_struct *p;
+    int error = -ESRCH;
+
+    read_lock(&tasklist_lock);
+    p = find_task((uint32_t)pid);
+    if (p)
+        error = send_sig_info(sig, info, p);
+    read_unlock(&tasklist_lock);
+    return error;
+}
+
+/* Every process of the group: 0 if one of them took it, else the last
+ * error (-ESRCH for none). */
+static int kill_pg_info(uint32_t sig, const struct sig_info *info, uint32_t pgrp)
+{
+    struct list_head *l;
+    int retval = -ESRCH;
+
+    read_lock(&tasklist_lock);
+    list_for_each(l, &task_list) {
+        struct task_struct *p = list_entry(l, struct task_struct, tasks);
+        if (p->pgid == pgrp && p->state != TASK_DEAD) {
+            int err = send_sig_info(sig, info, p);
+            if (retval)
+                retval = err;
+        }
+    }
+    read_unlock(&tasklist_lock);
+    return retval;
+}
+
+/* kill(-1): every process but init and the caller */
+static int kill_every_info(uint32_t sig, const struct sig_info *info)
+{
+    struct list_head *l;
+    int retval = 0, count = 0;
+
+    read_lock(&tasklist_lock);
+    list_for_each(l, &task_list) {
+        struct task_struct *p = list_entry(l, struct task_struct, tasks);
+        if (p->pid > 1 && p != current && p->state != TASK_DEAD) {
+            int err = send_sig_info(sig, info, p);
+            count++;
+            if (err != -EPERM)
+                retval = err;
+        }
+    }
+    read_unlock(&tasklist_lock);
+    return count ? retval : -ESRCH;
+}
+
+/* pid > 0 that process, 0 the caller's group, -1 every process but init
+ * and the caller, < -1 the group -pid; INT_MIN, whose -pid does not
+ * exist, is ESRCH as in Linux since 4.x. */
+static int kill_something_info(uint32_t sig, const struct sig_info *info, int32_t pid)
+{
+    if (!pid)
+        return kill_pg_info(sig, info, current->pgid);
+    if (pid == -1)
+        return kill_every_info(sig, info);
+    if (pid == INT32_MIN)
+        return -ESRCH;
+    if (pid < 0)
+        return kill_pg_info(sig, info, (uint32_t)-pid);
+    return kill_proc_info(sig, info, pid);
+}
+
+long sys_kill(uint32_t pid, uint32_t sig, uint32_t a3,
+              uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct sig_info info = { SI_USER, { current->pid, 0, 0 } };
+
+    return kill_something_info(sig, &info, (int32_t)pid);
+}
+
+long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
+               uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct sig_info info = { SI_TKILL, { current->pid, 0, 0 } };
+    struct task_struct *p;
+    long error = -ESRCH;
+
+    if ((int32_t)tid <= 0)
+        return -EINVAL;
+    read_lock(&tasklist_lock);
+    p = find_task(tid);
+    if (p) {
+        spin_lock_irq(&p->sighand->siglock);
+        error = specific_send_sig_info(sig, &info, p);
+        spin_unlock_irq(&p->sighand->siglock);
+    }
+    read_unlock(&tasklist_lock);
+    return error;
+}
+
+long sys_tgkill(uint32_t tgid, uint32_t tid, uint32_t sig,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    if ((int32_t)tgid <= 0 || (int32_t)tid <= 0)
+        return -EINVAL;
+    if (tgid != tid)
+        return -ESRCH;   /* one thread per process */
+    return sys_tkill(tid, sig, 0, 0, 0, 0);
+}
+
+/* ---- actions ---- */
+
+static int do_sigaction(uint32_t sig, const struct k_sigaction *act, struct k_sigaction *oact)
+{
+    struct task_struct *me = current;
+    struct k_sigaction *k;
+
+    if (sig < 1 || sig > NSIG || (act && (sig == SIGKILL || sig == SIGSTOP)))
+        return -EINVAL;
+    k = &me->sighand->action[sig];
+    spin_lock_irq(&me->sighand->siglock);
+    if (oact)
+        *oact = *k;
+    if (act) {
+        *k = *act;
+        k->mask[0] &= ~(uint32_t)unblockable;
+        if (ignored(me, sig) && rm_sig_from_queue(sig, me))
+            recalc_sigpending(me);
+    }
+    spin_unlock_irq(&me->sighand->siglock);
     return 0;
 }
 
-long sys_rt_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
+long sys_rt_sigaction(uint32_t sig, uint32_t act, uint32_t oact,
                       uint32_t sigsetsize, uint32_t a5, uint32_t a6)
 {
-    struct sighand *sh = current->sighand;
-    struct k_sigaction act, old;
+    struct k_sigaction new_sa, old_sa;
+    long ret;
 
-    if (sigsetsize != 8 || sig < 1 || sig > NSIG)
+    if (sigsetsize != sizeof(uint64_t))
         return -EINVAL;
-    if (uact) {
-        if (sig == SIGKILL || sig == SIGSTOP)
-            return -EINVAL;
-        if (copy_from_user(&act, uact, sizeof(act)) != 0)
-            return -EFAULT;
-    }
-    old = sh->action[sig];
-    if (uact) {
-        act.mask[0] &= ~(uint32_t)unblockable;
-        sh->action[sig] = act;
-        if (ignored(current, sig)) {
-            current->sig_pending &= ~sigbit(sig);
-            recalc_sigpending(current);
-        }
-    }
-    if (uoact && copy_to_user(uoact, &old, sizeof(old)) != 0)
+    if (act && copy_from_user(&new_sa, act, sizeof(new_sa)))
         return -EFAULT;
-    return 0;
+    ret = do_sigaction(sig, act ? &new_sa : NULL_PTR, oact ? &old_sa : NULL_PTR);
+    if (!ret && oact && copy_to_user(oact, &old_sa, sizeof(old_sa)))
+        return -EFAULT;
+    return ret;
 }
 
 /* The old sigaction: handler, a 32-bit mask, flags, restorer. */
@@ -166,59 +579,50 @@ struct old_sigaction {
     uint32_t handler, mask, flags, restorer;
 };
 
+/* Field by field, as 2.5.53's arch sys_sigaction; each load and store is
+ * checked (2.5.53 ignored the last two's errors). */
 long sys_sigaction(uint32_t sig, uint32_t uact, uint32_t uoact,
                    uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct sighand *sh = current->sighand;
-    struct old_sigaction o;
-    struct k_sigaction old;
+    struct old_sigaction *act = (struct old_sigaction *)uact;
+    struct old_sigaction *oact = (struct old_sigaction *)uoact;
+    struct k_sigaction new_ka = { 0 }, old_ka;
+    long ret;
 
-    if (sig < 1 || sig > NSIG)
-        return -EINVAL;
-    if (uact && (sig == SIGKILL || sig == SIGSTOP))
-        return -EINVAL;
-    if (uact && copy_from_user(&o, uact, sizeof(o)) != 0)
+    if (act && (!access_ok(uact, sizeof(*act)) ||
+                __get_user(new_ka.handler, &act->handler) ||
+                __get_user(new_ka.restorer, &act->restorer) ||
+                __get_user(new_ka.flags, &act->flags) ||
+                __get_user(new_ka.mask[0], &act->mask)))
         return -EFAULT;
-    old = sh->action[sig];
-    if (uact) {
-        sh->action[sig] = (struct k_sigaction){ o.handler, o.flags, o.restorer,
-                                                { o.mask & ~(uint32_t)unblockable, 0 } };
-        if (ignored(current, sig)) {
-            current->sig_pending &= ~sigbit(sig);
-            recalc_sigpending(current);
-        }
-    }
-    if (uoact) {
-        o = (struct old_sigaction){ old.handler, old.mask[0], old.flags, old.restorer };
-        if (copy_to_user(uoact, &o, sizeof(o)) != 0)
-            return -EFAULT;
-    }
-    return 0;
+    ret = do_sigaction(sig, act ? &new_ka : NULL_PTR, oact ? &old_ka : NULL_PTR);
+    if (!ret && oact && (!access_ok(uoact, sizeof(*oact)) ||
+                         __put_user(old_ka.handler, &oact->handler) ||
+                         __put_user(old_ka.restorer, &oact->restorer) ||
+                         __put_user(old_ka.flags, &oact->flags) ||
+                         __put_user(old_ka.mask[0], &oact->mask)))
+        return -EFAULT;
+    return ret;
 }
 
 /* signal(): SA_ONESHOT | SA_NOMASK, as Linux's sys_signal. */
 long sys_signal(uint32_t sig, uint32_t handler, uint32_t a3,
                 uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    struct k_sigaction *ka;
-    uint32_t old;
+    struct k_sigaction new_sa = { handler, SA_RESETHAND | SA_NODEFER, 0, { 0, 0 } }, old_sa;
+    long ret = do_sigaction(sig, &new_sa, &old_sa);
 
-    if (sig < 1 || sig > NSIG || sig == SIGKILL || sig == SIGSTOP)
-        return -EINVAL;
-    ka = sig_action(current, sig);
-    old = ka->handler;
-    *ka = (struct k_sigaction){ handler, SA_RESETHAND | SA_NODEFER, 0, { 0, 0 } };
-    if (ignored(current, sig)) {
-        current->sig_pending &= ~sigbit(sig);
-        recalc_sigpending(current);
-    }
-    return (long)old;
+    return ret ? ret : (long)old_sa.handler;
 }
+
+/* ---- masks ---- */
 
 static long change_blocked(int how, uint64_t set)
 {
     struct task_struct *me = current;
+    long error = 0;
 
+    spin_lock_irq(&me->sighand->siglock);
     if (how == SIG_BLOCK)
         me->sig_blocked |= set;
     else if (how == SIG_UNBLOCK)
@@ -226,10 +630,11 @@ static long change_blocked(int how, uint64_t set)
     else if (how == SIG_SETMASK)
         me->sig_blocked = set;
     else
-        return -EINVAL;
+        error = -EINVAL;
     me->sig_blocked &= ~unblockable;
     recalc_sigpending(me);
-    return 0;
+    spin_unlock_irq(&me->sighand->siglock);
+    return error;
 }
 
 long sys_rt_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
@@ -272,11 +677,15 @@ long sys_sigprocmask(uint32_t how, uint32_t uset, uint32_t uoset,
 long sys_rt_sigpending(uint32_t uset, uint32_t sigsetsize, uint32_t a3,
                        uint32_t a4, uint32_t a5, uint32_t a6)
 {
-    uint64_t set = current->sig_pending & current->sig_blocked;
+    struct task_struct *me = current;
+    uint64_t set;
 
     if (sigsetsize > 8)
         return -EINVAL;
-    return copy_to_user(uset, &set, sigsetsize);
+    spin_lock_irq(&me->sighand->siglock);
+    set = me->sig_pending & me->sig_blocked;
+    spin_unlock_irq(&me->sighand->siglock);
+    return copy_to_user(uset, &set, sigsetsize) ? -EFAULT : 0;
 }
 
 long sys_sigpending(uint32_t uset, uint32_t a2, uint32_t a3,
@@ -302,16 +711,20 @@ long sys_pause(uint32_t a1, uint32_t a2, uint32_t a3,
 }
 
 /* The mask for the sleep, and the old one back once a handler has run
- * (its frame saves the old one) or, with no handler, on the way out. */
+ * (its frame saves the old one) or, with no handler, on the way out
+ * (do_signal): 2.5.53's sigsuspend ran do_signal itself with the saved
+ * set, this kernel delivers on the common exit path. */
 void set_temporary_mask(uint64_t mask)
 {
     struct task_struct *me = current;
 
+    spin_lock_irq(&me->sighand->siglock);
     if (!me->restore_blocked)
         me->saved_blocked = me->sig_blocked;
     me->restore_blocked = 1;
     me->sig_blocked = mask & ~unblockable;
     recalc_sigpending(me);
+    spin_unlock_irq(&me->sighand->siglock);
 }
 
 long sys_rt_sigsuspend(uint32_t umask, uint32_t sigsetsize, uint32_t a3,
@@ -368,71 +781,4 @@ long sys_sigaltstack(uint32_t uss, uint32_t uoss, uint32_t a3,
     if (uss)
         sh->altstack = ss;
     return 0;
-}
-
-/* ---- sending ---- */
-
-/* kill's targets: pid > 0 that process, 0 the caller's group, -1 every
- * process but init and the caller, < -1 the group -pid. */
-static int is_target(const struct task_struct *t, int32_t pid)
-{
-    if (t->state == TASK_DEAD)
-        return 0;
-    if (pid > 0)
-        return t->pid == (uint32_t)pid;
-    if (pid == 0)
-        return t->pgid == current->pgid;
-    if (pid == -1)
-        return t->pid != 1 && t != current;
-    return t->pgid == (uint32_t)-pid;
-}
-
-long sys_kill(uint32_t upid, uint32_t sig, uint32_t a3,
-              uint32_t a4, uint32_t a5, uint32_t a6)
-{
-    int32_t pid = (int32_t)upid;
-    struct list_head *p;
-    int found = 0;
-
-    if (sig > NSIG)
-        return -EINVAL;
-    if (pid == INT32_MIN)
-        return -ESRCH;
-    list_for_each(p, &task_list) {
-        struct task_struct *t = list_entry(p, struct task_struct, tasks);
-        if (is_target(t, pid)) {
-            found++;
-            if (t != current)
-                send_signal(t, sig);
-        }
-    }
-    /* The caller last: its own death must not cut the others off. */
-    if (found && is_target(current, pid))
-        send_signal(current, sig);
-    return found ? 0 : -ESRCH;
-}
-
-long sys_tkill(uint32_t tid, uint32_t sig, uint32_t a3,
-               uint32_t a4, uint32_t a5, uint32_t a6)
-{
-    struct sig_info info = { SI_TKILL, { current->pid, 0, 0 } };
-    struct task_struct *t;
-
-    if ((int32_t)tid <= 0 || sig > NSIG)
-        return -EINVAL;
-    t = find_task(tid);
-    if (!t)
-        return -ESRCH;
-    send_signal_info(t, sig, &info);
-    return 0;
-}
-
-long sys_tgkill(uint32_t tgid, uint32_t tid, uint32_t sig,
-                uint32_t a4, uint32_t a5, uint32_t a6)
-{
-    if ((int32_t)tgid <= 0 || (int32_t)tid <= 0)
-        return -EINVAL;
-    if (tgid != tid)
-        return -ESRCH;   /* one thread per process */
-    return sys_tkill(tid, sig, 0, 0, 0, 0);
 }

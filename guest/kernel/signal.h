@@ -11,6 +11,7 @@ enum {
 };
 
 #define NSIG 64 /* _NSIG of i386: signals 1 to 64, the last 33 real-time */
+#define SIGRTMIN (SIGSYS + 1) /* the first real-time signal */
 
 /* Never seen by user space: a system call interrupted by a signal is
  * restarted or fails with EINTR on the way out (signal_frame.c); not
@@ -60,11 +61,6 @@ struct k_sigaction {
 /* stack_t */
 struct stack32 {
     uint32_t sp, flags, size;
-};
-
-struct sighand {
-    struct k_sigaction action[NSIG + 1];
-    struct stack32 altstack;
 };
 
 static inline uint64_t sigbit(uint32_t sig)

@@ -17,6 +17,8 @@
  *             child goes on; without it, EINTR
  *   nested    a handler interrupted by another signal
  *   fpu       the x87 control word survives a handler that uses the FPU
+ *   queue     a real-time signal sent three times while blocked is caught
+ *             three times; SIGUSR2 sent twice, once
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -327,6 +329,34 @@ static void t_fpu(void)
     printf("fpu: hits %d control word kept %s\n", (int)hits, after == up ? "yes" : "no");
 }
 
+static void t_queue(void)
+{
+    sigset_t s;
+    struct sigaction sa;
+    int rt;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = plain;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGRTMIN, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    sigemptyset(&s);
+    sigaddset(&s, SIGRTMIN);
+    sigprocmask(SIG_BLOCK, &s, NULL);
+    for (int i = 0; i < 3; i++)
+        kill(getpid(), SIGRTMIN);
+    hits = 0;
+    sigprocmask(SIG_UNBLOCK, &s, NULL);
+    rt = hits;
+    sigemptyset(&s);
+    sigaddset(&s, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &s, NULL);
+    kill(getpid(), SIGUSR2);
+    kill(getpid(), SIGUSR2);
+    hits = 0;
+    sigprocmask(SIG_UNBLOCK, &s, NULL);
+    printf("queue: SIGRTMIN caught %d of 3, SIGUSR2 %d of 2\n", rt, (int)hits);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -344,5 +374,6 @@ int main(int argc, char **argv)
     RUN("restart", (t_restart_one(SA_RESTART), t_restart_one(0)));
     RUN("nested", t_nested());
     RUN("fpu", t_fpu());
+    RUN("queue", t_queue());
     return 0;
 }
