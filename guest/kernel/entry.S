@@ -99,6 +99,8 @@ ENTRY(system_call)
 	GET_THREAD_INFO(%ebx)
 	cmpl $(NR_syscalls), %eax
 	jae syscall_badsys
+	testb $(_TIF_SYSCALL_TRACE), TI_FLAGS(%ebx)
+	jnz syscall_trace_entry
 	.globl syscall_call
 syscall_call:
 	call *sys_call_table(, %eax, 4)
@@ -141,6 +143,17 @@ syscall_exit_work:
 	cli
 	jmp restore_all
 
+/* 2.5.53 calls do_syscall_trace here, for ptrace. Nothing sets
+ * TIF_SYSCALL_TRACE in this kernel, which has no ptrace: the test above is
+ * the entry's all the same, and this is what 2.5.53 does around the call,
+ * -ENOSYS stored, the number read back and checked, the exit by iret. */
+syscall_trace_entry:
+	movl $(-ENOSYS), PT_EAX(%esp)
+	movl PT_ORIG_EAX(%esp), %eax
+	cmpl $(NR_syscalls), %eax
+	jnae syscall_call
+	jmp syscall_exit
+
 syscall_badsys:
 	CLEAR_SYSENTER_FLAGS
 	call sys_ni_syscall
@@ -177,6 +190,8 @@ ENTRY(sysenter_entry)
 	GET_THREAD_INFO(%ebx)
 	cmpl $(NR_syscalls), %eax
 	jae syscall_badsys
+	testb $(_TIF_SYSCALL_TRACE), TI_FLAGS(%ebx)
+	jnz syscall_trace_entry
 	.globl sysenter_call
 sysenter_call:
 	call *sys_call_table(, %eax, 4)

@@ -8,7 +8,6 @@
  */
 #include "mini/mini.h"
 
-#define SIGUSR1 10
 #define O_WRONLY 1
 
 static volatile int caught;
