@@ -364,7 +364,7 @@ static int kconfigs_of(const struct run_options *base, const struct compare_opti
         return 1 << KCONFIG_SMP;
     if (co->kconfigs)
         return kconfig_parse_list(co->kconfigs);
-    if (!co->article || cpu_config_parse(spec, false, &c, err, sizeof err))
+    if ((!co->article && !co->validate) || cpu_config_parse(spec, false, &c, err, sizeof err))
         return 1 << base->kernel_config;
     struct kconfig_rule rule = cpu_kconfig_rule(c.model);
     return rule.open ? (1 << NKCONFIGS) - 1 : 1 << rule.central;

@@ -129,31 +129,84 @@ static void print_published(const struct published *p, const struct compare_run 
         fprintf(f, ": %s\n", verdict(p, us, mhz));
 }
 
-static void print_run(const struct check_op *c, const struct compare_run *r, long n, FILE *f)
+/* The operation's interval on run r; false (and why, on f) if there is none. */
+static bool run_interval(const struct check_op *c, const struct compare_run *r, long n,
+                         struct interval *iv, FILE *f)
 {
     struct measure q;
-    struct interval iv, us;
     struct mover mv[NMOVERS];
-    fprintf(f, "  %-14s %-8s ", r->spec, r->sep_used ? "sysenter" : "int80");
     if (r->modified) {
         fprintf(f, "not compared: --cost modifies this model\n");
-        return;
+        return false;
     }
     if (!measure_op(c, r, n, &q)) {
         fprintf(f, "no figure: the program made %d spans\n", r->nspans);
-        return;
+        return false;
     }
-    interval_of(&q, NULL, &r->point, &iv, mv);
+    interval_of(&q, NULL, &r->point, iv, mv);
+    return true;
+}
+
+/* The rest of a line: cycles [interval], the same in us, the published
+ * figure and the verdict. */
+static void print_line(const struct check_op *c, const struct compare_run *r,
+                       const struct interval *iv, FILE *f)
+{
     double mhz = published_check_clock(r->cpu.model->name);
-    fprintf(f, "%10.1f [%.1f, %.1f] cycles", iv.value, iv.low, iv.high);
+    fprintf(f, "%10.1f [%.1f, %.1f] cycles", iv->value, iv->low, iv->high);
     if (mhz <= 0) {
         fprintf(f, "\n");
         return;
     }
-    us = (struct interval){ iv.value / mhz, iv.low / mhz, iv.high / mhz };
+    struct interval us = { iv->value / mhz, iv->low / mhz, iv->high / mhz };
     fprintf(f, " = %.3f [%.3f, %.3f] us at %.0f MHz; published ", us.value, us.low, us.high,
             mhz);
     print_published(figure_for(c->op, r->cpu.model->name), r, &us, mhz, f);
+}
+
+static void print_run(const struct check_op *c, const struct compare_run *r, long n, FILE *f)
+{
+    struct interval iv;
+    fprintf(f, "  %-17s %-8s ", r->spec, r->sep_used ? "sysenter" : "int80");
+    if (run_interval(c, r, n, &iv, f))
+        print_line(c, r, &iv, f);
+}
+
+/*
+ * Where the rule leaves a model's kernel configuration open (rule K:
+ * docs/cost-model.md), one more line for the --cpus entry, labelled with
+ * it alone: the interval over every configuration it ran under, the value
+ * the central one's. The summary (scripts/validate-summary.awk) reads
+ * these lines.
+ */
+static void print_over_configs(const struct check_op *c, const struct compare_run *rs, int nr,
+                               long n, FILE *f)
+{
+    for (int i = 0; i < nr; i++) {
+        struct kconfig_rule rule = cpu_kconfig_rule(rs[i].cpu.model);
+        if (!rule.open || rs[i].cpu.kconfig != rule.central || rs[i].modified)
+            continue;
+        struct interval all, one;
+        int runs = 0;
+        for (int j = 0; j < nr; j++) {
+            struct measure q;
+            struct mover mv[NMOVERS];
+            if (strcmp(rs[j].cpu_spec, rs[i].cpu_spec) || rs[j].modified ||
+                !measure_op(c, &rs[j], n, &q))
+                continue;
+            interval_of(&q, NULL, &rs[j].point, &one, mv);
+            if (runs++ == 0)
+                all = one;
+            else
+                interval_widen(&all, &one);
+            if (j == i)
+                all.value = one.value;
+        }
+        if (runs < 2)
+            continue;
+        fprintf(f, "  %-17s %-8s ", rs[i].cpu_spec, rs[i].sep_used ? "sysenter" : "int80");
+        print_line(c, &rs[i], &all, f);
+    }
 }
 
 static void print_sources(const struct check_op *c, const struct compare_run *rs, int n,
@@ -188,6 +241,7 @@ int compare_validate(const struct compare_run *rs, int n, const struct run_optio
         fprintf(f, "  unlike lmbench's run: %s\n", c->unlike);
     for (int i = 0; i < n; i++)
         print_run(c, &rs[i], ops_n, f);
+    print_over_configs(c, rs, n, ops_n, f);
     print_sources(c, rs, n, f);
     return 0;
 }

@@ -202,21 +202,23 @@ static int locked_in(const char *trace, unsigned start, unsigned end)
 }
 
 /* 2.5.53's locks on kill and delivery (docs/fidelity-signals.md): the SMP
- * kernel runs lock-prefixed instructions in sys_kill (tasklist_lock's
- * lock subl and lock incl), send_sig_info and get_signal_to_deliver (the
- * siglock's lock decb) and recalc_sigpending (lock btsl/btrl); the one-CPU
- * kernel runs none there. */
+ * kernel (--kernel-config smp) runs lock-prefixed instructions in sys_kill
+ * (tasklist_lock's lock subl and lock incl, the siglock's lock decb),
+ * specific_send_sig_info (lock btsl of TIF_SIGPENDING), get_signal_to_deliver
+ * (the siglock) and recalc_sigpending (lock btsl/btrl); the UP kernel runs
+ * none there. */
 START_TEST(the_smp_kernel_locks_kill_and_delivery_as_2_5_53)
 {
-    static const char *const names[] = { "sys_kill", "send_sig_info", "get_signal_to_deliver",
-                                         "recalc_sigpending" };
+    static const char *const names[] = { "sys_kill", "specific_send_sig_info",
+                                         "get_signal_to_deliver", "recalc_sigpending" };
     static const int smp_least[] = { 2, 1, 1, 1 };
     int smp = _i;
-    const char *image = smp ? BUILD_DIR "/guest/kernel-smp.elf" : BUILD_DIR "/guest/kernel.elf";
+    const char *image = smp ? BUILD_DIR "/guest/kernel-pentium4-smp.elf"
+                            : BUILD_DIR "/guest/kernel-pentium4-up.elf";
     const char *trace = scratch("locks.trace");
     struct emu_result r;
-    emu(&r, "run", "--smp", smp ? "2" : "1", "--trace", trace, "--trace-insns",
-        program("lat"), "sig", "1", NULL);
+    emu(&r, "run", "--cpu", "pentium4", "--kernel-config", smp ? "smp" : "up", "--trace", trace,
+        "--trace-insns", program("lat"), "sig", "1", NULL);
     ck_assert_msg(r.status == 0 && strstr(r.out, "lat_sig_catch"), "exit %d: %s%s", r.status,
                   r.out, r.err);
     char *text = read_file(trace);
