@@ -533,16 +533,18 @@ START_TEST(the_article_interval_spans_both_configurations)
 }
 END_TEST
 
-/* A busy two-process load: the tick preempts, and a sysenter call it lands
- * in leaves through iret. compare's count is the machine's (--report's);
- * without SEP there are no sysenter calls to count. */
+/* A busy two-process load with a profiling timer: the tick preempts or
+ * fires SIGPROF, and a sysenter call it lands in leaves through iret.
+ * compare's count is the machine's (--report's); without SEP there are no
+ * sysenter calls to count. */
 START_TEST(compare_counts_the_sysenter_calls_a_busy_load_sends_through_iret)
 {
     struct emu_result c, run;
-    /* a few calls in 10^5 at most: whether a tick lands in one's exit
-     * depends on the kernel's code (with 2.5.53's -march=pentium3 none did
-     * in 120 ms), so the load runs long enough for several ticks to */
-    emu(&c, "compare", "--cpus", "pentium3;pentium3,-sep", program("busy"), "150", NULL);
+    /* the time slice's end alone comes once or twice in 150 ms, and whether
+     * its tick lands in a call depends on the kernel's code; a 1 ms
+     * profiling timer makes every tick a chance */
+    emu(&c, "compare", "--cpus", "pentium3;pentium3,-sep", program("busy"), "150", "1000",
+        NULL);
     ck_assert_msg(c.status == 0, "%s", c.err);
     ck_assert_ptr_nonnull(strstr(c.out, "sysenter calls (every number) that left through iret"));
     unsigned long long irets = 0, calls = 0;
@@ -550,7 +552,7 @@ START_TEST(compare_counts_the_sysenter_calls_a_busy_load_sends_through_iret)
     ck_assert_msg(p && sscanf(p + 25, "%llu of %llu (", &irets, &calls) == 2, "%s", c.out);
     ck_assert_ptr_nonnull(strstr(p, "pentium3,-sep    off    no sysenter calls"));
 
-    emu(&run, "run", "--cpu", "pentium3", "--report", program("busy"), "150", NULL);
+    emu(&run, "run", "--cpu", "pentium3", "--report", program("busy"), "150", "1000", NULL);
     ck_assert_msg(run.status == 0, "%s", run.err);
     char want[96];
     snprintf(want, sizeof want, "sysenter calls that left through iret (work pending): %llu of "
