@@ -406,7 +406,9 @@ plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 # documents; nothing else is read at run time.
 PREFIX ?= /usr/local
 DESTDIR ?=
-DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md docs/performance.md
+DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md docs/performance.md \
+	docs/address-spaces.md docs/smp.md docs/validation.md docs/fidelity.md \
+	docs/fidelity-signals.md docs/fidelity-pipes.md docs/fidelity-sched.md
 install: $(EMU)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/doc/sysemu/docs
