@@ -68,7 +68,7 @@ struct prio_array {
 
 struct runqueue {
     spinlock_t lock;
-    unsigned long nr_running, nr_switches, expired_timestamp;
+    unsigned long nr_running, nr_switches, expired_timestamp, nr_uninterruptible;
     task_t *curr, *idle;
     prio_array_t *active, *expired, arrays[2];
 };
@@ -217,13 +217,28 @@ static inline void activate_task(task_t *p, runqueue_t *rq)
 static inline void deactivate_task(task_t *p, runqueue_t *rq)
 {
     rq->nr_running--;
+    if (p->state == TASK_UNINTERRUPTIBLE)
+        rq->nr_uninterruptible++;
     dequeue_task(p, p->array);
     p->array = NULL_PTR;
 }
 
+/* set_bit and clear_bit on the thread's flags, as 2.5.53's */
 static inline void set_tsk_need_resched(task_t *p)
 {
-    p->ti->flags |= _TIF_NEED_RESCHED;
+    __asm__ volatile(LOCK_PREFIX "btsl %1, %0"
+                     : "+m"(p->ti->flags) : "Ir"(TIF_NEED_RESCHED) : "memory");
+}
+
+static inline void clear_tsk_need_resched(task_t *p)
+{
+    __asm__ volatile(LOCK_PREFIX "btrl %1, %0"
+                     : "+m"(p->ti->flags) : "Ir"(TIF_NEED_RESCHED) : "memory");
+}
+
+static inline int need_resched(void)
+{
+    return (current_thread_info()->flags & _TIF_NEED_RESCHED) != 0;
 }
 
 /* The task on the CPU goes through schedule() on its way to user mode. */
@@ -421,6 +436,8 @@ static int try_to_wake_up(task_t *p, int sync)
         return 0;
     rq = task_rq_lock(p, &flags);
     if (!p->array) {
+        if (p->state == TASK_UNINTERRUPTIBLE)
+            rq->nr_uninterruptible--;
         activate_task(p, rq);
         wake_up_preempt(rq, p);
         success = 1;
@@ -926,7 +943,7 @@ static task_t *pick_next(runqueue_t *rq, task_t *prev)
 
 /* Nothing this CPU may run: it switches to its idle task, which waits in
  * cpu_idle_loop. */
-void schedule(void)
+static inline __attribute__((always_inline)) void __schedule(void)
 {
     task_t *prev = current, *next;
     runqueue_t *rq = this_rq();
@@ -938,7 +955,7 @@ void schedule(void)
     next = pick_next(rq, prev);
     if (!next)
         next = idle_task_of(smp_processor_id());
-    prev->ti->flags &= ~_TIF_NEED_RESCHED;
+    clear_tsk_need_resched(prev);
     if (next != prev) {
         rq->nr_switches++;
         context_switch(prev, next);
@@ -1005,7 +1022,7 @@ static void idle(runqueue_t *rq)
     rq->expired_timestamp = 0;
 }
 
-void schedule(void)
+static inline __attribute__((always_inline)) void __schedule(void)
 {
     task_t *prev = current, *next;
     runqueue_t *rq = this_rq();
@@ -1027,7 +1044,7 @@ void schedule(void)
     }
     idx = sched_find_first_bit(array->bitmap);
     next = list_entry(array->queue[idx].next, task_t, run_list);
-    prev->ti->flags &= ~_TIF_NEED_RESCHED;
+    clear_tsk_need_resched(prev);
     if (next != prev) {
         rq->nr_switches++;
         rq->curr = next;
@@ -1037,6 +1054,14 @@ void schedule(void)
     }
 }
 #endif
+
+/* Again if a reschedule was asked for while this task was away. */
+void schedule(void)
+{
+    do
+        __schedule();
+    while (need_resched());
+}
 
 /*
  * No task can run, and nothing can wake one: every process waits for
