@@ -464,6 +464,9 @@ void wake_up_forked_process(task_t *p)
     p->sleep_avg = p->sleep_avg * CHILD_PENALTY / 100;
     p->prio = effective_prio(p);
     activate_task(p, rq);
+#ifdef CONFIG_SMP
+    kick_for(p);
+#endif
     rq_unlock(rq);
 }
 
