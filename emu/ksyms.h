@@ -17,7 +17,7 @@
     X(sysenter_return) \
     X(sysenter_exit)    /* the sysexit: the call leaves by sysexit */ \
     X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */ \
-    X(switch_to_asm)    /* the kernel changes stacks: another task runs */ \
+    X(__switch_to)      /* on the next task's stack: another task runs */ \
     X(exec_boot_program) /* loading the program: where the fuzz targets keep */ \
     X(sys_read)         /* ... or its first read: a machine to restore per input */
 

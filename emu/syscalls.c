@@ -132,6 +132,15 @@ static uint32_t running_key(struct machine *m)
     return esp0;
 }
 
+/* At __switch_to the kernel already runs on the next task's stack, but
+ * the TSS still has the last one's esp0: the key is the stack's top. */
+static uint32_t next_task_key(struct machine *m)
+{
+    uint32_t esp = 0;
+    uc_reg_read(m->uc, UC_X86_REG_ESP, &esp);
+    return (esp & ~(uint32_t)(THREAD_SIZE - 1)) + THREAD_SIZE;
+}
+
 /* The slot of the task with this kernel stack: its own, a free one, or
  * the one unused longest (a task that has exited). */
 static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
@@ -173,9 +182,10 @@ static void tell_exit(struct syscall_tracker *t, const struct exit_record *x)
             t->listeners[i].exit(t->listeners[i].ctx, x);
 }
 
-/* The kernel is about to run another task. The one leaving may have
- * exited: its call (exit, or the one a signal ended) is over. */
-static void switch_task(struct syscall_tracker *t, struct machine *m)
+/* The kernel runs another task, whose kernel stack's top is key. The one
+ * leaving may have exited: its call (exit, or the one a signal ended) is
+ * over. */
+static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t key)
 {
     struct task_track *old = t->task;
     if (old && old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)) {
@@ -191,7 +201,7 @@ static void switch_task(struct syscall_tracker *t, struct machine *m)
             tell_exit(t, &x);
         memset(old, 0, sizeof *old);
     }
-    t->task = slot_for(t, running_key(m));
+    t->task = slot_for(t, key);
     t->task->last_used = ++t->switches;
 }
 
@@ -412,7 +422,7 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
 
     follow_cpu(t, m);
     if (kernel && b->addr == t->switch_to)
-        switch_task(t, m);
+        switch_task(t, m, next_task_key(m));
     struct task_track *task = t->task;
     ext_check_close(task, m, b, kernel);
     /* The counts before a user block are only read at the edges of a call
@@ -502,8 +512,8 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m)
     t->sysenter_return = m->ksyms.addr[KSYM_sysenter_return];
     t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
     t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
-    t->switch_to = m->ksyms.addr[KSYM_switch_to_asm];
-    switch_task(t, m);
+    t->switch_to = m->ksyms.addr[KSYM___switch_to];
+    switch_task(t, m, running_key(m));
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,
         .block = tracker_on_block, .exit = tracker_on_exit,

@@ -229,30 +229,9 @@ ENTRY(start_user)
 	GET_THREAD_INFO(%ebx)
 	jmp syscall_exit
 
-/*
- * void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp): save the
- * callee-saved registers on this kernel stack and its ESP in *prev_esp,
- * then resume the next task where it saved its own: in switch_to_asm, or,
- * for a task that has never run, at ret_from_fork.
- */
-ENTRY(switch_to_asm)
-	movl 4(%esp), %eax
-	movl 8(%esp), %edx
-	pushl %ebp
-	pushl %ebx
-	pushl %esi
-	pushl %edi
-	movl %esp, (%eax)
-	movl %edx, %esp
-	popl %edi
-	popl %esi
-	popl %ebx
-	popl %ebp
-	ret
-
-/* A new task's first switch lands here, with its pt_regs (the parent's,
- * EAX = 0) just above: it leaves for user mode through iret, whichever
- * way the parent came in. */
+/* A new task's first switch lands here (__switch_to returns to it), its
+ * stack pointer at its pt_regs (the parent's, EAX = 0): it leaves for user
+ * mode through iret, whichever way the parent came in. */
 ENTRY(ret_from_fork)
 	call schedule_tail
 	GET_THREAD_INFO(%ebx)

@@ -121,6 +121,7 @@ static void release_task(struct task_struct *t)
     list_del(&t->tasks);
     current->cutime += t->utime + t->cutime;
     current->cstime += t->stime + t->cstime;
+    sched_exit(t);
     t->state = TASK_DEAD;
     nr_tasks--;
     sighand_free(t->sighand);

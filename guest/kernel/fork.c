@@ -57,21 +57,37 @@ static void discard(struct task_struct *p)
     free_task(p);
 }
 
-/* The child's first switch pops four registers and returns to
- * ret_from_fork, with its pt_regs just above. */
+/* The child's first switch resumes it at ret_from_fork, its stack
+ * pointer at its pt_regs (the parent's, EAX = 0). */
 static void setup_child_stack(struct task_struct *p, uint32_t newsp)
 {
     struct pt_regs *regs = task_pt_regs(p);
-    uint32_t *sp = (uint32_t *)regs;
 
     *regs = *task_pt_regs(current);
     regs->eax = 0;
     if (newsp)
         regs->esp = newsp;
-    *--sp = (uint32_t)ret_from_fork;
-    for (int i = 0; i < 4; i++)
-        *--sp = 0;
-    p->thread.esp = (uint32_t)sp;
+    p->thread.esp = (uint32_t)regs;
+    p->thread.eip = (uint32_t)ret_from_fork;
+}
+
+/* Parent and child share what is left of the parent's time slice, so
+ * that forking gains no CPU time; a parent left with nothing ends its
+ * slice now. */
+static void share_time_slice(struct task_struct *p)
+{
+    struct task_struct *me = current;
+
+    local_irq_disable();
+    p->time_slice = (me->time_slice + 1) >> 1;
+    p->first_time_slice = 1;
+    me->time_slice >>= 1;
+    p->sleep_timestamp = (uint32_t)jiffies;
+    if (!me->time_slice) {
+        me->time_slice = 1;
+        scheduler_tick(0, 0);
+    }
+    local_irq_enable();
 }
 
 static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_t tls,
@@ -110,7 +126,9 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
     vfs_get(p->cwd);
     p->umask = me->umask;
     p->sig_blocked = me->sig_blocked;
-    p->slice = TIME_SLICE_TICKS;
+    p->prio = me->prio;
+    p->static_prio = me->static_prio;
+    p->sleep_avg = me->sleep_avg;
     memcpy(p->tls_array, me->tls_array, sizeof(p->tls_array));
     memcpy(p->comm, me->comm, sizeof(p->comm));
     __asm__ volatile("mov %%fs, %0" : "=r"(p->thread.fs));
@@ -138,8 +156,8 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
     list_add_tail(&p->sibling, &me->children);
     list_add_tail(&p->tasks, &task_list);
     nr_tasks++;
-    p->state = TASK_INTERRUPTIBLE;
-    wake_up_process(p);
+    share_time_slice(p);
+    wake_up_forked_process(p);
 
     if (flags & CLONE_VFORK) {
         p->vfork_parent = me;

@@ -2,11 +2,13 @@
  * Tasks. Each process is a struct task_struct and a kernel stack of
  * THREAD_SIZE bytes with its struct thread_info at the bottom, so
  * `current` is found from %esp alone (GET_THREAD_INFO in entry.S), as in
- * Linux 2.5. The scheduler is cooperative: a task runs until it blocks,
- * yields or exits; schedule() then picks the next runnable task round-robin
- * and switch_to() moves to its stack, its TSS esp0 (which the sysenter
- * trampoline reads), its TLS descriptors, its FPU state and its address
- * space.
+ * Linux 2.5. The scheduler is 2.5.53's O(1) one (sched.c): a run queue
+ * of two priority arrays; a task runs until it blocks, yields or exits, or
+ * until the tick ends its time slice or wakes a task of better priority
+ * (the switch then happens on its way back to user mode: the kernel is not
+ * preemptible). switch_to moves to the next task's stack, and __switch_to
+ * gives the CPU its TSS esp0 (which the sysenter trampoline reads), its
+ * TLS descriptors and selectors and its FPU state.
  */
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
@@ -118,8 +120,11 @@ int autoremove_wake_function(wait_queue_t *wait, unsigned mode, int sync);
     wait_queue_t name = { 0, current, autoremove_wake_function, \
                           LIST_HEAD_INIT((name).task_list) }
 
-/* What switch_to saves: the kernel stack pointer where the task stopped. */
+/* What switch_to saves: where the task stopped (its kernel stack pointer
+ * and the address it resumes at), and what __switch_to gives the CPU. */
 struct thread_struct {
+    uint32_t esp0;             /* its kernel stack's top, for the TSS */
+    uint32_t eip;
     uint32_t esp;
     uint32_t fs, gs;           /* user selectors: no kernel entry saves them */
     uint8_t fpu[108];          /* fnsave image, when fpu_saved */
@@ -155,7 +160,13 @@ struct task_struct {
     struct task_struct *group_leader; /* itself: this kernel has no threads */
     struct list_head children, sibling;
     struct list_head tasks;    /* every task */
-    struct list_head run_list; /* on the run queue while TASK_RUNNING */
+    struct list_head run_list; /* in its priority's queue of a prio array */
+    struct prio_array *array;  /* that array while on the run queue, or NULL */
+    int prio, static_prio;     /* 100 (best) to 139; static: nice 0 is 120 */
+    uint32_t sleep_avg;        /* ticks, up to MAX_SLEEP_AVG: the priority bonus */
+    uint32_t sleep_timestamp;  /* jiffies when it last left the CPU */
+    uint32_t time_slice;       /* ticks left of its time slice */
+    int first_time_slice;      /* still the one fork gave it */
     struct wait_queue *waiting_on; /* for the deadlock report */
     struct wait_queue wait_chldexit; /* a child exited (wait4 sleeps here) */
     struct wait_queue wait_vfork;    /* a vfork child let go of our memory */
@@ -182,7 +193,6 @@ struct task_struct {
     uint64_t it_virt_value, it_virt_incr, it_prof_value, it_prof_incr;
     uint64_t utime, stime;     /* cycles in user mode, in the kernel (the tick's sample) */
     uint64_t cutime, cstime;   /* of waited-for children */
-    uint32_t slice;            /* ticks left of its time slice */
     uint32_t set_child_tid, clear_child_tid;
     struct task_struct *vfork_parent; /* sleeps until this child execs or exits */
     int did_exec;              /* it has run execve (setpgid's EACCES) */
@@ -237,9 +247,15 @@ static inline int signal_pending(const struct task_struct *t)
 }
 
 /* sched.c */
+#define MAX_RT_PRIO 100
+#define MAX_PRIO (MAX_RT_PRIO + 40)
+#define NICE_TO_PRIO(nice) (MAX_RT_PRIO + (nice) + 20)
 void sched_init(void);
 void schedule(void);
+void scheduler_tick(int user_ticks, int sys_ticks);
 int wake_up_process(struct task_struct *t);
+void wake_up_forked_process(struct task_struct *p);
+void sched_exit(struct task_struct *p);
 fastcall void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
 fastcall void __wake_up_locked(wait_queue_head_t *q, unsigned mode);
 #define wake_up(q) __wake_up((q), TASK_UNINTERRUPTIBLE | TASK_INTERRUPTIBLE, 1)
@@ -303,7 +319,7 @@ void fpu_save_to(struct task_struct *t, void *image108);
 void fpu_load_from(struct task_struct *t, const void *image108);
 
 /* timer.c: the tick and the timers (TSC deadlines) */
-#define TIME_SLICE_TICKS 100       /* 100 ms at HZ = 1000: 2.5's default slice */
+#define HZ 1000
 extern uint64_t jiffies;
 #ifdef CONFIG_SMP
 extern int in_idle_cpu[NR_CPUS];
@@ -328,7 +344,6 @@ int set_tls_of(struct task_struct *t, uint32_t uinfo);
 void fpu_forget(struct task_struct *t);
 
 /* entry.S */
-void switch_to_asm(uint32_t *prev_esp, uint32_t next_esp);
 void ret_from_fork(void);
 
 #define savesegment(seg, value) \

@@ -163,11 +163,7 @@ static inline void update_process_times(struct task_struct *me, int user)
         else
             me->stime += cycles_per_tick;
         itimer_tick(me, user);
-        if (me->slice && --me->slice == 0) {
-            me->slice = TIME_SLICE_TICKS;
-            if (nr_running() > 1)
-                me->ti->flags |= _TIF_NEED_RESCHED;
-        }
+        scheduler_tick(user, !user);
     }
 }
 
