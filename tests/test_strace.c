@@ -87,7 +87,7 @@ static const char expected_all[] =
     "sa_flags=0}, 8) = 0 <N cycles>\n"
     "[sysenter/sysexit] ioctl(99, TCGETS, 0x804b060)            = -1 EBADF (Bad file "
     "descriptor) <N cycles>\n"
-    "[sysenter/iret]    sched_yield()                           = 0 <N cycles>\n"
+    "[sysenter/sysexit] sched_yield()                           = 0 <N cycles>\n"
     "[sysenter/iret]    syscall_0x1388(0x1, 0x2, 0x3, 0x4, 0x5, 0x6) = -1 ENOSYS (Function not "
     "implemented) <N cycles>\n"
     "[sysenter/sysexit] stat64(\"/hello.txt\", {st_mode=S_IFREG|0644, st_size=32, ...}) = 0 "

@@ -1,7 +1,10 @@
 /*
  * The kernel's exit paths that are not the fast one.
- *   entry_paths yield     - sched_yield leaves work pending: even a call
+ *   entry_paths signal    - kill of itself, a handler installed: the signal
+ *                           is pending at the call's exit, so even a call
  *                           made with sysenter must return through iret
+ *   entry_paths yield     - sched_yield, which as in 2.5.53 schedules
+ *                           inside the call and leaves no work pending
  *   entry_paths segfixup  - DS holds a TLS selector whose descriptor the
  *                           call itself clears: popping DS on the way out
  *                           faults in the kernel, the fixup loads a null
@@ -19,6 +22,24 @@ static int yield(void)
     long pid = syscall0(SYS_getpid);
     printf("sched_yield=%ld getpid=%ld\n", y, pid);
     return y == 0 && pid == 1 ? 0 : 1;
+}
+
+static volatile int caught;
+
+static void on_usr1(int sig)
+{
+    caught += sig == SIGUSR1;
+}
+
+static int signal_self(void)
+{
+    struct { uint32_t handler, flags, restorer; uint64_t mask; } act = {
+        (uint32_t)on_usr1, 0, 0, 0 };
+    if (syscall6(SYS_rt_sigaction, SIGUSR1, (long)&act, 0, 8, 0, 0) != 0)
+        return 2;
+    long k = syscall2(SYS_kill, syscall0(SYS_getpid), SIGUSR1);
+    printf("kill=%ld caught=%d\n", k, caught);
+    return k == 0 && caught == 1 ? 0 : 1;
 }
 
 /* Load DS with the TLS selector, clear its descriptor with a system call
@@ -67,8 +88,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "yield"))
         return yield();
+    if (argc > 1 && !strcmp(argv[1], "signal"))
+        return signal_self();
     if (argc > 1 && !strcmp(argv[1], "segfixup"))
         return segfixup(argc > 2 && !strcmp(argv[2], "int80"));
-    puts_fd(2, "usage: entry_paths yield|segfixup [int80]\n");
+    puts_fd(2, "usage: entry_paths signal|yield|segfixup [int80]\n");
     return 2;
 }
