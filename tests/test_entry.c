@@ -81,7 +81,7 @@ START_TEST(pending_work_returns_through_iret)
     struct emu_result r;
     run_emu(&r, args);
     ck_assert_int_eq(r.status, 0);
-    ck_assert_str_eq(r.out, "sched_yield=0 getpid=1\n");
+    ck_assert_str_eq(r.out, "sched_yield=0 getpid=2\n");
     bool sep = _i < 2;
     /* sched_yield sets need_resched: iret even after sysenter; getpid: fast */
     ck_assert_ptr_nonnull(strstr(r.err, sep ? "[sysenter/iret]    sched_yield"

@@ -24,7 +24,7 @@ struct binprm {
     const char *filename;      /* as the caller named it: AT_EXECFN */
     uint32_t filename_len;
     int depth;                 /* scripts so far */
-    int boot;                  /* pid 1's program: ELF only */
+    int boot;                  /* the boot program: ELF only */
     int past_return;           /* the old image is gone */
     const char *reason;        /* why the boot program cannot run */
 };

@@ -10,7 +10,7 @@
  * descriptors close, caught signals go back to their default, TLS goes,
  * and the caller returns to user mode at the program's entry, by iret.
  *
- * The boot program (pid 1) comes the same way from the file the emulator
+ * The boot program (pid 2, a child of init) comes the same way from the file the emulator
  * placed in the tree, with its arguments from the boot record; when it
  * cannot run, the machine stops with the reason (exec_failed).
  *
@@ -294,7 +294,7 @@ long sys_execveat(uint32_t dirfd, uint32_t upath, uint32_t uargv,
     return do_execve(p.dir, p.text, p.len, uargv, uenvp);
 }
 
-/* ---- pid 1 ---- */
+/* ---- the boot program ---- */
 
 /* The boot program: its file and strings from the boot record. */
 void exec_boot_program(void)

@@ -80,6 +80,7 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
         return -EINVAL;
     if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
         return -EINVAL;       /* a thread */
+    reap_orphans();
     if (nr_tasks >= TASK_LIMIT)
         return -EAGAIN;
     p = alloc_task();

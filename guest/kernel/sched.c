@@ -15,7 +15,9 @@ extern union thread_union init_thread_union;
 
 static struct task_struct init_task_struct;
 static struct task_struct idle_task;   /* pid 0: init's parent, never run */
+static struct task_struct init_struct; /* pid 1: never run (exit.c reaps for it) */
 struct task_struct *init_task = &init_task_struct;
+struct task_struct *child_reaper = &init_struct;
 LIST_HEAD_DEF(task_list);
 static LIST_HEAD_DEF(run_queue);
 uint32_t nr_tasks;
@@ -41,25 +43,25 @@ void sched_init(void)
     t->ti->task = t;
     t->ti->addr_limit = USER_SPACE_TOP;
     t->group_leader = t;
-    t->ti->pid = t->pid = t->pgid = t->sid = 1;
+    t->ti->pid = t->pid = t->pgid = t->sid = BOOT_PID;
     t->state = TASK_RUNNING;
     t->exit_signal = SIGCHLD;
-    t->parent = &idle_task;
     INIT_LIST_HEAD(&t->children);
-    INIT_LIST_HEAD(&t->sibling);
+    reaper_init(&idle_task);
+    t->parent = child_reaper;
+    list_add_tail(&t->sibling, &child_reaper->children);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
     init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
     init_waitqueue(&t->wait_signal, "a signal (pause)");
     list_add_tail(&t->tasks, &task_list);
     list_add_tail(&t->run_list, &run_queue);
     t->umask = 022;
-    memcpy(t->comm, "init", 5);
     t->slice = TIME_SLICE_TICKS;
 #ifdef CONFIG_SMP
     t->on_cpu = 1;
     t->cpus_allowed = (1u << NR_CPUS) - 1;
 #endif
-    last_pid = 1;
+    last_pid = BOOT_PID;
     nr_tasks = 1;
     /* The boot task owns the FPU from the start: a program that never
      * shares the CPU never takes a device-not-available trap. */

@@ -209,7 +209,11 @@ static inline struct pt_regs *task_pt_regs(struct task_struct *t)
     return (struct pt_regs *)((uint32_t)t->ti + THREAD_SIZE - PT_SIZE);
 }
 
-extern struct task_struct *init_task;   /* pid 1 */
+/* The boot program's task, pid BOOT_PID: its end is the machine's. Its
+ * parent is child_reaper, pid 1, Linux's name for init (exit.c). */
+#define BOOT_PID 2
+extern struct task_struct *init_task;
+extern struct task_struct *child_reaper;
 extern struct list_head task_list;
 extern uint32_t nr_tasks;
 
@@ -258,6 +262,8 @@ __attribute__((noreturn)) void cpu_idle_loop(void);
 /* exit.c */
 void exit_mm_late(struct task_struct *t);
 void mm_release(struct task_struct *t);
+void reaper_init(struct task_struct *parent);
+void reap_orphans(void);
 
 /* signal.c */
 struct sighand *sighand_alloc(const struct sighand *from);
