@@ -148,6 +148,18 @@
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
 #define HC_PORT_DEADLOCK 0xee /* struct hc_text: no task can run, none can be woken */
 /*
+ * The console: the emulator's descriptors 0-2 are what they are on the
+ * host (a regular file, a pipe, a terminal); every request is a struct
+ * hc_console on stream fd. Results are 0 or -errno unless said.
+ */
+#define HC_PORT_CONSOLE 0xeb
+#define CONSOLE_SEEK    1  /* offset, whence -> the new offset in offset (ESPIPE) */
+#define CONSOLE_STAT    2  /* -> struct hc_stat at buf */
+#define CONSOLE_IOCTL   3  /* a terminal's TCGETS or TIOCGWINSZ (in whence): len
+                              bytes at buf (ENOTTY) */
+#define CONSOLE_POLL    4  /* -> 1 if a read (stream 0) or write would not wait now */
+#define CONSOLE_PREAD   5  /* len bytes at offset to buf -> bytes (ESPIPE) */
+/*
  * The file tree (emu/vfs.h: an in-memory layer over the read-only host
  * directory of "emu run --root DIR"): every request is a struct hc_vfs;
  * paths and data sit in kernel memory, never in user memory. Handles are
@@ -272,6 +284,16 @@ struct hc_io {
     uint32_t buf;    /* guest address */
     uint32_t len;
     int32_t result;  /* written by the emulator: bytes or -errno */
+};
+
+struct hc_console {
+    uint32_t op;     /* CONSOLE_* */
+    uint32_t fd;     /* the stream: 0, 1 or 2 */
+    int64_t offset;
+    uint32_t whence;
+    uint32_t buf;    /* guest address, in kernel memory */
+    uint32_t len;
+    int32_t result;
 };
 
 struct hc_exit {

@@ -106,6 +106,7 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
     p->cwd = me->cwd;
     vfs_get(p->cwd);
     p->umask = me->umask;
+    p->cred = me->cred;
     p->sig_blocked = me->sig_blocked;
     p->slice = TIME_SLICE_TICKS;
     memcpy(p->tls_array, me->tls_array, sizeof(p->tls_array));

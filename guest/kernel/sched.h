@@ -23,6 +23,16 @@
 #define PID_MAX   32768
 #define TASK_LIMIT 64          /* RLIMIT_NPROC-like: fork beyond it is EAGAIN */
 #define TASK_COMM_LEN 16
+#define NGROUPS 32   /* 2.5.53's supplementary groups per process */
+
+/* Who a process is: real, effective, saved and file-system ids, and its
+ * supplementary groups (sys.c). All zero, root, for the boot program. */
+struct cred {
+    uint32_t uid, euid, suid, fsuid;
+    uint32_t gid, egid, sgid, fsgid;
+    uint32_t ngroups;
+    uint32_t groups[NGROUPS];
+};
 
 struct task_struct;
 
@@ -188,6 +198,7 @@ struct task_struct {
     struct task_struct *vfork_parent; /* sleeps until this child execs or exits */
     int did_exec;              /* it has run execve (setpgid's EACCES) */
     char comm[TASK_COMM_LEN];
+    struct cred cred;
 #ifdef CONFIG_SMP
     uint32_t on_cpu;           /* CPU + 1 whose stack pointer is in this task's
                                   stack (running, or idle in its schedule()):
