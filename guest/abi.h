@@ -274,7 +274,7 @@
 
 
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
-#define BOOT_VERSION 2
+#define BOOT_VERSION 3
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -367,7 +367,9 @@ struct boot_record {
     uint8_t  random[16];   /* AT_RANDOM bytes (fixed, for determinism) */
     uint32_t mem_pages;    /* user pages all processes may hold (--mem) */
     uint32_t ncpus;        /* CPUs (--smp): APIC IDs 0 .. ncpus-1 */
-    uint32_t reserved[2];
+    uint32_t exe_path_size; /* the program's path (/proc/self/exe), NUL-ended,
+                               at args_addr + args_size; 0: none */
+    uint32_t reserved[1];
 };
 
 /* The page at VGTOD_DATA (offsets VGTOD_*, for the vsyscall code). */

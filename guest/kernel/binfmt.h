@@ -14,6 +14,7 @@
 
 struct binprm {
     uint32_t file;             /* vfs handle (a reference), or NO_HANDLE */
+    struct exe_path *exe_path; /* its path (a reference), or NULL */
     uint64_t size;
     uint8_t head[BINPRM_BUF];
     uint32_t head_len;

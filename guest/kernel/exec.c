@@ -15,7 +15,8 @@
  * cannot run, the machine stops with the reason (exec_failed).
  *
  * "/proc/self/exe" is the one name of /proc there is: busybox re-executes
- * itself through it to run its applets.
+ * itself through it to run its applets, and readlink gives its path
+ * (exe_path.c).
  */
 #include "kernel.h"
 #include "binfmt.h"
@@ -46,6 +47,8 @@ void binprm_free(struct binprm *b)
         free_pages(b->args, b->cap / PAGE_SIZE);
     if (b->file != NO_HANDLE)
         vfs_put(b->file);
+    exe_path_put(b->exe_path);
+    b->exe_path = NULL_PTR;
     b->args = NULL_PTR;
     b->file = NO_HANDLE;
 }
@@ -152,8 +155,9 @@ long open_exec(struct binprm *b, uint32_t dir, const char *path, uint32_t len)
 {
     struct hc_stat st;
     long h, err;
+    int self = len == sizeof(SELF_EXE) - 1 && !memcmp(path, SELF_EXE, len);
 
-    if (len == sizeof(SELF_EXE) - 1 && !memcmp(path, SELF_EXE, len)) {
+    if (self) {
         h = current->mm ? current->mm->exe_file : NO_FILE;
         if ((uint32_t)h == NO_FILE)
             return -ENOENT;
@@ -173,6 +177,11 @@ long open_exec(struct binprm *b, uint32_t dir, const char *path, uint32_t len)
         vfs_put(b->file);
     b->file = (uint32_t)h;
     b->size = st.size;
+    exe_path_put(b->exe_path);
+    if (self)
+        exe_path_get(b->exe_path = current->mm->exe_path);
+    else
+        b->exe_path = exe_path_lookup(dir, path, len);
     return 0;
 }
 
@@ -212,6 +221,8 @@ long flush_old_exec(struct binprm *b)
         mmput(old);
     mm->exe_file = b->file;
     b->file = NO_HANDLE;
+    mm->exe_path = b->exe_path;
+    b->exe_path = NULL_PTR;
     close_on_exec(me->files);
     flush_signal_handlers(me);
     memset(me->tls_array, 0, sizeof(me->tls_array));
@@ -324,6 +335,10 @@ void exec_boot_program(void)
     b.envc = boot->envc;
     b.filename = b.argc ? b.args + b.start : "";
     b.filename_len = strlen(b.filename);
+    /* its path: just past the argument strings */
+    if (boot->exe_path_size && boot->exe_path_size <= BOOT_ARGS_MAX - size &&
+        strnlen(strings + size, boot->exe_path_size) == boot->exe_path_size - 1)
+        b.exe_path = exe_path_new("", 0, strings + size, boot->exe_path_size - 1);
     if ((err = read_head(&b)) == 0)
         err = search_binary(&b);
     if (err)
