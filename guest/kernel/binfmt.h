@@ -7,7 +7,10 @@
 #include "kernel.h"
 
 #define BINPRM_BUF     128           /* the bytes of the file looked at first */
-#define MAX_ARG_BYTES  BOOT_ARGS_MAX /* argument and environment strings */
+/* execve's limits, as Linux's: the strings and their pointers take at most
+ * a quarter of the stack limit, one string at most 32 pages. */
+#define MAX_ARG_BYTES  (USER_STACK_MAX / 4)
+#define MAX_ARG_STRLEN (32 * PAGE_SIZE)
 #define MAX_INTERP     4             /* scripts run by scripts, at most */
 /* Room before the strings for what scripts put in front of argv. */
 #define ARGS_HEADROOM  (MAX_INTERP * (HC_VFS_PATH_MAX + 2 * BINPRM_BUF))

@@ -1,7 +1,8 @@
 /*
  * execve: run a file of the tree in place of the caller. The arguments
- * and environment are copied into kernel memory first (256 KiB at most:
- * E2BIG), the file is checked (a directory or a file without an x bit:
+ * and environment are copied into kernel memory first (Linux's limits:
+ * 128 KiB a string, a quarter of the stack limit in all with the
+ * pointers, else E2BIG), the file is checked (a directory or a file without an x bit:
  * EACCES), "#!" scripts go to their interpreter (binfmt_script.c), static
  * ELF files are checked before anything is changed (binfmt_elf.c). Then,
  * past the point of no return, the old address space goes, the new one is
@@ -57,20 +58,21 @@ void binprm_free(struct binprm *b)
  * -E2BIG past max. */
 static long user_strlen(uint32_t addr, uint32_t max)
 {
-    char c;
+    char piece[64];
 
-    for (uint32_t i = 0; i < max; i++) {
-        long n = strncpy_from_user(&c, addr + i, 1);
+    for (uint32_t i = 0; i < max; i += sizeof(piece)) {
+        long n = strncpy_from_user(piece, addr + i, sizeof(piece));
         if (n < 0)
             return 0;
-        if (n == 0)
-            return (long)i + 1;
+        if (n < (long)sizeof(piece))
+            return i + n + 1 > max ? -E2BIG : (long)(i + n + 1);
     }
     return -E2BIG;
 }
 
-/* Count the strings of a user vector and their bytes. */
-static long count_user(uint32_t uvec, uint32_t *count, uint32_t *bytes)
+/* Count the strings of a user vector and their bytes; room: what the
+ * strings and their pointers may still take. */
+static long count_user(uint32_t uvec, uint32_t *count, uint32_t *bytes, uint32_t *room)
 {
     uint32_t p;
 
@@ -81,14 +83,14 @@ static long count_user(uint32_t uvec, uint32_t *count, uint32_t *bytes)
             return -EFAULT;
         if (!p)
             return 0;
-        len = user_strlen(p, MAX_ARG_BYTES);
+        len = user_strlen(p, MAX_ARG_STRLEN);
         if (len == 0)
             return -EFAULT;
-        if (len < 0 || len > (long)(MAX_ARG_BYTES - *bytes))
+        if (len < 0 || (uint32_t)len + 4 > *room)
             return -E2BIG;
+        *room -= (uint32_t)len + 4;
         *bytes += (uint32_t)len;
-        if (++*count > MAX_ARG_BYTES / 4)
-            return -E2BIG;
+        ++*count;
     }
     return 0;
 }
@@ -115,11 +117,11 @@ static long copy_user_strings(struct binprm *b, uint32_t uvec, uint32_t count,
 
 static long copy_args(struct binprm *b, uint32_t uargv, uint32_t uenvp)
 {
-    uint32_t bytes = 0, at;
+    uint32_t bytes = 0, room = MAX_ARG_BYTES, at;
     long err;
 
-    if ((err = count_user(uargv, &b->argc, &bytes)) ||
-        (err = count_user(uenvp, &b->envc, &bytes)) || (err = args_alloc(b, bytes)))
+    if ((err = count_user(uargv, &b->argc, &bytes, &room)) ||
+        (err = count_user(uenvp, &b->envc, &bytes, &room)) || (err = args_alloc(b, bytes)))
         return err;
     at = b->start = b->cap - bytes;
     if ((err = copy_user_strings(b, uargv, b->argc, &at)) ||
@@ -325,6 +327,8 @@ void exec_boot_program(void)
         uint32_t left = size - off, len = strnlen(strings + off, left);
         if (len == left)
             exec_failed(E2BIG, "argument strings not NUL-terminated");
+        if (len + 1 > MAX_ARG_STRLEN)
+            exec_failed(E2BIG, "argument list too long (a string over 128 KiB)");
         off += len + 1;
     }
     if (args_alloc(&b, off))
