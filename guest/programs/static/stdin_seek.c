@@ -46,6 +46,7 @@ int main(void)
     pid_t pid;
 
     describe(0);
+    describe(1);
     fflush(stdout);
     if (!fgets(line, sizeof line, stdin))
         return 1;
