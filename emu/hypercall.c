@@ -107,9 +107,11 @@ static void host_stat(const struct stat *s, struct hc_stat *st)
     st->ctime = (struct hc_time){ s->st_ctim.tv_sec, (uint32_t)s->st_ctim.tv_nsec, 0 };
 }
 
-/* A stream that is not the host's looks like a pipe. */
-static int32_t console_stat(const struct machine *m, uint32_t fd, struct hc_stat *st)
+/* A stream that is not the host's looks like a pipe. The guest's buffer
+ * may be only 4-aligned: the answer is copied in. */
+static int32_t console_stat(const struct machine *m, uint32_t fd, uint8_t *out)
 {
+    struct hc_stat st;
     struct stat s;
     if (!console_on_host(m, fd)) {
         memset(&s, 0, sizeof s);
@@ -119,8 +121,14 @@ static int32_t console_stat(const struct machine *m, uint32_t fd, struct hc_stat
     } else if (fstat((int)fd, &s) != 0) {
         return -errno;
     }
-    host_stat(&s, st);
+    host_stat(&s, &st);
+    memcpy(out, &st, sizeof st);
     return 0;
+}
+
+static off_t console_offset(const struct hc_console *c)
+{
+    return (off_t)(((uint64_t)c->offset_hi << 32) | c->offset_lo);
 }
 
 static int32_t console_seek(const struct machine *m, struct hc_console *c)
@@ -129,10 +137,11 @@ static int32_t console_seek(const struct machine *m, struct hc_console *c)
         return -ESPIPE;
     if (c->fd != 0)
         fflush(c->fd == 1 ? stdout : stderr);
-    off_t at = lseek((int)c->fd, (off_t)c->offset, (int)c->whence);
+    off_t at = lseek((int)c->fd, console_offset(c), (int)c->whence);
     if (at < 0)
         return -errno;
-    c->offset = at;
+    c->offset_lo = (uint32_t)at;
+    c->offset_hi = (uint32_t)((uint64_t)at >> 32);
     return 0;
 }
 
@@ -164,7 +173,7 @@ static int32_t console_pread(const struct machine *m, struct hc_console *c, uint
 {
     if (c->fd != 0 || !console_on_host(m, c->fd))
         return -ESPIPE;
-    ssize_t n = pread(0, buf, c->len, (off_t)c->offset);
+    ssize_t n = pread(0, buf, c->len, console_offset(c));
     return n < 0 ? -errno : (int32_t)n;
 }
 
@@ -178,7 +187,7 @@ static void hc_console(struct machine *m, struct hc_console *c)
     switch (c->op) {
     case CONSOLE_SEEK: c->result = console_seek(m, c); break;
     case CONSOLE_STAT:
-        c->result = c->len == sizeof(struct hc_stat) ? console_stat(m, c->fd, (void *)buf)
+        c->result = c->len == sizeof(struct hc_stat) ? console_stat(m, c->fd, buf)
                                                       : -EINVAL;
         break;
     case CONSOLE_IOCTL: c->result = console_ioctl(m, c, buf); break;

@@ -289,7 +289,7 @@ struct hc_io {
 struct hc_console {
     uint32_t op;     /* CONSOLE_* */
     uint32_t fd;     /* the stream: 0, 1 or 2 */
-    int64_t offset;
+    uint32_t offset_lo, offset_hi; /* halves: the block is only 4-aligned */
     uint32_t whence;
     uint32_t buf;    /* guest address, in kernel memory */
     uint32_t len;

@@ -313,10 +313,10 @@ END_TEST
 static const struct {
     const char *n, *size, *out;
 } arg_cases[] = {
-    { "1", "131071", "got 1 arguments, 131106 bytes\n" },   /* 128 KiB with the NUL */
+    { "1", "131071", "got 1 arguments, 131072 bytes\n" },   /* 128 KiB with the NUL */
     { "1", "131072", "execve: Argument list too long\n" },  /* MAX_ARG_STRLEN + 1 */
     { "1", "200000", "execve: Argument list too long\n" },
-    { "100000", "12", "got 100000 arguments, 1300034 bytes\n" },
+    { "100000", "12", "got 100000 arguments, 1300000 bytes\n" },
     { "150000", "12", "execve: Argument list too long\n" }, /* 2.55 MB with pointers */
 };
 

@@ -48,7 +48,8 @@ int boot_console(const struct file *f)
 
 static long console_pread(struct file *f, uint32_t buf, uint32_t count, uint64_t pos)
 {
-    struct hc_console c = { 0, 0, (int64_t)pos, 0, (uint32_t)vfs_bounce, 0, 0 };
+    struct hc_console c = { .offset_lo = (uint32_t)pos, .offset_hi = (uint32_t)(pos >> 32),
+                            .buf = (uint32_t)vfs_bounce };
     long n;
 
     c.len = count < VFS_CHUNK ? count : VFS_CHUNK;
@@ -340,11 +341,12 @@ long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
 /* The host file's one offset, shared by every process that inherited it. */
 static long console_seek(struct file *f, int64_t off, uint32_t whence, uint64_t *out)
 {
-    struct hc_console c = { 0, 0, off, whence, 0, 0, 0 };
+    struct hc_console c = { .offset_lo = (uint32_t)off, .offset_hi = (uint32_t)(off >> 32),
+                            .whence = whence };
     long err = console_call(CONSOLE_SEEK, f, &c);
 
     if (!err)
-        *out = (uint64_t)c.offset;
+        *out = ((uint64_t)c.offset_hi << 32) | c.offset_lo;
     return err;
 }
 
@@ -433,7 +435,7 @@ long sys_llseek(uint32_t fd, uint32_t hi, uint32_t lo, uint32_t uresult,
 static long console_ioctl(struct file *f, uint32_t cmd, uint32_t arg)
 {
     uint32_t len = cmd == TCGETS ? TERMIOS_SIZE : WINSIZE_SIZE;
-    struct hc_console c = { 0, 0, 0, cmd, (uint32_t)vfs_bounce, len, 0 };
+    struct hc_console c = { .whence = cmd, .buf = (uint32_t)vfs_bounce, .len = len };
     long err = console_call(CONSOLE_IOCTL, f, &c);
 
     if (err)

@@ -40,7 +40,7 @@ static int stdin_pending;
 
 static uint32_t console_events(struct file *f)
 {
-    struct hc_console c = { 0, 0, 0, 0, 0, 0, 0 };
+    struct hc_console c = { 0 };
 
     if (!boot_console(f) || f->stream != 0 || console_call(CONSOLE_POLL, f, &c) != 0) {
         return POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;

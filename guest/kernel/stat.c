@@ -39,7 +39,7 @@ long stat_file(struct file *f, struct hc_stat *st)
         return 0;
     }
     if (boot_console(f)) {
-        struct hc_console c = { 0, 0, 0, 0, (uint32_t)st, sizeof(*st), 0 };
+        struct hc_console c = { .buf = (uint32_t)st, .len = sizeof(*st) };
         return console_call(CONSOLE_STAT, f, &c);
     }
     if (f->handle == NO_HANDLE) {

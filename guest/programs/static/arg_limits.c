@@ -13,7 +13,7 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "got")) {
         size_t bytes = 0;
-        for (int i = 0; i < argc; i++)
+        for (int i = 2; i < argc; i++)
             bytes += strlen(argv[i]) + 1;
         printf("got %d arguments, %zu bytes\n", argc - 2, bytes);
         return 0;
