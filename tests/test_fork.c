@@ -190,7 +190,7 @@ START_TEST(process_groups_and_sessions)
            "pgrp 2 sid 2 (pid 2)\nsetsid as group leader: -1\n"
            "child setsid: its pid, pgid the same\nsetpgid(child, child): 0\n"
            "child's pgid is its pid: yes\nsetpgid(0, 0) as session leader: -1\n"
-           "setpgid(1, 0), init: -3\ngetsid of a gone pid: -3\n");
+           "setpgid(1, 0), init: -3\nkill(1, 0), init: -3\ngetsid of a gone pid: -3\n");
 }
 END_TEST
 
