@@ -184,6 +184,24 @@ START_TEST(stdout_to_a_file_is_seekable_and_a_pipe_is_not)
 }
 END_TEST
 
+/* A terminal (script(1)'s pseudo-terminal) answers isatty, as natively. */
+START_TEST(a_terminal_is_a_terminal)
+{
+    char nat[512], em[512];
+    const char *probe = "sh -c 'test -t 0 && echo tty0; test -t 1 && echo tty1; test -t 2 || "
+                        "echo stderr-not'";
+    if (access("/usr/bin/script", X_OK) != 0) {
+        fprintf(stderr, "a terminal: no script(1) here\n");
+        return;
+    }
+    snprintf(nat, sizeof nat, "script -qec \"%%N %s %s 2>/dev/null\" /dev/null",
+             fixture("busybox"), probe);
+    snprintf(em, sizeof em, "script -qec \"%%E %s %s 2>/dev/null\" /dev/null",
+             fixture("busybox"), probe);
+    same_output(nat, em);
+}
+END_TEST
+
 /* ---- 6. poll and select see stdin as it is ---- */
 
 START_TEST(an_empty_pipe_on_stdin_is_not_ready)
@@ -361,6 +379,7 @@ int main(void)
     tcase_add_loop_test(tc, a_redirected_stdin_is_seekable_and_shared_across_fork, 0, 2);
     tcase_add_loop_test(tc, a_piped_stdin_is_not_seekable, 0, 2);
     tcase_add_test(tc, stdout_to_a_file_is_seekable_and_a_pipe_is_not);
+    tcase_add_test(tc, a_terminal_is_a_terminal);
     tcase_add_test(tc, an_empty_pipe_on_stdin_is_not_ready);
     tcase_add_test(tc, proc_self_exe_names_the_program);
     tcase_add_test(tc, proc_self_exe_after_exec_follows_links);
