@@ -62,5 +62,10 @@ int main(void)
            n > 0 ? rest : "(nothing)\n");
     if (lseek(0, 0, SEEK_SET) == 0 && read(0, rest, 5) == 5)
         printf("back at 0: %.5s\n", rest);
+    n = pread(0, rest, 3, 5);
+    if (n < 0)
+        printf("pread at 5: %s\n", strerror(errno));
+    else
+        printf("pread at 5: %.*s, then at %ld\n", (int)n, rest, (long)lseek(0, 0, SEEK_CUR));
     return 0;
 }
