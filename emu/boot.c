@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "vfs.h"
@@ -120,6 +122,32 @@ static int pack_strings(struct machine *m, char *const *strs, int count, uint32_
     return 0;
 }
 
+/* What /proc/self/exe names: the program's real path, inside the --root
+ * tree when it lies there; none for an image without a file. */
+static void exe_path(const struct machine *m, char *out, size_t cap)
+{
+    char real[PATH_MAX], root[PATH_MAX];
+    out[0] = 0;
+    if (m->opts->program_image || !realpath(m->opts->program, real))
+        return;
+    size_t n = m->opts->root && realpath(m->opts->root, root) ? strlen(root) : 0;
+    if (n > 1 && !strncmp(real, root, n) && real[n] == '/')
+        snprintf(out, cap, "%s", real + n);
+    else
+        snprintf(out, cap, "%s", real);
+}
+
+static int pack_exe_path(struct machine *m, uint32_t used, struct boot_record *br)
+{
+    char path[PATH_MAX];
+    char *const strs[1] = { path };
+    exe_path(m, path, sizeof path);
+    if (!path[0])
+        return 0;
+    br->exe_path_size = (uint32_t)strlen(path) + 1;
+    return pack_strings(m, strs, 1, &used);
+}
+
 static int write_boot_record(struct machine *m, const struct program_source *src)
 {
     struct boot_record br = {
@@ -150,6 +178,8 @@ static int write_boot_record(struct machine *m, const struct program_source *src
     int rest = m->opts->argc - (argv - m->opts->argv);
     if ((rc = pack_strings(m, argv, rest, &used)) ||
         (rc = pack_strings(m, m->opts->envp, envc, &used)))
+        return rc;
+    if ((rc = pack_exe_path(m, used, &br)))
         return rc;
     br.args_addr = BOOT_ARGS_ADDR;
     br.args_size = used;

@@ -7,7 +7,10 @@
 #include "irq.h"
 #include "smp.h"
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "mmcall.h"
 #include "vfscall.h"
@@ -75,6 +78,123 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
     }
     ssize_t n = m->opts->quiet ? 0 : read(STDIN_FILENO, buf, io->len);
     io->result = n < 0 ? -errno : (int32_t)n;
+}
+
+/* Does the guest's stream fd reach the host's descriptor itself (not the
+ * swallowed output of a quiet run, nor stdin from memory)? */
+static bool console_on_host(const struct machine *m, uint32_t fd)
+{
+    if (fd > 2 || m->opts->quiet)
+        return false;
+    return fd != 0 || !m->opts->stdin_data;
+}
+
+static void host_stat(const struct stat *s, struct hc_stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->dev = s->st_dev;
+    st->ino = s->st_ino;
+    st->rdev = s->st_rdev;
+    st->size = (uint64_t)s->st_size;
+    st->blocks = (uint64_t)s->st_blocks;
+    st->mode = s->st_mode;
+    st->nlink = (uint32_t)s->st_nlink;
+    st->uid = s->st_uid;
+    st->gid = s->st_gid;
+    st->blksize = (uint32_t)s->st_blksize;
+    st->atime = (struct hc_time){ s->st_atim.tv_sec, (uint32_t)s->st_atim.tv_nsec, 0 };
+    st->mtime = (struct hc_time){ s->st_mtim.tv_sec, (uint32_t)s->st_mtim.tv_nsec, 0 };
+    st->ctime = (struct hc_time){ s->st_ctim.tv_sec, (uint32_t)s->st_ctim.tv_nsec, 0 };
+}
+
+/* A stream that is not the host's looks like a pipe. The guest's buffer
+ * may be only 4-aligned: the answer is copied in. */
+static int32_t console_stat(const struct machine *m, uint32_t fd, uint8_t *out)
+{
+    struct hc_stat st;
+    struct stat s;
+    if (!console_on_host(m, fd)) {
+        memset(&s, 0, sizeof s);
+        s.st_mode = S_IFIFO | 0600;
+        s.st_nlink = 1;
+        s.st_blksize = 4096;
+    } else if (fstat((int)fd, &s) != 0) {
+        return -errno;
+    }
+    host_stat(&s, &st);
+    memcpy(out, &st, sizeof st);
+    return 0;
+}
+
+static off_t console_offset(const struct hc_console *c)
+{
+    return (off_t)(((uint64_t)c->offset_hi << 32) | c->offset_lo);
+}
+
+static int32_t console_seek(const struct machine *m, struct hc_console *c)
+{
+    if (!console_on_host(m, c->fd))
+        return -ESPIPE;
+    if (c->fd != 0)
+        fflush(c->fd == 1 ? stdout : stderr);
+    off_t at = lseek((int)c->fd, console_offset(c), (int)c->whence);
+    if (at < 0)
+        return -errno;
+    c->offset_lo = (uint32_t)at;
+    c->offset_hi = (uint32_t)((uint64_t)at >> 32);
+    return 0;
+}
+
+/* 1 if a read of stdin would not wait; output never waits. */
+static int32_t console_poll(const struct machine *m, uint32_t fd)
+{
+    struct pollfd p = { (int)fd, POLLIN, 0 };
+    if (fd != 0 || !console_on_host(m, fd))
+        return 1;
+    if (poll(&p, 1, 0) < 0)
+        return -errno;
+    return p.revents != 0;
+}
+
+static int32_t console_ioctl(const struct machine *m, struct hc_console *c, uint8_t *buf)
+{
+    uint8_t out[64];
+    if ((c->whence != TCGETS && c->whence != TIOCGWINSZ) || c->len > sizeof out)
+        return -EINVAL;
+    if (!console_on_host(m, c->fd))
+        return -ENOTTY;
+    if (ioctl((int)c->fd, c->whence, out) != 0)
+        return -errno;
+    memcpy(buf, out, c->len);
+    return 0;
+}
+
+static int32_t console_pread(const struct machine *m, struct hc_console *c, uint8_t *buf)
+{
+    if (c->fd != 0 || !console_on_host(m, c->fd))
+        return -ESPIPE;
+    ssize_t n = pread(0, buf, c->len, console_offset(c));
+    return n < 0 ? -errno : (int32_t)n;
+}
+
+static void hc_console(struct machine *m, struct hc_console *c)
+{
+    uint8_t *buf = c->len ? guest_ptr(&m->mem, c->buf, c->len) : NULL;
+    if (c->len && (!buf || !in_kernel_ram(c->buf))) {
+        c->result = -EFAULT;
+        return;
+    }
+    switch (c->op) {
+    case CONSOLE_SEEK: c->result = console_seek(m, c); break;
+    case CONSOLE_STAT:
+        c->result = c->len == sizeof(struct hc_stat) ? console_stat(m, c->fd, buf)
+                                                      : -EINVAL;
+        break;
+    case CONSOLE_IOCTL: c->result = console_ioctl(m, c, buf); break;
+    case CONSOLE_POLL: c->result = console_poll(m, c->fd); break;
+    case CONSOLE_PREAD: c->result = console_pread(m, c, buf); break;
+    default: c->result = -EINVAL;
+    }
 }
 
 void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user)
@@ -145,6 +265,13 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
             machine_stop(m, STOP_MACHINE, "MM hypercall with a bad block address %08x", value);
         else
             mm_hypercall(m, block);
+        break;
+    case HC_PORT_CONSOLE:
+        if (!guest_ptr(&m->mem, value, sizeof(struct hc_console)))
+            machine_stop(m, STOP_MACHINE, "console hypercall with a bad block address %08x",
+                         value);
+        else
+            hc_console(m, block);
         break;
     case HC_PORT_VFS:
         if (!guest_ptr(&m->mem, value, sizeof(struct hc_vfs)))

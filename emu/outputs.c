@@ -80,6 +80,9 @@ int outputs_open(struct outputs *o, struct machine *m)
     if (o->profile_path &&
         !(o->profile = profile_open(o->profile_path, o->profile_format, err, sizeof err)))
         return machine_fail(m, 2, "%s", err);
+    if (o->report && o->report_path && !(o->report_file = fopen(o->report_path, "w")))
+        return machine_fail(m, 2, "cannot write report %s: %s", o->report_path,
+                            strerror(errno));
     /* on its own: not under strace lines or a report on the same terminal */
     bool quiet_err = (o->strace && !o->strace_path) || (o->report && !o->report_path);
     bool progress = o->progress_mode == PROGRESS_ON ||
@@ -99,19 +102,22 @@ int outputs_attach(struct outputs *o, struct machine *m, struct syscall_tracker 
     return 0;
 }
 
-static int write_report(const struct outputs *o, const struct machine *m,
+static int write_report(struct outputs *o, const struct machine *m,
                         const struct syscall_tracker *sys)
 {
-    FILE *f = o->report_path ? fopen(o->report_path, "w") : stderr;
-    if (!f) {
-        fprintf(stderr, "emu: cannot write %s: %s\n", o->report_path, strerror(errno));
-        return -1;
-    }
+    FILE *f = o->report_file ? o->report_file : stderr;
     if (o->report_format == REPORT_JSON)
         report_print_json(m, sys, f);
     else
         report_print(m, sys, f);
-    return o->report_path && fclose(f) ? -1 : 0;
+    if (f == stderr)
+        return 0;
+    o->report_file = NULL;
+    if (fclose(f) != 0) {
+        fprintf(stderr, "emu: cannot write %s: %s\n", o->report_path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int outputs_finish(struct outputs *o, struct machine *m, const struct syscall_tracker *sys)
@@ -133,6 +139,9 @@ int outputs_close(struct outputs *o)
     strace_close(o->strace_out);
     profile_close(o->profile);
     progress_close(o->progress);
+    if (o->report_file)
+        fclose(o->report_file);   /* the run never reached its report */
+    o->report_file = NULL;
     symtab_free(&o->syms);
     o->trace_out = NULL;
     o->strace_out = NULL;

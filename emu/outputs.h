@@ -30,6 +30,7 @@ struct outputs {
     bool report;
     enum report_format report_format;
     const char *report_path;
+    FILE *report_file;         /* report_path, opened before the run */
     const char *profile_path;
     enum profile_format profile_format;
     const char *symbols_path;       /* --symbols */

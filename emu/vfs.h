@@ -9,9 +9,10 @@
  * seen); its entries become nodes only when looked up. A lower regular
  * file is read from the host with pread on demand and copied into memory
  * (copy-up) on its first write, truncate, chmod, chown or utimens.
- * Everything new lives in memory. "/tmp" (01777) and "/dev" (null 1,3;
- * zero 1,5; tty 5,0) are made here and hide the lower tree's entries of
- * those names. Device nodes are only stored (type and rdev); the kernel
+ * Everything new lives in memory. "/dev" (null 1,3; zero 1,5; tty 5,0) is
+ * made here and hides the lower tree's entry of that name; so is "/tmp"
+ * (01777, empty) unless the lower tree has a directory "tmp", which is
+ * then the guest's /tmp, under the writable layer like the rest. Device nodes are only stored (type and rdev); the kernel
  * gives them meaning. A node lives while a directory entry or a handle
  * refers to it: unlinked while open, it reads and writes on, with nlink 0,
  * until the last close.

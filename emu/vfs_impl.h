@@ -123,6 +123,7 @@ struct vfs {
     uint32_t nhost_devs;
     uint32_t handle_hint;
     struct vfs_node *tmp, *dev;      /* made here; the root listing adds them */
+    bool lower_tmp;                  /* the lower tree's own tmp is the guest's */
     struct vfs_host_stats host;
     uint64_t changes;                /* vfs_changes */
     struct vfs_handle handles[VFS_MAX_HANDLES];

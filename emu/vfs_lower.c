@@ -275,9 +275,14 @@ static int by_name(const void *a, const void *b)
     return dent_cmp(x->name, x->len, y->name, y->len);
 }
 
-static bool hidden_at_root(const char *name, size_t len)
+/* The kernel's /dev hides the lower tree's; its /tmp too, unless the
+ * lower tree has a directory of that name (the writable layer covers it
+ * as it covers the rest). */
+static bool hidden_at_root(const struct vfs *v, const char *name, size_t len)
 {
-    return (len == 3 && !memcmp(name, "dev", 3)) || (len == 3 && !memcmp(name, "tmp", 3));
+    if (len != 3)
+        return false;
+    return !memcmp(name, "dev", 3) || (!memcmp(name, "tmp", 3) && !v->lower_tmp);
 }
 
 /* For file systems whose listings leave d_type unknown. */
@@ -332,7 +337,7 @@ static int take_records(struct vfs *v, struct vfs_node *d, int dfd, const uint8_
         uint8_t type = buf[at + 18];
         at += reclen;
         if ((nlen == 1 && name[0] == '.') || (nlen == 2 && !memcmp(name, "..", 2)) ||
-            nlen > VFS_NAME_MAX || (d == v->root && hidden_at_root(name, nlen)))
+            nlen > VFS_NAME_MAX || (d == v->root && hidden_at_root(v, name, nlen)))
             continue;
         if (l->n >= VFS_DIR_MAX || v->lower_entries + l->n >= VFS_LOWER_TOTAL)
             return -ENOMEM;   /* see vfs.h: too big to hold */
@@ -355,7 +360,7 @@ static int add_synthesized(struct vfs *v, struct listing *l)
 {
     struct vfs_node *nodes[2] = { v->dev, v->tmp };
     const char *names[2] = { "dev", "tmp" };
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < (v->lower_tmp ? 1 : 2); i++) {
         struct vfs_dent *e = dent_new(names[i], 3, VFS_DT_DIR);
         int err = listing_add(l, e);
         if (err)
@@ -435,6 +440,7 @@ int lower_init(struct vfs *v, const char *path, char *err, size_t errlen)
     root->lower_dir = true;
     root->u.dir.unlisted = true;
     v->root = root;
+    v->lower_tmp = !fstatat(fd, "tmp", &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
     int rc = lower_list(v, root);
     if (rc) {
         snprintf(err, errlen, "--root %s: %s", path, strerror(-rc));

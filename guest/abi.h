@@ -148,6 +148,18 @@
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
 #define HC_PORT_DEADLOCK 0xee /* struct hc_text: no task can run, none can be woken */
 /*
+ * The console: the emulator's descriptors 0-2 are what they are on the
+ * host (a regular file, a pipe, a terminal); every request is a struct
+ * hc_console on stream fd. Results are 0 or -errno unless said.
+ */
+#define HC_PORT_CONSOLE 0xeb
+#define CONSOLE_SEEK    1  /* offset, whence -> the new offset in offset (ESPIPE) */
+#define CONSOLE_STAT    2  /* -> struct hc_stat at buf */
+#define CONSOLE_IOCTL   3  /* a terminal's TCGETS or TIOCGWINSZ (in whence): len
+                              bytes at buf (ENOTTY) */
+#define CONSOLE_POLL    4  /* -> 1 if a read (stream 0) or write would not wait now */
+#define CONSOLE_PREAD   5  /* len bytes at offset to buf -> bytes (ESPIPE) */
+/*
  * The file tree (emu/vfs.h: an in-memory layer over the read-only host
  * directory of "emu run --root DIR"): every request is a struct hc_vfs;
  * paths and data sit in kernel memory, never in user memory. Handles are
@@ -262,7 +274,7 @@
 
 
 #define BOOT_MAGIC   0x53595345u /* "ESYS" */
-#define BOOT_VERSION 2
+#define BOOT_VERSION 3
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -272,6 +284,16 @@ struct hc_io {
     uint32_t buf;    /* guest address */
     uint32_t len;
     int32_t result;  /* written by the emulator: bytes or -errno */
+};
+
+struct hc_console {
+    uint32_t op;     /* CONSOLE_* */
+    uint32_t fd;     /* the stream: 0, 1 or 2 */
+    uint32_t offset_lo, offset_hi; /* halves: the block is only 4-aligned */
+    uint32_t whence;
+    uint32_t buf;    /* guest address, in kernel memory */
+    uint32_t len;
+    int32_t result;
 };
 
 struct hc_exit {
@@ -345,7 +367,9 @@ struct boot_record {
     uint8_t  random[16];   /* AT_RANDOM bytes (fixed, for determinism) */
     uint32_t mem_pages;    /* user pages all processes may hold (--mem) */
     uint32_t ncpus;        /* CPUs (--smp): APIC IDs 0 .. ncpus-1 */
-    uint32_t reserved[2];
+    uint32_t exe_path_size; /* the program's path (/proc/self/exe), NUL-ended,
+                               at args_addr + args_size; 0: none */
+    uint32_t reserved[1];
 };
 
 /* The page at VGTOD_DATA (offsets VGTOD_*, for the vsyscall code). */

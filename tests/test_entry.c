@@ -102,6 +102,7 @@ START_TEST(sched_yield_schedules_inside_the_call)
     struct emu_result r;
     run_emu(&r, args);
     ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "sched_yield=0 getpid=2\n");
     bool sep = _i < 2;
     ck_assert_ptr_nonnull(strstr(r.err, sep ? "[sysenter/sysexit] sched_yield"
                                             : "[int80/iret]       sched_yield"));

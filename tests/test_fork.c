@@ -176,7 +176,8 @@ END_TEST
 
 START_TEST(a_fork_bomb_meets_the_process_limit)
 {
-    /* 64 processes at most: pid 1 and 63 children */
+    /* 64 processes at most: the program and 63 children (init is not
+     * counted: it is no process of the program's) */
     const char *args[] = { "bomb", NULL };
     expect(cpus[_i], args, 0, "forked 63, then errno 11\nreaped 63\nfork works again: yes\n");
 }
@@ -186,9 +187,10 @@ START_TEST(process_groups_and_sessions)
 {
     const char *args[] = { "pgid", NULL };
     expect("pentium4", args, 0,
-           "pgrp 1 sid 1 (pid 1)\nsetsid as group leader: -1\n"
+           "pgrp 2 sid 2 (pid 2)\nsetsid as group leader: -1\n"
            "child setsid: its pid, pgid the same\nsetpgid(child, child): 0\n"
-           "child's pgid is its pid: yes\nsetpgid(1, 0): -1\ngetsid of a gone pid: -3\n");
+           "child's pgid is its pid: yes\nsetpgid(0, 0) as session leader: -1\n"
+           "setpgid(1, 0), init: -3\nkill(1, 0), init: -3\ngetsid of a gone pid: -3\n");
 }
 END_TEST
 

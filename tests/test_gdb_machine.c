@@ -67,7 +67,7 @@ START_TEST(gdb_breaks_at_sysenter_entry_on_the_task_kernel_stack)
     ck_assert_uint_eq(tagged(out, "esp"), tagged(out, "esp0"));
     ck_assert_uint_ne(tagged(out, "esp"), tagged(out, "SYSENTER_ESP (msr 0x175):"));
     assert_has(out, "system calls: 1 via sysenter, 0 via int $0x80\n");
-    assert_has(out, "open: getpid via sysenter, entry phase, pid 1\n");
+    assert_has(out, "open: getpid via sysenter, entry phase, pid 2\n");
     /* the exit call stops there too; batch mode then detaches */
     assert_has(out, "[Inferior 1 (Remote target) detached]");
     free(out);
@@ -225,7 +225,7 @@ START_TEST(gdb_sees_sysexit_return_and_the_cycles_so_far)
     ck_assert_uint_eq(tagged(out, "eip"), SYSENTER_RETURN);
     ck_assert_uint_eq(tagged(out, "cs"), __USER_CS);
     ck_assert_uint_eq(tagged(out, "ss"), __USER_DS);
-    ck_assert_uint_eq(tagged(out, "eax"), 1);   /* getpid's result */
+    ck_assert_uint_eq(tagged(out, "eax"), 2);   /* getpid's result: the boot program */
     assert_has(out, want);
     assert_has(out, "[Inferior 1 (Remote target) exited normally]");
     free(out);

@@ -162,11 +162,11 @@ START_TEST(int80_from_a_based_code_segment_is_a_counted_traced_system_call)
     struct emu_result r, plain;
     const char *cpu = models[_i];
     emu(&r, "run", "--strace", "--report", "--cpu", cpu, program("hostile"), "tls-int80", NULL);
-    ck_assert_msg(r.status == 0 && strstr(r.out, "getpid=1"), "on %s: exit %d: %s %s", cpu,
+    ck_assert_msg(r.status == 0 && strstr(r.out, "getpid=2"), "on %s: exit %d: %s %s", cpu,
                   r.status, r.out, r.err);
     long offset = hex_after(r.out, "eip=");
     ck_assert_int_gt(offset, 0);
-    ck_assert_msg(a_line_with(r.err, "[int80/iret]", " getpid() ", " = 1 <"),
+    ck_assert_msg(a_line_with(r.err, "[int80/iret]", " getpid() ", " = 2 <"),
                   "on %s: not traced: %s", cpu, r.err);
     struct report rep, rep0;
     ck_assert(parse_report(r.err, &rep));
@@ -352,12 +352,12 @@ START_TEST(code_whose_segment_base_and_eip_pass_4gib_runs_at_the_wrapped_address
     struct emu_result r;
     emu(&r, "run", "--strace", "--cpu", models[_i], program("hostile"), "tls-wrap", NULL);
     long eip = hex_after(r.out, "eip="), linear = hex_after(r.out, "linear=");
-    ck_assert_msg(r.status == 0 && strstr(r.out, "tls-wrap: getpid=1\n"), "on %s: exit %d: %s %s",
+    ck_assert_msg(r.status == 0 && strstr(r.out, "tls-wrap: getpid=2\n"), "on %s: exit %d: %s %s",
                   models[_i], r.status, r.out, r.err);
     ck_assert_msg(eip > 0 && linear > 0 && 0xffff0000ul + (unsigned long)eip > 0xfffffffful &&
                   ((0xffff0000ul + (unsigned long)eip) & 0xfffffffful) == (unsigned long)linear,
                   "eip %lx, linear %lx: base + eip does not wrap to it", eip, linear);
-    ck_assert_msg(a_line_with(r.err, " getpid() ", " = 1", ""), "on %s: not traced: %s",
+    ck_assert_msg(a_line_with(r.err, " getpid() ", " = 2", ""), "on %s: not traced: %s",
                   models[_i], r.err);
     emu_result_free(&r);
 }

@@ -124,8 +124,8 @@ START_TEST(a_pipe_nobody_reads_ends_in_a_deadlock_report)
     ck_assert_int_eq(r.status, 125);
     ck_assert_str_eq(r.out, "");
     ck_assert_int_eq(count_char(r.err, '\n'), 1);
-    ck_assert_msg(strstr(r.err, ": deadlock: pid 1 (fds) waits for a child to exit (wait); "
-                                "pid 2 (fds) waits for write to a full pipe\n"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, ": deadlock: pid 2 (fds) waits for a child to exit (wait); "
+                                "pid 3 (fds) waits for write to a full pipe\n"), "%s", r.err);
     emu_result_free(&r);
 }
 END_TEST

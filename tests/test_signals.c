@@ -122,8 +122,8 @@ START_TEST(tf_single_step_through_the_vsyscall_page)
     struct emu_result r;
     emu(&r, "run", "--cpu", cpus[_i], program("sighostile"), "step", NULL);
     const char *want = strstr(cpus[_i], "-sep")
-                           ? "getpid 1, 3 traps: prog +0 prog\n"
-                           : "getpid 1, 11 traps: prog +0 +1 +2 +3 +5 +7 +8 +9 +10 prog\n";
+                           ? "getpid 2, 3 traps: prog +0 prog\n"
+                           : "getpid 2, 11 traps: prog +0 +1 +2 +3 +5 +7 +8 +9 +10 prog\n";
     ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s%s", cpus[_i],
                   r.status, r.out, r.err);
     emu_result_free(&r);

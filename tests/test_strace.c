@@ -444,17 +444,17 @@ START_TEST(each_process_has_its_own_call_in_flight)
     char *exec = line_with(r.err, "execve(");
     char *wait = line_with(r.err, "wait4(");
 #define STARTS(s, prefix) ((s) && !strncmp((s), prefix, strlen(prefix)))
-    ck_assert_msg(STARTS(fork, "[sysenter/sysexit] fork()") && strstr(fork, " = 2 <"), "%s",
+    ck_assert_msg(STARTS(fork, "[sysenter/sysexit] fork()") && strstr(fork, " = 3 <"), "%s",
                   r.err);
-    ck_assert_msg(STARTS(exec, "[pid     2] [sysenter/iret]    execve(\"/proc/self/exe\", "
+    ck_assert_msg(STARTS(exec, "[pid     3] [sysenter/iret]    execve(\"/proc/self/exe\", "
                                "[\"renamed\", ") && strstr(exec, ") = 0 <"), "%s", r.err);
-    ck_assert_msg(STARTS(wait, "[pid     1] [sysenter/sysexit] wait4(2, ") &&
-                  strstr(wait, ") = 2 <"), "%s", r.err);
+    ck_assert_msg(STARTS(wait, "[pid     2] [sysenter/sysexit] wait4(3, ") &&
+                  strstr(wait, ") = 3 <"), "%s", r.err);
 #undef STARTS
-    ck_assert_msg(strstr(r.err, "[pid     2] [sysenter/exited]  exit_group(3) "), "%s", r.err);
-    ck_assert_msg(strstr(r.err, "\n[pid     2]                    +++ exited with 3 +++\n"),
+    ck_assert_msg(strstr(r.err, "[pid     3] [sysenter/exited]  exit_group(3) "), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "\n[pid     3]                    +++ exited with 3 +++\n"),
                   "%s", r.err);
-    ck_assert_msg(strstr(r.err, "\n[pid     1]                    +++ exited with 0 +++\n"),
+    ck_assert_msg(strstr(r.err, "\n[pid     2]                    +++ exited with 0 +++\n"),
                   "%s", r.err);
     /* the wait spans the child's whole life, exec included */
     long wait_cycles = atol(strrchr(wait, '<') + 1), exec_cycles = atol(strrchr(exec, '<') + 1);

@@ -22,7 +22,7 @@ START_TEST(lower_files_read_and_stat_as_the_host_has_them)
     ck_assert_uint_eq(st.size, (uint64_t)hs.st_size);
     ck_assert_int_eq(st.mtime.sec, hs.st_mtim.tv_sec);
     ck_assert_uint_eq(st.mtime.nsec, (uint32_t)hs.st_mtim.tv_nsec);
-    ck_assert_uint_ne(st.dev, stat_of(v, "/tmp", 0).dev);   /* layer vs host */
+    ck_assert_uint_ne(st.dev, stat_of(v, "/dev", 0).dev);   /* layer vs host */
     ck_assert_uint_eq(st.dev, stat_of(v, "/", 0).dev);
 }
 END_TEST
@@ -68,13 +68,19 @@ START_TEST(lower_listings_are_sorted_with_types_and_host_inodes)
 }
 END_TEST
 
-START_TEST(lower_dev_and_tmp_are_replaced_by_the_vfs_own)
+/* The kernel's /dev replaces the host's; the host's own tmp directory is
+ * the guest's /tmp (issue 26), under the writable layer. */
+START_TEST(lower_dev_is_replaced_and_lower_tmp_is_kept)
 {
     struct names l;
+    char p[512];
+    struct stat hs;
+    host_path(p, sizeof p, "tmp");
+    ck_assert_int_eq(lstat(p, &hs), 0);
     ck_assert_int_eq(vfs_access(v, ROOT, P("/dev/sda"), 0, 0), -ENOENT);
-    ck_assert_int_eq(vfs_access(v, ROOT, P("/tmp/hostfile"), 0, 0), -ENOENT);
+    ck_assert_str_eq(get_file(v, "/tmp/hostfile"), "hidden");
     ck_assert_uint_eq(stat_of(v, "/dev/null", 0).rdev, VFS_MKDEV(1, 3));
-    ck_assert_uint_eq(stat_of(v, "/tmp", 0).mode, 0041777);
+    ck_assert_uint_eq(stat_of(v, "/tmp", 0).mode, hs.st_mode);
     list_dir(v, "/", &l);
     ck_assert_int_eq(count_name(&l, "dev"), 1);
     ck_assert_int_eq(count_name(&l, "tmp"), 1);
@@ -340,7 +346,7 @@ Suite *vfs_lower_suite(void)
     tcase_add_test(host, lower_files_read_and_stat_as_the_host_has_them);
     tcase_add_test(host, lower_files_are_read_on_demand_not_copied);
     tcase_add_test(host, lower_listings_are_sorted_with_types_and_host_inodes);
-    tcase_add_test(host, lower_dev_and_tmp_are_replaced_by_the_vfs_own);
+    tcase_add_test(host, lower_dev_is_replaced_and_lower_tmp_is_kept);
     tcase_add_test(host, exec_ok_needs_an_x_bit_on_lower_files);
     tcase_add_test(host, a_symlink_to_etc_passwd_resolves_inside_the_lower_tree);
     tcase_add_test(host, dotdot_symlinks_stop_at_the_lower_root);

@@ -7,13 +7,17 @@
 #include "kernel.h"
 
 #define BINPRM_BUF     128           /* the bytes of the file looked at first */
-#define MAX_ARG_BYTES  BOOT_ARGS_MAX /* argument and environment strings */
+/* execve's limits, as Linux's: the strings and their pointers take at most
+ * a quarter of the stack limit, one string at most 32 pages. */
+#define MAX_ARG_BYTES  (USER_STACK_MAX / 4)
+#define MAX_ARG_STRLEN (32 * PAGE_SIZE)
 #define MAX_INTERP     4             /* scripts run by scripts, at most */
 /* Room before the strings for what scripts put in front of argv. */
 #define ARGS_HEADROOM  (MAX_INTERP * (HC_VFS_PATH_MAX + 2 * BINPRM_BUF))
 
 struct binprm {
     uint32_t file;             /* vfs handle (a reference), or NO_HANDLE */
+    struct exe_path *exe_path; /* its path (a reference), or NULL */
     uint64_t size;
     uint8_t head[BINPRM_BUF];
     uint32_t head_len;
@@ -24,7 +28,7 @@ struct binprm {
     const char *filename;      /* as the caller named it: AT_EXECFN */
     uint32_t filename_len;
     int depth;                 /* scripts so far */
-    int boot;                  /* pid 1's program: ELF only */
+    int boot;                  /* the boot program: ELF only */
     int past_return;           /* the old image is gone */
     const char *reason;        /* why the boot program cannot run */
 };

@@ -291,11 +291,12 @@ static long setup_stack(struct binprm *b, struct image *im, uint32_t *stack)
     AUX(AT_PHNUM, im->eh.phnum);
     AUX(AT_BASE, 0);
     AUX(AT_ENTRY, im->entry);
-    AUX(AT_UID, 0);
-    AUX(AT_EUID, 0);
-    AUX(AT_GID, 0);
-    AUX(AT_EGID, 0);
-    AUX(AT_SECURE, 0);
+    AUX(AT_UID, current->cred.uid);
+    AUX(AT_EUID, current->cred.euid);
+    AUX(AT_GID, current->cred.gid);
+    AUX(AT_EGID, current->cred.egid);
+    AUX(AT_SECURE, current->cred.uid != current->cred.euid ||
+                   current->cred.gid != current->cred.egid);
     AUX(AT_RANDOM, random);
     AUX(AT_EXECFN, execfn);
     AUX(AT_PLATFORM, platform);

@@ -1,7 +1,8 @@
 /*
  * execve: run a file of the tree in place of the caller. The arguments
- * and environment are copied into kernel memory first (256 KiB at most:
- * E2BIG), the file is checked (a directory or a file without an x bit:
+ * and environment are copied into kernel memory first (Linux's limits:
+ * 128 KiB a string, a quarter of the stack limit in all with the
+ * pointers, else E2BIG), the file is checked (a directory or a file without an x bit:
  * EACCES), "#!" scripts go to their interpreter (binfmt_script.c), static
  * ELF files are checked before anything is changed (binfmt_elf.c). Then,
  * past the point of no return, the old address space goes, the new one is
@@ -10,12 +11,13 @@
  * descriptors close, caught signals go back to their default, TLS goes,
  * and the caller returns to user mode at the program's entry, by iret.
  *
- * The boot program (pid 1) comes the same way from the file the emulator
+ * The boot program (pid 2, a child of init) comes the same way from the file the emulator
  * placed in the tree, with its arguments from the boot record; when it
  * cannot run, the machine stops with the reason (exec_failed).
  *
  * "/proc/self/exe" is the one name of /proc there is: busybox re-executes
- * itself through it to run its applets.
+ * itself through it to run its applets, and readlink gives its path
+ * (exe_path.c).
  */
 #include "kernel.h"
 #include "binfmt.h"
@@ -46,6 +48,8 @@ void binprm_free(struct binprm *b)
         free_pages(b->args, b->cap / PAGE_SIZE);
     if (b->file != NO_HANDLE)
         vfs_put(b->file);
+    exe_path_put(b->exe_path);
+    b->exe_path = NULL_PTR;
     b->args = NULL_PTR;
     b->file = NO_HANDLE;
 }
@@ -54,20 +58,21 @@ void binprm_free(struct binprm *b)
  * -E2BIG past max. */
 static long user_strlen(uint32_t addr, uint32_t max)
 {
-    char c;
+    char piece[64];
 
-    for (uint32_t i = 0; i < max; i++) {
-        long n = strncpy_from_user(&c, addr + i, 1);
+    for (uint32_t i = 0; i < max; i += sizeof(piece)) {
+        long n = strncpy_from_user(piece, addr + i, sizeof(piece));
         if (n < 0)
             return 0;
-        if (n == 0)
-            return (long)i + 1;
+        if (n < (long)sizeof(piece))
+            return i + n + 1 > max ? -E2BIG : (long)(i + n + 1);
     }
     return -E2BIG;
 }
 
-/* Count the strings of a user vector and their bytes. */
-static long count_user(uint32_t uvec, uint32_t *count, uint32_t *bytes)
+/* Count the strings of a user vector and their bytes; room: what the
+ * strings and their pointers may still take. */
+static long count_user(uint32_t uvec, uint32_t *count, uint32_t *bytes, uint32_t *room)
 {
     uint32_t p;
 
@@ -78,14 +83,14 @@ static long count_user(uint32_t uvec, uint32_t *count, uint32_t *bytes)
             return -EFAULT;
         if (!p)
             return 0;
-        len = user_strlen(p, MAX_ARG_BYTES);
+        len = user_strlen(p, MAX_ARG_STRLEN);
         if (len == 0)
             return -EFAULT;
-        if (len < 0 || len > (long)(MAX_ARG_BYTES - *bytes))
+        if (len < 0 || (uint32_t)len + 4 > *room)
             return -E2BIG;
+        *room -= (uint32_t)len + 4;
         *bytes += (uint32_t)len;
-        if (++*count > MAX_ARG_BYTES / 4)
-            return -E2BIG;
+        ++*count;
     }
     return 0;
 }
@@ -112,11 +117,11 @@ static long copy_user_strings(struct binprm *b, uint32_t uvec, uint32_t count,
 
 static long copy_args(struct binprm *b, uint32_t uargv, uint32_t uenvp)
 {
-    uint32_t bytes = 0, at;
+    uint32_t bytes = 0, room = MAX_ARG_BYTES, at;
     long err;
 
-    if ((err = count_user(uargv, &b->argc, &bytes)) ||
-        (err = count_user(uenvp, &b->envc, &bytes)) || (err = args_alloc(b, bytes)))
+    if ((err = count_user(uargv, &b->argc, &bytes, &room)) ||
+        (err = count_user(uenvp, &b->envc, &bytes, &room)) || (err = args_alloc(b, bytes)))
         return err;
     at = b->start = b->cap - bytes;
     if ((err = copy_user_strings(b, uargv, b->argc, &at)) ||
@@ -152,8 +157,9 @@ long open_exec(struct binprm *b, uint32_t dir, const char *path, uint32_t len)
 {
     struct hc_stat st;
     long h, err;
+    int self = len == sizeof(SELF_EXE) - 1 && !memcmp(path, SELF_EXE, len);
 
-    if (len == sizeof(SELF_EXE) - 1 && !memcmp(path, SELF_EXE, len)) {
+    if (self) {
         h = current->mm ? current->mm->exe_file : NO_FILE;
         if ((uint32_t)h == NO_FILE)
             return -ENOENT;
@@ -173,6 +179,11 @@ long open_exec(struct binprm *b, uint32_t dir, const char *path, uint32_t len)
         vfs_put(b->file);
     b->file = (uint32_t)h;
     b->size = st.size;
+    exe_path_put(b->exe_path);
+    if (self)
+        exe_path_get(b->exe_path = current->mm->exe_path);
+    else
+        b->exe_path = exe_path_lookup(dir, path, len);
     return 0;
 }
 
@@ -212,6 +223,8 @@ long flush_old_exec(struct binprm *b)
         mmput(old);
     mm->exe_file = b->file;
     b->file = NO_HANDLE;
+    mm->exe_path = b->exe_path;
+    b->exe_path = NULL_PTR;
     close_on_exec(me->files);
     flush_signal_handlers(me);
     memset(me->tls_array, 0, sizeof(me->tls_array));
@@ -294,7 +307,7 @@ long sys_execveat(uint32_t dirfd, uint32_t upath, uint32_t uargv,
     return do_execve(p.dir, p.text, p.len, uargv, uenvp);
 }
 
-/* ---- pid 1 ---- */
+/* ---- the boot program ---- */
 
 /* The boot program: its file and strings from the boot record. */
 void exec_boot_program(void)
@@ -314,6 +327,8 @@ void exec_boot_program(void)
         uint32_t left = size - off, len = strnlen(strings + off, left);
         if (len == left)
             exec_failed(E2BIG, "argument strings not NUL-terminated");
+        if (len + 1 > MAX_ARG_STRLEN)
+            exec_failed(E2BIG, "argument list too long (a string over 128 KiB)");
         off += len + 1;
     }
     if (args_alloc(&b, off))
@@ -324,6 +339,10 @@ void exec_boot_program(void)
     b.envc = boot->envc;
     b.filename = b.argc ? b.args + b.start : "";
     b.filename_len = strlen(b.filename);
+    /* its path: just past the argument strings */
+    if (boot->exe_path_size && boot->exe_path_size <= BOOT_ARGS_MAX - size &&
+        strnlen(strings + size, boot->exe_path_size) == boot->exe_path_size - 1)
+        b.exe_path = exe_path_new("", 0, strings + size, boot->exe_path_size - 1);
     if ((err = read_head(&b)) == 0)
         err = search_binary(&b);
     if (err)

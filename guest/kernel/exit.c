@@ -3,8 +3,15 @@
  * zombie a process becomes until its parent waits for it, orphans going
  * to pid 1, and the wait calls with Linux's status encoding (an exit:
  * status << 8; a signal: its number; no core is ever dumped, so never the
- * 0x80 flag). When pid 1 leaves, the machine stops with its status; the
- * other processes go with it, as a shell's caller sees on a real system.
+ * 0x80 flag). When the boot program leaves, the machine stops with its
+ * status; the other processes go with it, as a shell's caller sees on a
+ * real system.
+ *
+ * init, pid 1, is the boot program's parent and never runs: it has no
+ * program of its own, only the loop of Linux's init that waits for any
+ * child, which the kernel does for it here (reap_orphans) as soon as a
+ * child of init is a zombie that has left its CPU. It is in no task list,
+ * so no signal reaches it (kill(1, ...) is ESRCH).
  */
 #include "kernel.h"
 #include "file.h"
@@ -46,23 +53,49 @@ void mm_release(struct task_struct *t)
     }
 }
 
+void reaper_init(struct task_struct *parent)
+{
+    struct task_struct *t = child_reaper;
+
+    t->pid = t->pgid = t->sid = 1;
+    t->state = TASK_INTERRUPTIBLE;
+    t->parent = parent;
+    t->group_leader = t;
+    INIT_LIST_HEAD(&t->children);
+    INIT_LIST_HEAD(&t->sibling);
+    INIT_LIST_HEAD(&t->tasks);
+    INIT_LIST_HEAD(&t->run_list);
+    init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
+    memcpy(t->comm, "init", 5);
+}
+
 /* The children of a dying process go to init. */
 static void forget_children(struct task_struct *t)
 {
-    int zombies = 0;
-
     while (!list_empty(&t->children)) {
         struct task_struct *c = list_entry(t->children.next, struct task_struct, sibling);
         list_del(&c->sibling);
-        c->parent = init_task;
-        list_add_tail(&c->sibling, &init_task->children);
-        zombies += c->state == TASK_ZOMBIE;
+        c->parent = child_reaper;
+        list_add_tail(&c->sibling, &child_reaper->children);
     }
-    if (zombies)
-        wake_up(&init_task->wait_chldexit);
 }
 
-/* pid 1's end is the machine's: the emulator stops with its status. */
+static void release_task_to(struct task_struct *reaper, struct task_struct *t);
+
+/* init's wait loop: its zombies are released once off their CPU. */
+void reap_orphans(void)
+{
+    struct list_head *p, *next;
+
+    list_for_each_safe(p, next, &child_reaper->children) {
+        struct task_struct *c = list_entry(p, struct task_struct, sibling);
+        if (c->state == TASK_ZOMBIE && c != current && !task_busy(c))
+            release_task_to(child_reaper, c);
+    }
+}
+
+/* The boot program's end is the machine's: the emulator stops with its
+ * status. */
 static __attribute__((noreturn)) void init_exit(int code)
 {
     if (code & 0x7f)
@@ -97,13 +130,14 @@ void do_exit(int code)
     me->state = TASK_ZOMBIE;
     me->ti->exit_code = (uint32_t)code;
     me->ti->flags |= TI_FLAG_EXITED;
-    if (me->exit_signal == SIGCHLD) {
+    if (me->exit_signal == SIGCHLD && me->parent != child_reaper) {
         struct sig_info info = { (code & 0x7f) ? CLD_KILLED : CLD_EXITED,
                                  { me->pid, 0, (code & 0x7f) ? (uint32_t)(code & 0x7f)
                                                              : (uint32_t)(code >> 8) & 0xff } };
         send_signal_info(me->parent, SIGCHLD, &info);
     }
     wake_up(&me->parent->wait_chldexit);
+    reap_orphans();
     schedule();
     panic("a zombie ran again");
 }
@@ -115,12 +149,12 @@ long sys_exit(uint32_t status, uint32_t a2, uint32_t a3,
 }
 
 /* A waited-for zombie is gone. */
-static void release_task(struct task_struct *t)
+static void release_task_to(struct task_struct *reaper, struct task_struct *t)
 {
     list_del(&t->sibling);
     list_del(&t->tasks);
-    current->cutime += t->utime + t->cutime;
-    current->cstime += t->stime + t->cstime;
+    reaper->cutime += t->utime + t->cutime;
+    reaper->cstime += t->stime + t->cstime;
     sched_exit(t);
     t->state = TASK_DEAD;
     nr_tasks--;
@@ -166,7 +200,7 @@ static long do_wait(int32_t pid, int nohang, int keep, struct wait_result *res)
             res->pid = c->pid;
             res->status = c->exit_code;
             if (!keep)
-                release_task(c);
+                release_task_to(me, c);
             return (long)res->pid;
         }
         if (!found)

@@ -137,6 +137,8 @@ int file_writable(const struct file *f);
 long vfs_read(struct file *f, uint32_t buf, uint32_t count, uint64_t *pos);
 long vfs_write(struct file *f, uint32_t buf, uint32_t count, uint64_t *pos);
 extern const struct file_operations vfs_file_fops, console_fops;
+long console_call(uint32_t op, const struct file *f, struct hc_console *c);
+int boot_console(const struct file *f);
 
 /* mem.c: /dev/null and /dev/zero */
 extern const struct file_operations null_fops, zero_fops;

@@ -100,6 +100,7 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
         return -EINVAL;
     if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
         return -EINVAL;       /* a thread */
+    reap_orphans();
     if (nr_tasks >= TASK_LIMIT)
         return -EAGAIN;
     p = alloc_task();
@@ -125,6 +126,7 @@ static long do_fork(uint32_t flags, uint32_t newsp, uint32_t parent_tid, uint32_
     p->cwd = me->cwd;
     vfs_get(p->cwd);
     p->umask = me->umask;
+    p->cred = me->cred;
     p->sig_blocked = me->sig_blocked;
     p->prio = me->prio;
     p->static_prio = me->static_prio;

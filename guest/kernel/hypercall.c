@@ -83,7 +83,7 @@ void halt_with_status(int status)
     halt_forever();
 }
 
-/* pid 1 killed by a signal that no fault raised. */
+/* The boot program killed by a signal that no fault raised. */
 void kill_by_signal(int signal)
 {
     struct hc_fault f = { HC_FAULT_NONE, 0, 0, 0, (uint32_t)signal, 0, 0 };
@@ -98,9 +98,10 @@ void kill_user(const struct trap_frame *tf, uint32_t cr2, int signal)
 }
 
 /*
- * A fault kills the process with a signal. For pid 1 the emulator stops
- * with the one-line report; another process becomes a zombie killed by the
- * signal, as on Linux, and the report goes to the kernel log (-v).
+ * A fault kills the process with a signal. For the boot program the
+ * emulator stops with the one-line report; another process becomes a
+ * zombie killed by the signal, as on Linux, and the report goes to the
+ * kernel log (-v).
  */
 void kill_user_why(const struct trap_frame *tf, uint32_t cr2, int signal, const char *note)
 {

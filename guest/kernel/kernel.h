@@ -133,7 +133,7 @@ void do_gettimeofday(struct timeval *tv);
 void vgtod_init(void);
 void vgtod_tick(void);
 
-/* exec.c: pid 1 becomes the boot program (its registers at the top of
+/* exec.c: the boot task becomes the boot program (its registers at the top of
  * its kernel stack); entry.S: leave for it. */
 void exec_boot_program(void);
 __attribute__((noreturn)) void start_user(struct pt_regs *regs);

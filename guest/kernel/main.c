@@ -1,4 +1,5 @@
-/* start_kernel: bring the machine up and start the boot program as pid 1. */
+/* start_kernel: bring the machine up and start the boot program as pid 2,
+ * a child of init (exit.c). */
 #include "kernel.h"
 #include "mm.h"
 #include "sched.h"

@@ -61,7 +61,20 @@ struct mm_struct {
     uint32_t mmap_top;         /* new mappings go below this, top down */
     uint32_t start_stack;
     uint32_t exe_file;         /* vfs handle of the program, or NO_FILE */
+    struct exe_path *exe_path; /* what /proc/self/exe names, or NULL */
 };
+
+/* exe_path.c: a counted path, shared by the spaces fork copies */
+struct exe_path {
+    uint32_t count, len;
+    char text[];
+};
+struct exe_path *exe_path_new(const char *dir, uint32_t dlen, const char *name,
+                              uint32_t nlen);
+struct exe_path *exe_path_lookup(uint32_t dir, const char *path, uint32_t len);
+void exe_path_get(struct exe_path *p);
+void exe_path_put(struct exe_path *p);
+long exe_path_readlink(uint32_t ubuf, uint32_t size);
 
 #define MAX_MAP_COUNT 4096     /* VMAs per process (Linux: 65530) */
 

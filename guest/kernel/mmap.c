@@ -230,6 +230,7 @@ static void exit_mmap(struct mm_struct *mm)
         remove_vma(mm, vma_of(p));
     if (mm->exe_file != NO_FILE)
         vfs_put(mm->exe_file);
+    exe_path_put(mm->exe_path);
     pgd_free(mm->pgd);
     kfree_obj(mm);
 }
@@ -257,6 +258,7 @@ struct mm_struct *dup_mm(struct mm_struct *old)
     mm->start_stack = old->start_stack;
     if (old->exe_file != NO_FILE)
         vfs_get(mm->exe_file = old->exe_file);
+    exe_path_get(mm->exe_path = old->exe_path);
     list_for_each(p, &old->mmap) {
         struct vm_area_struct *v = vma_of(p), *n = vma_clone(v, v->start, v->end);
         if (!n || insert_vma(mm, n) || copy_page_range(mm, old, v)) {

@@ -6,6 +6,7 @@
  */
 #include "kernel.h"
 #include "file.h"
+#include "mm.h"
 #include "sched.h"
 #include "vfs.h"
 
@@ -151,6 +152,17 @@ long sys_symlink(uint32_t utarget, uint32_t newpath, uint32_t a3,
     return sys_symlinkat(utarget, AT_FDCWD, newpath, 0, 0, 0);
 }
 
+/* Does the user's path name /proc/self/exe (exe_path.c)? */
+static int is_self_exe(uint32_t upath)
+{
+    static const char self[] = "/proc/self/exe";
+    char text[sizeof(self)];
+
+    if (strncpy_from_user(text, upath, sizeof(text)) != sizeof(self) - 1)
+        return 0;
+    return !memcmp(text, self, sizeof(self));
+}
+
 long sys_readlinkat(uint32_t dirfd, uint32_t upath, uint32_t ubuf,
                     uint32_t size, uint32_t a5, uint32_t a6)
 {
@@ -159,6 +171,8 @@ long sys_readlinkat(uint32_t dirfd, uint32_t upath, uint32_t ubuf,
 
     if ((int32_t)size <= 0)
         return -EINVAL;
+    if (is_self_exe(upath))
+        return exe_path_readlink(ubuf, size);
     r.len = size < VFS_CHUNK ? size : VFS_CHUNK;
     if ((n = path_call(VFS_READLINK, dirfd, upath, 0, &r)) < 0)
         return n;

@@ -174,6 +174,8 @@ long sys_getcwd(uint32_t ubuf, uint32_t size, uint32_t a3,
                         .buf = (uint32_t)vfs_bounce, .len = HC_VFS_PATH_MAX };
     long len = vfs_call(&r);
 
+    if (len == -ERANGE)
+        return -ENAMETOOLONG;  /* longer than a page, as Linux's d_path */
     if (len < 0)
         return len;
     len += 1;                  /* with the NUL */

@@ -13,6 +13,9 @@
 
 #define IOV_MAX 1024
 #define TCGETS  0x5401
+#define TIOCGWINSZ 0x5413
+#define TERMIOS_SIZE 36   /* the kernel's struct termios: 4 flags, c_line, 19 c_cc */
+#define WINSIZE_SIZE 8
 #define FIONBIO 0x5421
 #define FIOCLEX 0x5451
 #define FIONCLEX 0x5450
@@ -26,6 +29,36 @@ static long console_io(unsigned port, uint32_t stream, uint32_t len)
     if (io.result > (int32_t)len)
         panic("console: %d bytes for %u", io.result, len);
     return io.result;
+}
+
+/* One request about a boot console (its stream is the emulator's 0-2). */
+long console_call(uint32_t op, const struct file *f, struct hc_console *c)
+{
+    c->op = op;
+    c->fd = f->stream;
+    hypercall(HC_PORT_CONSOLE, c);
+    return c->result;
+}
+
+/* The emulator's own descriptors, not /dev/tty (a node of the tree). */
+int boot_console(const struct file *f)
+{
+    return f->type == FT_CONSOLE && f->handle == NO_HANDLE;
+}
+
+static long console_pread(struct file *f, uint32_t buf, uint32_t count, uint64_t pos)
+{
+    struct hc_console c = { .offset_lo = (uint32_t)pos, .offset_hi = (uint32_t)(pos >> 32),
+                            .buf = (uint32_t)vfs_bounce };
+    long n;
+
+    c.len = count < VFS_CHUNK ? count : VFS_CHUNK;
+    if (!access_ok(buf, count))
+        return -EFAULT;
+    n = console_call(CONSOLE_PREAD, f, &c);
+    if (n > 0 && copy_to_user(buf, vfs_bounce, n) != 0)
+        return -EFAULT;
+    return n;
 }
 
 typedef long (*chunk_fn)(struct file *f, uint32_t len, uint64_t pos);
@@ -214,7 +247,9 @@ static long positioned(uint32_t fd, uint32_t buf, uint32_t count, uint64_t pos, 
     f = fget(fd);
     if (!f)
         return -EBADF;
-    if (f->type == FT_PIPE || f->type == FT_CONSOLE)
+    if (boot_console(f) && !write)
+        ret = console_pread(f, buf, count, pos);
+    else if (f->type == FT_PIPE || f->type == FT_CONSOLE)
         ret = -ESPIPE;
     else
         ret = write ? vfs_write(f, buf, count, &pos) : vfs_read(f, buf, count, &pos);
@@ -303,10 +338,25 @@ long sys_writev(uint32_t fd, uint32_t uiov, uint32_t iovcnt,
 
 /* ---- lseek ---- */
 
+/* The host file's one offset, shared by every process that inherited it. */
+static long console_seek(struct file *f, int64_t off, uint32_t whence, uint64_t *out)
+{
+    struct hc_console c = { .offset_lo = (uint32_t)off, .offset_hi = (uint32_t)(off >> 32),
+                            .whence = whence };
+    long err = console_call(CONSOLE_SEEK, f, &c);
+
+    if (!err)
+        *out = ((uint64_t)c.offset_hi << 32) | c.offset_lo;
+    return err;
+}
+
 static long do_seek(struct file *f, int64_t off, uint32_t whence, uint64_t *out)
 {
     int64_t base;
     uint64_t size = 0;
+
+    if (boot_console(f))
+        return console_seek(f, off, whence, out);
 
     if (f->type == FT_NULL || f->type == FT_ZERO) {
         *out = f->pos = 0;
@@ -381,6 +431,18 @@ long sys_llseek(uint32_t fd, uint32_t hi, uint32_t lo, uint32_t uresult,
     return copy_to_user(uresult, &pos, sizeof(pos));
 }
 
+/* A terminal's settings or size, read from the host's terminal. */
+static long console_ioctl(struct file *f, uint32_t cmd, uint32_t arg)
+{
+    uint32_t len = cmd == TCGETS ? TERMIOS_SIZE : WINSIZE_SIZE;
+    struct hc_console c = { .whence = cmd, .buf = (uint32_t)vfs_bounce, .len = len };
+    long err = console_call(CONSOLE_IOCTL, f, &c);
+
+    if (err)
+        return err;
+    return copy_to_user(arg, vfs_bounce, len) ? -EFAULT : 0;
+}
+
 long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
                uint32_t a4, uint32_t a5, uint32_t a6)
 {
@@ -398,9 +460,13 @@ long sys_ioctl(uint32_t fd, uint32_t cmd, uint32_t arg,
     case FIOCLEX:
     case FIONCLEX:
         return sys_fcntl64(fd, F_SETFD, cmd == FIOCLEX, 0, 0, 0);
+    case TCGETS:
+    case TIOCGWINSZ:
+        if (boot_console(f))
+            return console_ioctl(f, cmd, arg);
+        return -ENOTTY;
     default:
-        /* TCGETS and the rest: the console is the emulator's streams, which
-         * are host pipes or files, never a terminal of ours. */
+        /* the rest: no terminal is ours to change */
         return -ENOTTY;
     }
 }

@@ -23,7 +23,9 @@ extern union thread_union init_thread_union;
 static struct task_struct init_task_struct;
 static struct task_struct idle_task;   /* pid 0: init's parent, never run */
 static struct thread_info idle_thread_info;
+static struct task_struct init_struct; /* pid 1: never run (exit.c reaps for it) */
 struct task_struct *init_task = &init_task_struct;
+struct task_struct *child_reaper = &init_struct;
 LIST_HEAD_DEF(task_list);
 uint32_t nr_tasks;
 static uint32_t last_pid;
@@ -288,12 +290,13 @@ void sched_init(void)
     t->ti->task = t;
     t->ti->addr_limit = USER_SPACE_TOP;
     t->group_leader = t;
-    t->ti->pid = t->pid = t->pgid = t->sid = 1;
+    t->ti->pid = t->pid = t->pgid = t->sid = BOOT_PID;
     t->state = TASK_RUNNING;
     t->exit_signal = SIGCHLD;
-    t->parent = &idle_task;
     INIT_LIST_HEAD(&t->children);
-    INIT_LIST_HEAD(&t->sibling);
+    reaper_init(&idle_task);
+    t->parent = child_reaper;
+    list_add_tail(&t->sibling, &child_reaper->children);
     init_waitqueue(&t->wait_chldexit, "a child to exit (wait)");
     init_waitqueue(&t->wait_vfork, "a vfork child to exec or exit");
     init_waitqueue(&t->wait_signal, "a signal (pause)");
@@ -304,7 +307,7 @@ void sched_init(void)
     t->on_cpu = 1;
     t->cpus_allowed = (1u << NR_CPUS) - 1;
 #endif
-    last_pid = 1;
+    last_pid = BOOT_PID;
     nr_tasks = 1;
     /* The boot task owns the FPU from the start: a program that never
      * shares the CPU never takes a device-not-available trap. */

@@ -25,6 +25,16 @@
 #define PID_MAX   32768
 #define TASK_LIMIT 64          /* RLIMIT_NPROC-like: fork beyond it is EAGAIN */
 #define TASK_COMM_LEN 16
+#define NGROUPS 32   /* 2.5.53's supplementary groups per process */
+
+/* Who a process is: real, effective, saved and file-system ids, and its
+ * supplementary groups (sys.c). All zero, root, for the boot program. */
+struct cred {
+    uint32_t uid, euid, suid, fsuid;
+    uint32_t gid, egid, sgid, fsgid;
+    uint32_t ngroups;
+    uint32_t groups[NGROUPS];
+};
 
 struct task_struct;
 
@@ -197,6 +207,7 @@ struct task_struct {
     struct task_struct *vfork_parent; /* sleeps until this child execs or exits */
     int did_exec;              /* it has run execve (setpgid's EACCES) */
     char comm[TASK_COMM_LEN];
+    struct cred cred;
 #ifdef CONFIG_SMP
     uint32_t on_cpu;           /* CPU + 1 whose stack pointer is in this task's
                                   stack (running, or idle in its schedule()):
@@ -237,7 +248,11 @@ static inline struct pt_regs *task_pt_regs(struct task_struct *t)
     return (struct pt_regs *)((uint32_t)t->ti + THREAD_SIZE - PT_SIZE);
 }
 
-extern struct task_struct *init_task;   /* pid 1 */
+/* The boot program's task, pid BOOT_PID: its end is the machine's. Its
+ * parent is child_reaper, pid 1, Linux's name for init (exit.c). */
+#define BOOT_PID 2
+extern struct task_struct *init_task;
+extern struct task_struct *child_reaper;
 extern struct list_head task_list;
 extern uint32_t nr_tasks;
 
@@ -292,6 +307,8 @@ __attribute__((noreturn)) void cpu_idle_loop(void);
 /* exit.c */
 void exit_mm_late(struct task_struct *t);
 void mm_release(struct task_struct *t);
+void reaper_init(struct task_struct *parent);
+void reap_orphans(void);
 
 /* signal.c */
 struct sighand *sighand_alloc(const struct sighand *from);

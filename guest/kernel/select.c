@@ -2,11 +2,13 @@
  * poll, ppoll, select and pselect6 (busybox's read builtin polls its
  * descriptor before reading; timeout uses select). Readiness is known for every kind
  * of file: a file of the tree, /dev/null and /dev/zero are always ready;
- * the console is taken as ready (a read then waits for the emulator's
- * stdin); a pipe is ready to read when it holds bytes or has no writer,
- * to write when PIPE_BUF bytes fit or it has no reader. With nothing
- * ready, the caller sleeps until some pipe changes or its timeout, in
- * modeled time, passes. select and pselect6 are poll over the fd sets.
+ * the emulator's stdin is ready when the host says a read would not wait
+ * (bytes, or the end), its stdout and stderr always; a pipe is ready to
+ * read when it holds bytes or has no writer, to write when PIPE_BUF bytes
+ * fit or it has no reader. With nothing ready, the caller sleeps until
+ * some pipe changes or its timeout, in modeled time, passes; while it
+ * waits for stdin it asks the host again at every tick, as nothing in the
+ * machine can wake it. select and pselect6 are poll over the fd sets.
  */
 #include "kernel.h"
 #include "file.h"
@@ -33,10 +35,26 @@ struct pollfd {
 /* Every pipe's change wakes the pollers, who look again. */
 struct wait_queue poll_wait = WAIT_QUEUE_INIT(poll_wait, "a descriptor to be ready (poll)");
 
+/* Set by scan when the emulator's stdin was not ready. */
+static int stdin_pending;
+
+static uint32_t console_events(struct file *f)
+{
+    struct hc_console c = { 0 };
+
+    if (!boot_console(f) || f->stream != 0 || console_call(CONSOLE_POLL, f, &c) != 0) {
+        return POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
+    }
+    stdin_pending = 1;
+    return POLLOUT | POLLWRNORM;
+}
+
 static uint32_t file_events(struct file *f)
 {
     if (f->type == FT_PIPE)
         return pipe_poll(f);
+    if (f->type == FT_CONSOLE)
+        return console_events(f);
     return POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
 }
 
@@ -45,6 +63,7 @@ static long scan(struct pollfd *fds, uint32_t n)
 {
     long ready = 0;
 
+    stdin_pending = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct file *f = fds[i].fd >= 0 ? fcheck((uint32_t)fds[i].fd) : NULL_PTR;
         uint32_t want = (uint16_t)fds[i].events | POLLERR | POLLHUP;
@@ -71,16 +90,21 @@ static long poll_wait_loop(struct pollfd *fds, uint32_t n, uint64_t deadline)
 
     for (;;) {
         int r;
+        uint64_t until = deadline;
         ready = scan(fds, n);
         if (ready || deadline == 0)
             return ready;
-        if (deadline == UINT64_MAX)
+        if (stdin_pending) {
+            uint64_t tick = rdtsc() + ns_to_cycles(0, 1000000);
+            until = tick < deadline ? tick : deadline;
+        }
+        if (until == UINT64_MAX)
             r = sleep_on(&poll_wait, TASK_INTERRUPTIBLE);
         else
-            r = sleep_until(&poll_wait, deadline);
+            r = sleep_until(&poll_wait, until);
         if (r < 0)
             return -ERESTARTNOHAND;
-        if (r == 0 && deadline != UINT64_MAX)
+        if (r == 0 && until == deadline && deadline != UINT64_MAX)
             return scan(fds, n);
     }
 }

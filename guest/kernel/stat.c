@@ -38,6 +38,10 @@ long stat_file(struct file *f, struct hc_stat *st)
         pipe_stat(f, st);
         return 0;
     }
+    if (boot_console(f)) {
+        struct hc_console c = { .buf = (uint32_t)st, .len = sizeof(*st) };
+        return console_call(CONSOLE_STAT, f, &c);
+    }
     if (f->handle == NO_HANDLE) {
         console_stat(f->stream, st);
         return 0;

@@ -217,3 +217,216 @@ long sys_setsid(uint32_t a1, uint32_t a2, uint32_t a3,
     me->sid = me->pgid = me->pid;
     return me->sid;
 }
+
+/* ---- credentials: the setuid family as 2.5.53's kernel/sys.c ---- */
+
+#define NO_ID 0xffffffffu   /* -1: leave this id as it is */
+
+/* CAP_SETUID and CAP_SETGID: here, an effective uid of root. */
+static int capable_setid(void)
+{
+    return current->cred.euid == 0;
+}
+
+static int one_of(uint32_t id, uint32_t a, uint32_t b, uint32_t c)
+{
+    return id == a || id == b || id == c;
+}
+
+#define GET_ID(name, field)                                            \
+    long sys_##name(uint32_t a1, uint32_t a2, uint32_t a3,             \
+                    uint32_t a4, uint32_t a5, uint32_t a6)             \
+    {                                                                  \
+        return current->cred.field;                                    \
+    }
+GET_ID(getuid, uid)
+GET_ID(geteuid, euid)
+GET_ID(getgid, gid)
+GET_ID(getegid, egid)
+
+/* The one rule behind setresuid and setresgid: without the capability,
+ * each new id must be one of the three the process has. */
+static long set_res(uint32_t *r, uint32_t *e, uint32_t *s, uint32_t *fs,
+                    uint32_t nr, uint32_t ne, uint32_t ns)
+{
+    if (!capable_setid()) {
+        if ((nr != NO_ID && !one_of(nr, *r, *e, *s)) ||
+            (ne != NO_ID && !one_of(ne, *r, *e, *s)) ||
+            (ns != NO_ID && !one_of(ns, *r, *e, *s)))
+            return -EPERM;
+    }
+    if (nr != NO_ID)
+        *r = nr;
+    if (ne != NO_ID)
+        *e = ne;
+    if (ns != NO_ID)
+        *s = ns;
+    *fs = *e;
+    return 0;
+}
+
+long sys_setresuid(uint32_t r, uint32_t e, uint32_t s,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_res(&c->uid, &c->euid, &c->suid, &c->fsuid, r, e, s);
+}
+
+long sys_setresgid(uint32_t r, uint32_t e, uint32_t s,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_res(&c->gid, &c->egid, &c->sgid, &c->fsgid, r, e, s);
+}
+
+static long put_three(uint32_t a, uint32_t b, uint32_t c, uint32_t ua, uint32_t ub,
+                      uint32_t uc)
+{
+    if (put_user_u32(a, ua) || put_user_u32(b, ub) || put_user_u32(c, uc))
+        return -EFAULT;
+    return 0;
+}
+
+long sys_getresuid(uint32_t ur, uint32_t ue, uint32_t us,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    const struct cred *c = &current->cred;
+
+    return put_three(c->uid, c->euid, c->suid, ur, ue, us);
+}
+
+long sys_getresgid(uint32_t ur, uint32_t ue, uint32_t us,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    const struct cred *c = &current->cred;
+
+    return put_three(c->gid, c->egid, c->sgid, ur, ue, us);
+}
+
+/* setreuid/setregid: the real id may become the effective one, the
+ * effective one any of the three; the saved id follows a change. */
+static long set_re(uint32_t *r, uint32_t *e, uint32_t *s, uint32_t *fs,
+                   uint32_t nr, uint32_t ne)
+{
+    uint32_t old_r = *r, new_r = *r, new_e = *e;
+
+    if (nr != NO_ID) {
+        if (!capable_setid() && nr != old_r && nr != *e)
+            return -EPERM;
+        new_r = nr;
+    }
+    if (ne != NO_ID) {
+        if (!capable_setid() && !one_of(ne, old_r, *e, *s))
+            return -EPERM;
+        new_e = ne;
+    }
+    if (nr != NO_ID || (ne != NO_ID && ne != old_r))
+        *s = new_e;
+    *r = new_r;
+    *fs = *e = new_e;
+    return 0;
+}
+
+long sys_setreuid(uint32_t r, uint32_t e, uint32_t a3,
+                  uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_re(&c->uid, &c->euid, &c->suid, &c->fsuid, r, e);
+}
+
+long sys_setregid(uint32_t r, uint32_t e, uint32_t a3,
+                  uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_re(&c->gid, &c->egid, &c->sgid, &c->fsgid, r, e);
+}
+
+/* setuid/setgid: with the capability all three ids, else the effective
+ * one, back to the real or saved id. */
+static long set_one(uint32_t *r, uint32_t *e, uint32_t *s, uint32_t *fs, uint32_t id)
+{
+    if (capable_setid())
+        *r = *s = id;
+    else if (id != *r && id != *s)
+        return -EPERM;
+    *fs = *e = id;
+    return 0;
+}
+
+long sys_setuid(uint32_t id, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_one(&c->uid, &c->euid, &c->suid, &c->fsuid, id);
+}
+
+long sys_setgid(uint32_t id, uint32_t a2, uint32_t a3,
+                uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_one(&c->gid, &c->egid, &c->sgid, &c->fsgid, id);
+}
+
+/* setfsuid/setfsgid answer the old id, changed or not. */
+static long set_fs(uint32_t r, uint32_t e, uint32_t s, uint32_t *fs, uint32_t id)
+{
+    uint32_t old = *fs;
+
+    if (capable_setid() || one_of(id, r, e, s) || id == old)
+        *fs = id;
+    return old;
+}
+
+long sys_setfsuid(uint32_t id, uint32_t a2, uint32_t a3,
+                  uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_fs(c->uid, c->euid, c->suid, &c->fsuid, id);
+}
+
+long sys_setfsgid(uint32_t id, uint32_t a2, uint32_t a3,
+                  uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    struct cred *c = &current->cred;
+
+    return set_fs(c->gid, c->egid, c->sgid, &c->fsgid, id);
+}
+
+long sys_getgroups(uint32_t size, uint32_t ulist, uint32_t a3,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    const struct cred *c = &current->cred;
+
+    if ((int32_t)size < 0)
+        return -EINVAL;
+    if (size) {
+        if (size < c->ngroups)
+            return -EINVAL;
+        if (copy_to_user(ulist, c->groups, c->ngroups * sizeof(uint32_t)))
+            return -EFAULT;
+    }
+    return c->ngroups;
+}
+
+long sys_setgroups(uint32_t n, uint32_t ulist, uint32_t a3,
+                   uint32_t a4, uint32_t a5, uint32_t a6)
+{
+    uint32_t groups[NGROUPS];
+
+    if (!capable_setid())
+        return -EPERM;
+    if (n > NGROUPS)
+        return -EINVAL;
+    if (copy_from_user(groups, ulist, n * sizeof(uint32_t)))
+        return -EFAULT;
+    memcpy(current->cred.groups, groups, n * sizeof(uint32_t));
+    current->cred.ngroups = n;
+    return 0;
+}

@@ -251,7 +251,7 @@ static int tls_case(const char *name)
     else if (!strcmp(name, "tls-int80")) {
         long pid = enter_based(name, base_below(at_int80), 0xfffff, code32, at_int80);
         printf("tls-int80: getpid=%ld\n", pid);
-        return pid == 1 ? 0 : 1;
+        return pid == 2 ? 0 : 1;
     } else if (!strcmp(name, "tls-conforming")) {
         long cs = enter_based(name, base_below(at_conforming), 0xfffff,
                               UD_SEG_32BIT | UD_CONTENTS_CONFORMING | UD_LIMIT_IN_PAGES,
@@ -264,7 +264,7 @@ static int tls_case(const char *name)
         printf("tls-wrap: linear=%08x\n", (unsigned long)(uint32_t)at_wrap);
         long pid = enter_based(name, 0xffff0000u, 0xfffff, code32, at_wrap);
         printf("tls-wrap: getpid=%ld\n", pid);
-        return pid == 1 ? 0 : 1;
+        return pid == 2 ? 0 : 1;
     } else {
         return 2;
     }

@@ -311,7 +311,9 @@ static int case_pgid(void)
     }
     printf("setpgid(child, child): %ld\n", syscall2(SYS_setpgid, pid, 0));
     printf("child's pgid is its pid: %s\n", syscall1(SYS_getpgid, pid) == pid ? "yes" : "no");
-    printf("setpgid(1, 0): %ld\n", syscall2(SYS_setpgid, 1, 0));
+    printf("setpgid(0, 0) as session leader: %ld\n", syscall2(SYS_setpgid, 0, 0));
+    printf("setpgid(1, 0), init: %ld\n", syscall2(SYS_setpgid, 1, 0));
+    printf("kill(1, 0), init: %ld\n", syscall2(SYS_kill, 1, 0));
     wait_for(pid, &status);
     printf("getsid of a gone pid: %ld\n", syscall1(SYS_getsid, pid));
     return 0;
