@@ -203,6 +203,12 @@
  *     as the debugger's pause does; a turn that still makes no progress
  *     stops the machine (125) instead of spinning. Test: test_smp
  *     programs_run_to_their_end_on_2_and_4_cpus.
+ * 27. The "until" of 18 holds for the whole uc_emu_start, also after a
+ *     hook disarmed the run up to that set it (a store's #PF on the way to
+ *     a fetch fault's instruction, 20): code translated later in that run
+ *     halts there with nothing armed. run_slice (run.c, stale_stop) drops
+ *     those translations and runs on. Test: test_static
+ *     a_store_fault_then_a_fetch_fault_in_one_block_runs_as_natively.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H

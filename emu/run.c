@@ -409,6 +409,29 @@ static void tell_stopped_block(struct machine *m)
         machine_tell_insns(m, m->cur_limit);
 }
 
+/* The run_to a run started with (trap.h). */
+struct armed_stop {
+    enum run_to_why why;
+    uint32_t from, to;
+};
+
+/*
+ * The engine keeps the "until" its run started with to the end of that
+ * run (quirk 18), though a fault on the way disarmed the run_to (a store
+ * that took a #PF before the instruction a fetch fault ran up to): code
+ * translated after that still halts there. True if the engine stopped at
+ * such a stale stop; either way the translations that carry it go.
+ */
+static bool stale_stop(struct machine *m, const struct armed_stop *a, uint32_t linear)
+{
+    if (a->why == RUN_TO_NONE ||
+        (m->run_to_why == a->why && m->run_to == a->to && m->run_to_from == a->from))
+        return false;
+    if (a->to >= a->from)
+        engine_retranslate(m->uc, a->from, a->to - a->from + 1);
+    return linear == a->to;
+}
+
 /*
  * One run of the running CPU's engine, with no exit address (engine.h,
  * quirk 18): ring-3 code that runs into 0xc0000000 takes the #PF a CPU
@@ -419,11 +442,13 @@ static void tell_stopped_block(struct machine *m)
 static bool run_slice(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    struct armed_stop armed = { m->run_to_why, m->run_to_from, m->run_to };
     uint64_t until = m->run_to_why != RUN_TO_NONE ? engine_code_address(m, m->run_to)
                                                   : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
     bool returned = engine_run(m->uc, eip, until, &e);
     engine_iret_restore(&m->mem, &m->iret_patch);
+    bool stale = stale_stop(m, &armed, code_segment_base(m) + reg_read(m, UC_X86_REG_EIP));
     if (m->insn_observed)
         tell_stopped_block(m);
     if (!returned) {
@@ -463,6 +488,8 @@ static bool run_slice(struct machine *m)
         machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
         return false;
     }
+    if (stale)
+        return false;
     if (halted_at(m, eip))
         return true;
     if (m->smp) {
