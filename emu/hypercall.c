@@ -156,7 +156,8 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);
         /* stopped first: the observers see that no process exited */
-        machine_stop(m, STOP_DEADLOCK, "deadlock: %s", text);
+        machine_stop(m, t->code == HC_DEADLOCK_SPINLOCK ? STOP_LOCKED : STOP_DEADLOCK,
+                     "deadlock: %s", text);
         machine_notify_exit(m);
         break;
     }

@@ -35,6 +35,7 @@ enum stop_reason {
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
     STOP_DEADLOCK,    /* every process waits for something no one can do */
+    STOP_LOCKED,      /* a kernel spinlock is never released (--smp) */
 };
 
 /* --mem: the user memory all processes together may hold. */

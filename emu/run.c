@@ -551,6 +551,7 @@ int machine_run(struct machine *m)
     case STOP_KILLED: return m->exit_status;
     case STOP_EXEC_ERROR: return 126;
     case STOP_BUDGET: return 124;
+    case STOP_DEADLOCK: return 124;   /* no progress, as the budget's */
     default: return 125;
     }
 }

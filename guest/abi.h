@@ -147,6 +147,11 @@
 #define HC_PORT_EXECERR 0xe5 /* struct hc_text: program could not be loaded */
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
 #define HC_PORT_DEADLOCK 0xee /* struct hc_text: no task can run, none can be woken */
+/* hc_text.code of HC_PORT_DEADLOCK: every task waits (the guest's own
+ * state: the run cannot make progress, 124); or a kernel spinlock is
+ * never released (the kernel failed, 125). */
+#define HC_DEADLOCK_TASKS 0
+#define HC_DEADLOCK_SPINLOCK 1
 /*
  * The file tree (emu/vfs.h: an in-memory layer over the read-only host
  * directory of "emu run --root DIR"): every request is a struct hc_vfs;

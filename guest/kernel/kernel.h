@@ -33,6 +33,7 @@ void printk(const char *fmt, ...);
 __attribute__((noreturn)) void panic(const char *fmt, ...);
 __attribute__((noreturn)) void exec_failed(int err, const char *fmt, ...);
 __attribute__((noreturn)) void report_deadlock(const char *text);
+__attribute__((noreturn)) void report_lock_deadlock(const char *text);
 /* exit.c: the caller's end, with a wait status (exit: status << 8;
  * killed: the signal) */
 __attribute__((noreturn)) void do_exit(int code);
