@@ -259,6 +259,12 @@ struct machine {
     struct block_cache blocks;
     uint64_t insns;
     uint64_t exceptions;
+    struct {                       /* the engines' translated code (run.c, */
+        uint64_t check_at;         /* quirk 28): m->insns of the next look */
+        bool due;                  /* the block hook stopped the engine to */
+        uint32_t eip;              /* renew it, before the block at eip */
+        uint64_t renewals;         /* engines renewed */
+    } code;
     struct {                       /* the last block Capstone could not */
         uint32_t addr, size;       /* decode (run.c) */
         uint8_t bytes[32];

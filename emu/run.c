@@ -242,6 +242,32 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     return true;
 }
 
+/*
+ * The engine never reclaims its translations (quirk 28): each exec, each
+ * address-space switch that drops a page's translations, each store into
+ * code, adds code to its buffer until it is full and the engine crashes.
+ * Every ENGINE_CODE_CHECK instructions the block hook looks at how much
+ * the buffers hold; past ENGINE_CODE_LIMIT per CPU, the engine stops
+ * before the block, as for a turn's end (smp.c), and run_slice moves each
+ * CPU into a new engine. The limit is a choice: about 30 exec's of a
+ * shell's worth of code, while the working set of a program and the
+ * kernel is a few MiB.
+ */
+#define ENGINE_CODE_CHECK (1u << 22)
+#define ENGINE_CODE_LIMIT ((size_t)64 << 20)
+
+static bool code_full(struct machine *m, uint32_t addr)
+{
+    m->code.check_at = m->insns + ENGINE_CODE_CHECK;
+    if (m->hold.block || m->hold.insn ||
+        engine_code_resident() < ENGINE_CODE_LIMIT * (size_t)m->ncpus)
+        return false;
+    m->code.due = true;
+    m->code.eip = addr - code_segment_base(m);
+    engine_stop(m->uc);
+    return true;
+}
+
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
@@ -269,6 +295,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * the block runs, and the handler's first block comes back here. The
      * PIC is wired to CPU 0. */
     if (m->smp && (smp_turn_over(m, addr) || smp_ipi_check(m, addr)))
+        return;
+    if (m->insns >= m->code.check_at && code_full(m, addr))
         return;
     if (m->cpu_id == 0 && irq_may_deliver(m) && irq_check(m, addr))
         return;
@@ -305,6 +333,42 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         charge_rep_again(m, &b->insns[0]);
     else if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
         charge_rep_early(m, b);
+}
+
+static int add_hooks(struct machine *m);
+
+/* The running CPU into a new engine: its hooks go in again, the code
+ * hooks as blocks need them. */
+static int renew_cpu(struct machine *m)
+{
+    if (engine_renew(&m->uc, m->scratch_ctx, &m->mem))
+        return -1;
+    m->engines[m->cpu_id] = m->uc;
+    m->nspecial = 0;
+    memset(m->special_slots, 0, sizeof m->special_slots);
+    uc_context_free(m->scratch_ctx);
+    m->scratch_ctx = NULL;
+    if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
+        return -1;
+    return add_hooks(m);
+}
+
+/* Stopped by code_full: every CPU gets a new engine (quirk 28). */
+static void renew_engines(struct machine *m)
+{
+    int me = m->cpu_id;
+    m->code.due = false;
+    reg_write(m, UC_X86_REG_EIP, m->code.eip);
+    engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+    for (int c = 0; c < m->ncpus && m->stop == STOP_NONE; c++) {
+        if (m->smp)
+            smp_switch(m, c);
+        if (renew_cpu(m))
+            machine_stop(m, STOP_MACHINE, "cannot move CPU %d into a new engine", c);
+    }
+    if (m->smp)
+        smp_switch(m, me);
+    m->code.renewals++;
 }
 
 static int add_hooks(struct machine *m)
@@ -459,6 +523,10 @@ static bool run_slice(struct machine *m)
         return false;
     if (smp_turn_resume(m))
         return false;
+    if (m->code.due) {
+        renew_engines(m);
+        return false;
+    }
     if (m->hooks_full) {
         m->hooks_full = false;
         forget_special_hooks(m, 0);
