@@ -160,6 +160,7 @@ struct irq_state {
     uint64_t delivered;        /* external interrupts delivered */
     uint64_t idle_cycles;      /* centicycles skipped in hlt */
     uint64_t halts;            /* hlt instructions that waited for an interrupt */
+    uint64_t dropped;          /* ticks dropped in tickless idle (irq_nohz) */
 };
 
 /*

@@ -153,6 +153,18 @@
 #define HC_DEADLOCK_TASKS 0
 #define HC_DEADLOCK_SPINLOCK 1
 /*
+ * Tickless idle (one CPU): nothing can run until the earliest timer, at
+ * TSC next. The emulator drops the PIT's ticks before it that would find
+ * nothing to do: those whose TSC is HC_NOHZ_MARGIN or more before next,
+ * and after which the kernel's clock (a lattice of ticks every
+ * tick_cycles TSC cycles from base) gains no step within HC_NOHZ_MARGIN
+ * (the interrupt's own cycles before it reads the TSC). It answers how
+ * many it dropped and the TSC of the last one; the kernel takes their
+ * effect on its clocks before hlt, and the PIT's next tick wakes it.
+ */
+#define HC_PORT_NOHZ 0xeb /* struct hc_nohz */
+#define HC_NOHZ_MARGIN 20000u
+/*
  * The file tree (emu/vfs.h: an in-memory layer over the read-only host
  * directory of "emu run --root DIR"): every request is a struct hc_vfs;
  * paths and data sit in kernel memory, never in user memory. Handles are
@@ -281,6 +293,14 @@ struct hc_io {
 
 struct hc_exit {
     uint32_t status;
+};
+
+struct hc_nohz {                 /* HC_PORT_NOHZ */
+    uint32_t next_lo, next_hi;   /* in: the earliest timer's TSC */
+    uint32_t base_lo, base_hi;   /* in: the clock's last lattice point */
+    uint32_t tick_cycles;        /* in: the lattice's step */
+    uint32_t ticks;              /* out: ticks dropped (0: none) */
+    uint32_t last_lo, last_hi;   /* out: the TSC of the last one */
 };
 
 #define HC_FAULT_NONE 0xffffffffu /* vector: a signal, no fault */

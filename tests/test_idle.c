@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "support.h"
 
 /* ------------------------------------------------ item 8: deadlocks */
@@ -63,6 +67,58 @@ START_TEST(every_process_waiting_for_ever_is_124_with_who_waits_on_what)
 }
 END_TEST
 
+/* ------------------------------------------------ item 9: long sleeps */
+
+/* emu with argv, stdout into out: its status, and the host CPU seconds it
+ * used (wait4's rusage: not the wall clock of a shared machine). */
+static int run_timed(const char *const *argv, const char *out, double *cpu_s)
+{
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0)
+            _exit(126);
+        execv(EMU_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+    *cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+             (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * nanosleep of 1000 s. Every 1 ms tick of it ran in the engine before
+ * (the tick and the idle loop, about 250 instructions): 1.2 seconds of
+ * host CPU per 100 modeled seconds, 14 s for this one. Tickless idle
+ * drops the ticks that find nothing to do: well under a second, however
+ * long the sleep; 5 s leaves room for a slow host. The clock says the
+ * program slept 1000 s, up to the tick that wakes it and its way back
+ * (1 ms).
+ */
+START_TEST(a_1000_second_sleep_takes_modeled_time_not_host_time)
+{
+    const char *prog = fixture(_i ? "sleeper-musl" : "sleeper-glibc");
+    const char *out = scratch("sleep-out");
+    const char *argv[] = { EMU_PATH, "run", prog, "1000", NULL };
+    double cpu_s;
+    int status = run_timed(argv, out, &cpu_s);
+    char *text = read_file(out);
+    long long us = 0;
+    unsigned long long cycles = 0;
+    ck_assert_msg(status == 0, "%s: exit %d: %s", prog, status, text);
+    ck_assert_msg(sscanf(text, "slept %lld us, %llu cycles", &us, &cycles) == 2, "%s", text);
+    ck_assert_msg(us >= 1000000000LL && us < 1000001000LL, "%s slept %lld us", prog, us);
+    ck_assert_msg(cycles >= 1000ULL * 2400000000ULL, "%s: %llu cycles", prog, cycles);
+    ck_assert_msg(cpu_s < 5.0, "%s: 1000 modeled seconds took %.2f s of host CPU", prog, cpu_s);
+    free(text);
+    unlink(out);
+}
+END_TEST
+
 Suite *idle_suite(void)
 {
     Suite *s = suite_create("idle");
@@ -71,6 +127,10 @@ Suite *idle_suite(void)
     tcase_add_loop_test(tc, every_process_waiting_for_ever_is_124_with_who_waits_on_what, 0,
                         NSTUCK * 4);
     suite_add_tcase(s, tc);
+    TCase *sleep = tcase_create("sleep");
+    tcase_set_timeout(sleep, 120);
+    tcase_add_loop_test(sleep, a_1000_second_sleep_takes_modeled_time_not_host_time, 0, 2);
+    suite_add_tcase(s, sleep);
     return s;
 }
 

@@ -130,6 +130,10 @@ void timer_tsc_tick(void);
 void do_gettimeofday(struct timeval *tv);
 void vgtod_init(void);
 void vgtod_tick(void);
+/* Tickless idle (timer.c, tick_nohz_idle): the clock's last lattice point,
+ * and the effect of ticks ticks the last of which read the TSC now. */
+uint64_t timer_tsc_last_tick(void);
+void timer_tsc_skip(uint64_t now, uint32_t ticks);
 
 /* exec.c: pid 1 becomes the boot program (its registers at the top of
  * its kernel stack); entry.S: leave for it. */

@@ -492,6 +492,7 @@ static void idle(void)
         if (!timers_armed())
             deadlock();
         in_idle = 1;
+        tick_nohz_idle();
         __asm__ volatile("sti; hlt; cli" : : : "memory");
         in_idle = 0;
         run_timers();
