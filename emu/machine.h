@@ -228,7 +228,9 @@ struct machine_hold {
     uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */        \
     bool pause_held;               /* a RUN_TO_PAUSE set aside for another */   \
     uint32_t pause_to, pause_from; /* run_to, to come back after it */          \
-    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */         \
+    bool stale_set;                /* a run_to disarmed while its run went on: */ \
+    uint32_t stale_from, stale_to; /* translations may still halt at stale_to */
 
 struct cpu_local {
     CPU_LOCAL_FIELDS

@@ -479,21 +479,37 @@ struct armed_stop {
     uint32_t from, to;
 };
 
+static void drop_stale(struct machine *m)
+{
+    if (m->stale_to >= m->stale_from)
+        engine_retranslate(m->uc, m->stale_from, m->stale_to - m->stale_from + 1);
+}
+
 /*
  * The engine keeps the "until" its run started with to the end of that
- * run (quirk 18), though a fault on the way disarmed the run_to (a store
+ * run (quirk 27), though a fault on the way disarmed the run_to (a store
  * that took a #PF before the instruction a fetch fault ran up to): code
- * translated after that still halts there. True if the engine stopped at
- * such a stale stop; either way the translations that carry it go.
+ * translated after that halts there, in this run or a later one. The
+ * translations that carry it go when the run returns, through the page
+ * tables of the moment (quirk 15), and again at the first stop there
+ * with nothing armed, which may come in another process (a fork has the
+ * same code): true for that stop.
  */
 static bool stale_stop(struct machine *m, const struct armed_stop *a, uint32_t linear)
 {
-    if (a->why == RUN_TO_NONE ||
-        (m->run_to_why == a->why && m->run_to == a->to && m->run_to_from == a->from))
+    if (a->why != RUN_TO_NONE &&
+        !(m->run_to_why == a->why && m->run_to == a->to && m->run_to_from == a->from)) {
+        m->stale_set = true;
+        m->stale_from = a->from;
+        m->stale_to = a->to;
+        drop_stale(m);
+    }
+    if (!m->stale_set || linear != m->stale_to ||
+        (m->run_to_why != RUN_TO_NONE && m->run_to == linear))
         return false;
-    if (a->to >= a->from)
-        engine_retranslate(m->uc, a->from, a->to - a->from + 1);
-    return linear == a->to;
+    drop_stale(m);
+    m->stale_set = false;
+    return true;
 }
 
 /*
