@@ -330,6 +330,10 @@ void engine_flush_tlb(uc_engine *uc);
  * buffers hold in host memory (every engine of the process; 0 if the
  * host does not say). */
 size_t engine_code_resident(void);
+/* The translated code per engine past which the machine renews them: a
+ * choice, about 30 execs of a shell's worth of code, where the working
+ * set of a program and the kernel is a few MiB. */
+#define ENGINE_CODE_LIMIT ((size_t)64 << 20)
 /* Quirk 28: *uc replaced by a new engine over the same guest memory, its
  * CPU in the same state (ctx: a context of *uc, for the move), with no
  * translations and no hooks; the old engine is closed. 0, or -1 with *uc

@@ -249,12 +249,10 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
  * Every ENGINE_CODE_CHECK instructions the block hook looks at how much
  * the buffers hold; past ENGINE_CODE_LIMIT per CPU, the engine stops
  * before the block, as for a turn's end (smp.c), and run_slice moves each
- * CPU into a new engine. The limit is a choice: about 30 exec's of a
- * shell's worth of code, while the working set of a program and the
- * kernel is a few MiB.
+ * CPU into a new engine. (Without the cycle model there is no block hook,
+ * and no look: a limit, docs/unicorn.md.)
  */
 #define ENGINE_CODE_CHECK (1u << 22)
-#define ENGINE_CODE_LIMIT ((size_t)64 << 20)
 
 static bool code_full(struct machine *m, uint32_t addr)
 {
