@@ -201,10 +201,29 @@ static uint64_t ticks_to_drop(const struct machine *m, uint64_t next, uint64_t b
     return 0;
 }
 
+/*
+ * Modeled time is counted in centicycles in 64 bits: 2^64 / 100 cycles,
+ * 2.4 years at 2.4 GHz. Nothing can run before a timer past half of
+ * that (a sleep of 10^9 s): the run cannot go on, as when its budget is
+ * spent. True if so.
+ */
+static bool past_the_clock(struct machine *m, uint64_t next)
+{
+    uint64_t max = UINT64_MAX / 2 / 100;
+    if (next < max)
+        return false;
+    machine_stop(m, STOP_BUDGET, "every process waits for a timer past %llu s of modeled "
+                 "time, more than the machine counts", (unsigned long long)(max /
+                 ((uint64_t)m->cpu.model->clock_mhz * 1000000u)));
+    return true;
+}
+
 void irq_nohz(struct machine *m, struct hc_nohz *h)
 {
     struct irq_state *q = &m->irq;
     uint64_t n = 0;
+    if (past_the_clock(m, (uint64_t)h->next_hi << 32 | h->next_lo))
+        return;
     if (!m->smp && q->pit_running && q->pit_mode == 2 && !(q->irr & 1u << IRQ_TIMER) &&
         q->deadline != UINT64_MAX && q->deadline > m->cycles)
         n = ticks_to_drop(m, (uint64_t)h->next_hi << 32 | h->next_lo,

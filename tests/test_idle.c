@@ -119,6 +119,28 @@ START_TEST(a_1000_second_sleep_takes_modeled_time_not_host_time)
 }
 END_TEST
 
+/* A sleep past what the machine's clock counts (2^64 centicycles: 2.4
+ * years at 2.4 GHz): nothing can happen before it, so the run cannot go
+ * on, as with an exhausted budget; before, its ticks ran until the budget
+ * was spent, 22 minutes of host CPU. */
+START_TEST(a_sleep_past_the_modeled_clock_is_124_at_once)
+{
+    const char *prog = fixture("sleeper-glibc");
+    const char *out = scratch("sleep-out");
+    const char *argv[] = { EMU_PATH, "run", prog, "1000000000", NULL };
+    double cpu_s;
+    int status = run_timed(argv, out, &cpu_s);
+    ck_assert_int_eq(status, 124);
+    ck_assert_msg(cpu_s < 5.0, "%.2f s of host CPU", cpu_s);
+    unlink(out);
+    struct emu_result r;
+    emu(&r, "run", prog, "1000000000", NULL);
+    ck_assert_msg(strstr(r.err, ": every process waits for a timer past 38430716 s of modeled "
+                                "time, more than the machine counts\n"), "%s", r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *idle_suite(void)
 {
     Suite *s = suite_create("idle");
@@ -130,6 +152,7 @@ Suite *idle_suite(void)
     TCase *sleep = tcase_create("sleep");
     tcase_set_timeout(sleep, 120);
     tcase_add_loop_test(sleep, a_1000_second_sleep_takes_modeled_time_not_host_time, 0, 2);
+    tcase_add_test(sleep, a_sleep_past_the_modeled_clock_is_124_at_once);
     suite_add_tcase(s, sleep);
     return s;
 }
