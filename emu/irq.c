@@ -193,6 +193,8 @@ static uint64_t ticks_to_drop(const struct machine *m, uint64_t next, uint64_t b
     if (next <= HC_NOHZ_MARGIN || limit / 100 != next - HC_NOHZ_MARGIN || limit < q->deadline)
         return 0;
     uint64_t n = (limit - q->deadline) / q->period + 1;
+    if (n > UINT32_MAX)
+        n = UINT32_MAX;   /* the answer's width; the next idle drops more */
     for (int i = 0; n > 0 && i < NOHZ_TRIES; i++, n--) {
         uint64_t at = tsc_of(m, q->deadline + (n - 1) * q->period);
         if (at + HC_NOHZ_MARGIN <= next && no_step_after(at, base, step))
@@ -228,8 +230,6 @@ void irq_nohz(struct machine *m, struct hc_nohz *h)
         q->deadline != UINT64_MAX && q->deadline > m->cycles)
         n = ticks_to_drop(m, (uint64_t)h->next_hi << 32 | h->next_lo,
                           (uint64_t)h->base_hi << 32 | h->base_lo, h->tick_cycles);
-    if (n > UINT32_MAX)
-        n = UINT32_MAX;
     h->ticks = (uint32_t)n;
     if (!n)
         return;
