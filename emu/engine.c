@@ -2,11 +2,13 @@
 #define _GNU_SOURCE /* fopencookie */
 #include "engine.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "../guest/x86.h"
 
@@ -646,4 +648,64 @@ bool engine_run(uc_engine *uc, uint32_t begin, uint64_t until, uc_err *err)
     engine_abort_target = NULL;
     sigaction(SIGABRT, &old, NULL);
     return returned;
+}
+
+/* ---- quirk 28: translated code is never reclaimed ---- */
+
+/* One of the engines' translation buffers: a private anonymous mapping,
+ * readable, writable and executable, of at least 16 MiB (1 GiB by
+ * default); nothing else in emu maps memory so. */
+static bool is_code_buffer(const char *line, uintptr_t *lo, uintptr_t *hi)
+{
+    char perms[8];
+    unsigned long inode;
+    if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %*s %*s %lu", lo, hi, perms, &inode) != 4)
+        return false;
+    return !strcmp(perms, "rwxp") && inode == 0 && *hi - *lo >= ((uintptr_t)16 << 20);
+}
+
+static size_t resident_bytes(uintptr_t lo, uintptr_t hi)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (hi - lo) / page, bytes = 0;
+    unsigned char *v = malloc(n);
+    if (!v)
+        return 0;
+    if (mincore((void *)lo, hi - lo, v) == 0)
+        for (size_t i = 0; i < n; i++)
+            bytes += (v[i] & 1) ? page : 0;
+    free(v);
+    return bytes;
+}
+
+size_t engine_code_resident(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    size_t bytes = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t lo, hi;
+        if (is_code_buffer(line, &lo, &hi))
+            bytes += resident_bytes(lo, hi);
+    }
+    fclose(f);
+    return bytes;
+}
+
+/* The CPU state moves as a whole (the saved context is the engine's CPU
+ * state up to its internals, as 1 and 2 rely on), through ctx. */
+int engine_renew(uc_engine **uc, uc_context *ctx, const struct guest_memory *mem)
+{
+    uc_engine *fresh;
+    if (uc_context_save(*uc, ctx) != UC_ERR_OK || engine_open(&fresh))
+        return -1;
+    if (memory_share(fresh, mem) || engine_back_wrap(fresh, mem) ||
+        uc_context_restore(fresh, ctx) != UC_ERR_OK) {
+        uc_close(fresh);
+        return -1;
+    }
+    uc_close(*uc);
+    *uc = fresh;
+    return 0;
 }

@@ -203,6 +203,19 @@
  *     as the debugger's pause does; a turn that still makes no progress
  *     stops the machine (125) instead of spinning. Test: test_smp
  *     programs_run_to_their_end_on_2_and_4_cpus.
+ * 27. The "until" of 18 holds for the whole uc_emu_start, also after a
+ *     hook disarmed the run up to that set it (a store's #PF on the way to
+ *     a fetch fault's instruction, 20): code translated later in that run
+ *     halts there with nothing armed. run_slice (run.c, stale_stop) drops
+ *     those translations and runs on. Test: test_static
+ *     a_store_fault_then_a_fetch_fault_in_one_block_runs_as_natively.
+ * 28. Translated code is never reclaimed: the buffer (1 GiB) only grows,
+ *     a full one is zeroed under the running code (2.0.1, 2.1 before
+ *     2.1.3: a crash), and the engine's flush zeroes all of it (15: 1 GiB
+ *     made resident). engine_code_resident() measures the buffers;
+ *     past a limit run.c moves each CPU into a new engine
+ *     (engine_renew()) and closes the old. Test: test_reclaim
+ *     a_shell_loop_of_5000_commands_ends_with_bounded_host_memory.
  */
 #ifndef EMU_ENGINE_H
 #define EMU_ENGINE_H
@@ -313,6 +326,19 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
  * translations of them and its TLB (quirk 23). */
 void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
 void engine_flush_tlb(uc_engine *uc);
+/* Quirk 28: the bytes of translated code the engines' translation
+ * buffers hold in host memory (every engine of the process; 0 if the
+ * host does not say). */
+size_t engine_code_resident(void);
+/* The translated code per engine past which the machine renews them: a
+ * choice, about 30 execs of a shell's worth of code, where the working
+ * set of a program and the kernel is a few MiB. */
+#define ENGINE_CODE_LIMIT ((size_t)64 << 20)
+/* Quirk 28: *uc replaced by a new engine over the same guest memory, its
+ * CPU in the same state (ctx: a context of *uc, for the move), with no
+ * translations and no hooks; the old engine is closed. 0, or -1 with *uc
+ * as it was. */
+int engine_renew(uc_engine **uc, uc_context *ctx, const struct guest_memory *mem);
 /* In the sysenter hook: execution goes on at eip. */
 void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
 

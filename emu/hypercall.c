@@ -283,10 +283,17 @@ void on_hypercall(uc_engine *uc, uint32_t port, int size, uint32_t value, void *
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);
         /* stopped first: the observers see that no process exited */
-        machine_stop(m, STOP_DEADLOCK, "deadlock: %s", text);
+        machine_stop(m, t->code == HC_DEADLOCK_SPINLOCK ? STOP_LOCKED : STOP_DEADLOCK,
+                     "deadlock: %s", text);
         machine_notify_exit(m);
         break;
     }
+    case HC_PORT_NOHZ:
+        if (!guest_ptr(&m->mem, value, sizeof(struct hc_nohz)))
+            machine_stop(m, STOP_MACHINE, "NOHZ hypercall with a bad block address %08x", value);
+        else
+            irq_nohz(m, block);
+        break;
     case HC_PORT_LOG: {
         const struct hc_text *t = block;
         guest_text(m, t->text, t->len, text, sizeof text);

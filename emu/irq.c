@@ -162,6 +162,84 @@ bool irq_check(struct machine *m, uint32_t addr)
     return true;
 }
 
+/* ---- tickless idle ---- */
+
+static uint64_t tsc_of(const struct machine *m, uint64_t centicycles)
+{
+    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], centicycles / 100);
+}
+
+/* The kernel's clock gains no lattice step in (tsc, tsc + margin]: the
+ * tick at tsc leaves it as one that read the TSC a little later would. */
+static bool no_step_after(uint64_t tsc, uint64_t base, uint32_t step)
+{
+    if (tsc < base || step == 0)
+        return false;
+    uint64_t r = (tsc - base) % step;
+    return r == 0 || step - r > HC_NOHZ_MARGIN;
+}
+
+/* The ticks to drop: the last, n, early enough and clear of a step; a
+ * few tries down from the latest (the PIT's period and the clock's step
+ * differ by 0.015%, so a step moves past the margin within a few hundred
+ * ticks). 0 if none. */
+#define NOHZ_TRIES 4096
+
+static uint64_t ticks_to_drop(const struct machine *m, uint64_t next, uint64_t base,
+                              uint32_t step)
+{
+    const struct irq_state *q = &m->irq;
+    uint64_t limit = (next - HC_NOHZ_MARGIN) * 100;
+    if (next <= HC_NOHZ_MARGIN || limit / 100 != next - HC_NOHZ_MARGIN || limit < q->deadline)
+        return 0;
+    uint64_t n = (limit - q->deadline) / q->period + 1;
+    if (n > UINT32_MAX)
+        n = UINT32_MAX;   /* the answer's width; the next idle drops more */
+    for (int i = 0; n > 0 && i < NOHZ_TRIES; i++, n--) {
+        uint64_t at = tsc_of(m, q->deadline + (n - 1) * q->period);
+        if (at + HC_NOHZ_MARGIN <= next && no_step_after(at, base, step))
+            return n;
+    }
+    return 0;
+}
+
+/*
+ * Modeled time is counted in centicycles in 64 bits: 2^64 / 100 cycles,
+ * 2.4 years at 2.4 GHz. Nothing can run before a timer past half of
+ * that (a sleep of 10^9 s): the run cannot go on, as when its budget is
+ * spent. True if so.
+ */
+static bool past_the_clock(struct machine *m, uint64_t next)
+{
+    uint64_t max = UINT64_MAX / 2 / 100;
+    if (next < max)
+        return false;
+    machine_stop(m, STOP_BUDGET, "every process waits for a timer past %llu s of modeled "
+                 "time, more than the machine counts", (unsigned long long)(max /
+                 ((uint64_t)m->cpu.model->clock_mhz * 1000000u)));
+    return true;
+}
+
+void irq_nohz(struct machine *m, struct hc_nohz *h)
+{
+    struct irq_state *q = &m->irq;
+    uint64_t n = 0;
+    if (past_the_clock(m, (uint64_t)h->next_hi << 32 | h->next_lo))
+        return;
+    if (!m->smp && q->pit_running && q->pit_mode == 2 && !(q->irr & 1u << IRQ_TIMER) &&
+        q->deadline != UINT64_MAX && q->deadline > m->cycles)
+        n = ticks_to_drop(m, (uint64_t)h->next_hi << 32 | h->next_lo,
+                          (uint64_t)h->base_hi << 32 | h->base_lo, h->tick_cycles);
+    h->ticks = (uint32_t)n;
+    if (!n)
+        return;
+    uint64_t last = tsc_of(m, q->deadline + (n - 1) * q->period);
+    h->last_lo = (uint32_t)last;
+    h->last_hi = (uint32_t)(last >> 32);
+    q->deadline += n * q->period;
+    q->dropped += n;
+}
+
 bool irq_halt(struct machine *m)
 {
     struct irq_state *q = &m->irq;

@@ -29,5 +29,8 @@ static inline bool irq_may_deliver(const struct machine *m)
  * timer runs, modeled time jumps to the next interrupt, which is delivered
  * (the skipped cycles count as idle). False if nothing can wake the CPU. */
 bool irq_halt(struct machine *m);
+/* Tickless idle (abi.h, HC_PORT_NOHZ): drop the PIT's ticks before the
+ * kernel's next timer that would find nothing to do; h answers. */
+void irq_nohz(struct machine *m, struct hc_nohz *h);
 
 #endif

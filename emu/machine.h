@@ -35,6 +35,7 @@ enum stop_reason {
     STOP_BUDGET,      /* instruction budget exhausted */
     STOP_MACHINE,     /* the machine itself failed (triple fault, engine error) */
     STOP_DEADLOCK,    /* every process waits for something no one can do */
+    STOP_LOCKED,      /* a kernel spinlock is never released (--smp) */
 };
 
 /* --mem: the user memory all processes together may hold. */
@@ -161,6 +162,7 @@ struct irq_state {
     uint64_t delivered;        /* external interrupts delivered */
     uint64_t idle_cycles;      /* centicycles skipped in hlt */
     uint64_t halts;            /* hlt instructions that waited for an interrupt */
+    uint64_t dropped;          /* ticks dropped in tickless idle (irq_nohz) */
 };
 
 /*
@@ -228,7 +230,9 @@ struct machine_hold {
     uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */        \
     bool pause_held;               /* a RUN_TO_PAUSE set aside for another */   \
     uint32_t pause_to, pause_from; /* run_to, to come back after it */          \
-    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */         \
+    bool stale_set;                /* a run_to disarmed while its run went on: */ \
+    uint32_t stale_from, stale_to; /* translations may still halt at stale_to */
 
 struct cpu_local {
     CPU_LOCAL_FIELDS
@@ -261,6 +265,12 @@ struct machine {
     struct block_cache blocks;
     uint64_t insns;
     uint64_t exceptions;
+    struct {                       /* the engines' translated code (run.c, */
+        uint64_t check_at;         /* quirk 28): m->insns of the next look */
+        bool due;                  /* the block hook stopped the engine to */
+        uint32_t eip;              /* renew it, before the block at eip */
+        uint64_t renewals;         /* engines renewed */
+    } code;
     struct {                       /* the last block Capstone could not */
         uint32_t addr, size;       /* decode (run.c) */
         uint8_t bytes[32];

@@ -242,6 +242,30 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     return true;
 }
 
+/*
+ * The engine never reclaims its translations (quirk 28): each exec, each
+ * address-space switch that drops a page's translations, each store into
+ * code, adds code to its buffer until it is full and the engine crashes.
+ * Every ENGINE_CODE_CHECK instructions the block hook looks at how much
+ * the buffers hold; past ENGINE_CODE_LIMIT per CPU, the engine stops
+ * before the block, as for a turn's end (smp.c), and run_slice moves each
+ * CPU into a new engine. (Without the cycle model there is no block hook,
+ * and no look: a limit, docs/unicorn.md.)
+ */
+#define ENGINE_CODE_CHECK (1u << 22)
+
+static bool code_full(struct machine *m, uint32_t addr)
+{
+    m->code.check_at = m->insns + ENGINE_CODE_CHECK;
+    if (m->hold.block || m->hold.insn ||
+        engine_code_resident() < ENGINE_CODE_LIMIT * (size_t)m->ncpus)
+        return false;
+    m->code.due = true;
+    m->code.eip = addr - code_segment_base(m);
+    engine_stop(m->uc);
+    return true;
+}
+
 void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
@@ -269,6 +293,8 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * the block runs, and the handler's first block comes back here. The
      * PIC is wired to CPU 0. */
     if (m->smp && (smp_turn_over(m, addr) || smp_ipi_check(m, addr)))
+        return;
+    if (m->insns >= m->code.check_at && code_full(m, addr))
         return;
     if (m->cpu_id == 0 && irq_may_deliver(m) && irq_check(m, addr))
         return;
@@ -305,6 +331,42 @@ void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         charge_rep_again(m, &b->insns[0]);
     else if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
         charge_rep_early(m, b);
+}
+
+static int add_hooks(struct machine *m);
+
+/* The running CPU into a new engine: its hooks go in again, the code
+ * hooks as blocks need them. */
+static int renew_cpu(struct machine *m)
+{
+    if (engine_renew(&m->uc, m->scratch_ctx, &m->mem))
+        return -1;
+    m->engines[m->cpu_id] = m->uc;
+    m->nspecial = 0;
+    memset(m->special_slots, 0, sizeof m->special_slots);
+    uc_context_free(m->scratch_ctx);
+    m->scratch_ctx = NULL;
+    if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
+        return -1;
+    return add_hooks(m);
+}
+
+/* Stopped by code_full: every CPU gets a new engine (quirk 28). */
+static void renew_engines(struct machine *m)
+{
+    int me = m->cpu_id;
+    m->code.due = false;
+    reg_write(m, UC_X86_REG_EIP, m->code.eip);
+    engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
+    for (int c = 0; c < m->ncpus && m->stop == STOP_NONE; c++) {
+        if (m->smp)
+            smp_switch(m, c);
+        if (renew_cpu(m))
+            machine_stop(m, STOP_MACHINE, "cannot move CPU %d into a new engine", c);
+    }
+    if (m->smp)
+        smp_switch(m, me);
+    m->code.renewals++;
 }
 
 static int add_hooks(struct machine *m)
@@ -409,6 +471,45 @@ static void tell_stopped_block(struct machine *m)
         machine_tell_insns(m, m->cur_limit);
 }
 
+/* The run_to a run started with (trap.h). */
+struct armed_stop {
+    enum run_to_why why;
+    uint32_t from, to;
+};
+
+static void drop_stale(struct machine *m)
+{
+    if (m->stale_to >= m->stale_from)
+        engine_retranslate(m->uc, m->stale_from, m->stale_to - m->stale_from + 1);
+}
+
+/*
+ * The engine keeps the "until" its run started with to the end of that
+ * run (quirk 27), though a fault on the way disarmed the run_to (a store
+ * that took a #PF before the instruction a fetch fault ran up to): code
+ * translated after that halts there, in this run or a later one. The
+ * translations that carry it go when the run returns, through the page
+ * tables of the moment (quirk 15), and again at the first stop there
+ * with nothing armed, which may come in another process (a fork has the
+ * same code): true for that stop.
+ */
+static bool stale_stop(struct machine *m, const struct armed_stop *a, uint32_t linear)
+{
+    if (a->why != RUN_TO_NONE &&
+        !(m->run_to_why == a->why && m->run_to == a->to && m->run_to_from == a->from)) {
+        m->stale_set = true;
+        m->stale_from = a->from;
+        m->stale_to = a->to;
+        drop_stale(m);
+    }
+    if (!m->stale_set || linear != m->stale_to ||
+        (m->run_to_why != RUN_TO_NONE && m->run_to == linear))
+        return false;
+    drop_stale(m);
+    m->stale_set = false;
+    return true;
+}
+
 /*
  * One run of the running CPU's engine, with no exit address (engine.h,
  * quirk 18): ring-3 code that runs into 0xc0000000 takes the #PF a CPU
@@ -419,11 +520,13 @@ static void tell_stopped_block(struct machine *m)
 static bool run_slice(struct machine *m)
 {
     uint32_t eip = reg_read(m, UC_X86_REG_EIP);
+    struct armed_stop armed = { m->run_to_why, m->run_to_from, m->run_to };
     uint64_t until = m->run_to_why != RUN_TO_NONE ? engine_code_address(m, m->run_to)
                                                   : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
     bool returned = engine_run(m->uc, eip, until, &e);
     engine_iret_restore(&m->mem, &m->iret_patch);
+    bool stale = stale_stop(m, &armed, code_segment_base(m) + reg_read(m, UC_X86_REG_EIP));
     if (m->insn_observed)
         tell_stopped_block(m);
     if (!returned) {
@@ -434,6 +537,10 @@ static bool run_slice(struct machine *m)
         return false;
     if (smp_turn_resume(m))
         return false;
+    if (m->code.due) {
+        renew_engines(m);
+        return false;
+    }
     if (m->hooks_full) {
         m->hooks_full = false;
         forget_special_hooks(m, 0);
@@ -463,6 +570,8 @@ static bool run_slice(struct machine *m)
         machine_stop(m, STOP_MACHINE, "engine error at eip %08x: %s", eip, uc_strerror(e));
         return false;
     }
+    if (stale)
+        return false;
     if (halted_at(m, eip))
         return true;
     if (m->smp) {
@@ -524,6 +633,7 @@ int machine_run(struct machine *m)
     case STOP_KILLED: return m->exit_status;
     case STOP_EXEC_ERROR: return 126;
     case STOP_BUDGET: return 124;
+    case STOP_DEADLOCK: return 124;   /* no progress, as the budget's */
     default: return 125;
     }
 }

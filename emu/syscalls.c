@@ -498,7 +498,7 @@ static void tracker_on_exit(void *ctx, struct machine *m)
     struct exit_record x = { .pid = pid, .killed = e->killed,
                              .status = e->killed ? (int)e->signal : m->exit_status,
                              .when = m->cycles };
-    if (m->stop != STOP_DEADLOCK)
+    if (m->stop != STOP_DEADLOCK && m->stop != STOP_LOCKED)
         tell_exit(t, &x);
 }
 

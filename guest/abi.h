@@ -147,6 +147,23 @@
 #define HC_PORT_EXECERR 0xe5 /* struct hc_text: program could not be loaded */
 #define HC_PORT_LOG     0xe6 /* struct hc_text: kernel boot message */
 #define HC_PORT_DEADLOCK 0xee /* struct hc_text: no task can run, none can be woken */
+/* hc_text.code of HC_PORT_DEADLOCK: every task waits (the guest's own
+ * state: the run cannot make progress, 124); or a kernel spinlock is
+ * never released (the kernel failed, 125). */
+#define HC_DEADLOCK_TASKS 0
+#define HC_DEADLOCK_SPINLOCK 1
+/*
+ * Tickless idle (one CPU): nothing can run until the earliest timer, at
+ * TSC next. The emulator drops the PIT's ticks before it that would find
+ * nothing to do: those whose TSC is HC_NOHZ_MARGIN or more before next,
+ * and after which the kernel's clock (a lattice of ticks every
+ * tick_cycles TSC cycles from base) gains no step within HC_NOHZ_MARGIN
+ * (the interrupt's own cycles before it reads the TSC). It answers how
+ * many it dropped and the TSC of the last one; the kernel takes their
+ * effect on its clocks before hlt, and the PIT's next tick wakes it.
+ */
+#define HC_PORT_NOHZ 0xec /* struct hc_nohz */
+#define HC_NOHZ_MARGIN 20000u
 /*
  * The console: the emulator's descriptors 0-2 are what they are on the
  * host (a regular file, a pipe, a terminal); every request is a struct
@@ -298,6 +315,14 @@ struct hc_console {
 
 struct hc_exit {
     uint32_t status;
+};
+
+struct hc_nohz {                 /* HC_PORT_NOHZ */
+    uint32_t next_lo, next_hi;   /* in: the earliest timer's TSC */
+    uint32_t base_lo, base_hi;   /* in: the clock's last lattice point */
+    uint32_t tick_cycles;        /* in: the lattice's step */
+    uint32_t ticks;              /* out: ticks dropped (0: none) */
+    uint32_t last_lo, last_hi;   /* out: the TSC of the last one */
 };
 
 #define HC_FAULT_NONE 0xffffffffu /* vector: a signal, no fault */

@@ -57,12 +57,22 @@ void panic(const char *fmt, ...)
     halt_forever();
 }
 
-void report_deadlock(const char *text)
+static __attribute__((noreturn)) void send_deadlock(const char *text, uint32_t kind)
 {
-    struct hc_text t = { (uint32_t)text, strlen(text), 0 };
+    struct hc_text t = { (uint32_t)text, strlen(text), kind };
 
     hypercall(HC_PORT_DEADLOCK, &t);
     halt_forever();
+}
+
+void report_deadlock(const char *text)
+{
+    send_deadlock(text, HC_DEADLOCK_TASKS);
+}
+
+void report_lock_deadlock(const char *text)
+{
+    send_deadlock(text, HC_DEADLOCK_SPINLOCK);
 }
 
 void exec_failed(int err, const char *fmt, ...)

@@ -33,6 +33,7 @@ void printk(const char *fmt, ...);
 __attribute__((noreturn)) void panic(const char *fmt, ...);
 __attribute__((noreturn)) void exec_failed(int err, const char *fmt, ...);
 __attribute__((noreturn)) void report_deadlock(const char *text);
+__attribute__((noreturn)) void report_lock_deadlock(const char *text);
 /* exit.c: the caller's end, with a wait status (exit: status << 8;
  * killed: the signal) */
 __attribute__((noreturn)) void do_exit(int code);
@@ -132,6 +133,10 @@ void timer_tsc_tick(void);
 void do_gettimeofday(struct timeval *tv);
 void vgtod_init(void);
 void vgtod_tick(void);
+/* Tickless idle (timer.c, tick_nohz_idle): the clock's last lattice point,
+ * and the effect of ticks ticks the last of which read the TSC now. */
+uint64_t timer_tsc_last_tick(void);
+void timer_tsc_skip(uint64_t now, uint32_t ticks);
 
 /* exec.c: the boot task becomes the boot program (its registers at the top of
  * its kernel stack); entry.S: leave for it. */

@@ -1026,6 +1026,7 @@ static void idle(runqueue_t *rq)
             deadlock();
         spin_unlock(&rq->lock);
         in_idle = 1;
+        tick_nohz_idle();
         __asm__ volatile("sti; hlt; cli" : : : "memory");
         in_idle = 0;
         run_timers();

@@ -351,6 +351,7 @@ void arm_timer(uint64_t deadline);
 int timers_armed(void);
 int timers_pending(void);
 void run_timers(void);
+void tick_nohz_idle(void);
 int sleep_until(struct wait_queue *wq, uint64_t deadline);
 uint64_t clock_ticks(uint64_t cycles);
 int nr_running(void);

@@ -178,7 +178,7 @@ static __attribute__((noreturn)) void spin_deadlock(spinlock_t *l)
     else
         snprintf(line, sizeof(line), "CPU %d waits for %s, which is never released",
                  smp_processor_id(), l->name);
-    report_deadlock(line);
+    report_lock_deadlock(line);
 }
 
 #ifdef SMP_BIG_LOCK

@@ -200,6 +200,33 @@ uint32_t tick_cycles(void)
 }
 #endif
 
+#ifndef CONFIG_SMP
+/*
+ * Tickless idle, as Linux's NO_HZ idle stops the tick (issue 26, item 9):
+ * with nothing to run until the earliest timer, the ticks before it only
+ * count jiffies and move the clock. The emulator drops them (abi.h,
+ * HC_PORT_NOHZ) and the kernel takes their effect here, before hlt, so
+ * that the tick that wakes it finds the state those ticks left. Called
+ * with interrupts off, in_idle set.
+ */
+void tick_nohz_idle(void)
+{
+    uint64_t base = timer_tsc_last_tick();
+    struct hc_nohz h = { (uint32_t)next_timer, (uint32_t)(next_timer >> 32), (uint32_t)base,
+                         (uint32_t)(base >> 32), (uint32_t)cycles_per_tick, 0, 0, 0 };
+
+    uint64_t now = rdtsc();
+
+    if (next_timer <= now || next_timer - now < 3 * cycles_per_tick)
+        return;
+    hypercall(HC_PORT_NOHZ, &h);
+    if (!h.ticks)
+        return;
+    jiffies += h.ticks;
+    timer_tsc_skip((uint64_t)h.last_hi << 32 | h.last_lo, h.ticks);
+}
+#endif
+
 /* Sleep on wq until woken or the deadline: 0 when the deadline passed,
  * 1 when woken before it, -ERESTARTSYS for a signal. */
 int sleep_until(struct wait_queue *wq, uint64_t deadline)

@@ -127,6 +127,40 @@ void timer_tsc_tick(void)
     write_unlock(&xtime_lock);
 }
 
+static void vgtod_publish_ticks(uint32_t ticks);
+
+uint64_t timer_tsc_last_tick(void)
+{
+    return last_tick_tsc;
+}
+
+/*
+ * What ticks ticks of the timer interrupt, the last of which read the TSC
+ * now, do to this clock (mark_offset, update_wall_time and, with
+ * --vgettimeofday, the base's publication), in one step: they found
+ * nothing else to do (timer.c, tick_nohz_idle). 64-bit arithmetic, as
+ * the ticks can be many.
+ */
+void timer_tsc_skip(uint64_t now, uint32_t ticks)
+{
+    uint64_t steps = (now - last_tick_tsc) / cycles_per_tick;
+    uint64_t ns;
+
+    write_lock(&xtime_lock);
+    last_tick_tsc += steps * cycles_per_tick;
+    jiffies_tsc += (uint32_t)steps;
+    last_tsc_low = (uint32_t)last_tick_tsc;
+    delay_at_last_interrupt = 0;
+    ns = (uint64_t)(uint32_t)(jiffies_tsc - wall_jiffies) * USEC_PER_TICK * NSEC_PER_USEC +
+         xtime.tv_nsec;
+    wall_jiffies = jiffies_tsc;
+    xtime.tv_sec += (uint32_t)(ns / (USEC_PER_SEC * NSEC_PER_USEC));
+    xtime.tv_nsec = (uint32_t)(ns % (USEC_PER_SEC * NSEC_PER_USEC));
+    write_unlock(&xtime_lock);
+    if (boot->flags & BOOT_FLAG_VGETTIMEOFDAY)
+        vgtod_publish_ticks(ticks);
+}
+
 void do_gettimeofday(struct timeval *tv)
 {
     unsigned long flags, usec, sec, lost;
@@ -171,6 +205,19 @@ static void vgtod_publish(void)
     __asm__ volatile("" : : : "memory");
     d->seq++;
     __asm__ volatile("movl %0, %%cr0" : : "r"(cr0) : "memory");
+}
+
+/* Ticks ticks published as one (tickless idle): their sequence steps. */
+static void vgtod_publish_ticks(uint32_t ticks)
+{
+    volatile struct vgtod_data *d = (volatile struct vgtod_data *)VGTOD_DATA;
+    uint32_t cr0;
+
+    __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
+    __asm__ volatile("movl %0, %%cr0" : : "r"(cr0 & ~X86_CR0_WP) : "memory");
+    d->seq += 2 * (ticks - 1);
+    __asm__ volatile("movl %0, %%cr0" : : "r"(cr0) : "memory");
+    vgtod_publish();
 }
 
 /* Boot: map the page, give it the clock's constants and its first base. */
