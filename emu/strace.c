@@ -4,6 +4,7 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
+#include "progress.h"
 #include "syscall_nr.h"
 
 /* The columns: "[sysenter/sysexit] " is the widest path column, and
@@ -202,6 +203,14 @@ static void print_record(FILE *f, const struct syscall_tracker *sys,
     fputc('\n', f);
 }
 
+/* A finished line to the output (on stderr, the progress line gives way). */
+static void put(struct strace *s, const char *text)
+{
+    if (!s->own_file)
+        progress_clear();
+    fputs(text, s->out);
+}
+
 /* Lines are built in memory (the columns need ftell) and written whole. */
 static void emit(struct strace *s, const struct strace_call *c, const struct syscall_record *r)
 {
@@ -212,7 +221,7 @@ static void emit(struct strace *s, const struct strace_call *c, const struct sys
         return;
     print_record(f, s->sys, c, r);
     fclose(f);
-    fputs(text, s->out);
+    put(s, text);
     free(text);
 }
 
@@ -294,7 +303,7 @@ static void on_signal(void *ctx, const struct signal_record *sig)
     print_addr(f, sig->addr);
     fputs("} ---\n", f);
     fclose(f);
-    fputs(text, s->out);
+    put(s, text);
     free(text);
 }
 
@@ -315,7 +324,7 @@ static void on_exit_record(void *ctx, const struct exit_record *e)
         fprintf(f, "+++ exited with %d +++\n", e->status);
     }
     fclose(f);
-    fputs(text, s->out);
+    put(s, text);
     free(text);
 }
 
