@@ -278,12 +278,35 @@ static void on_record(void *ctx, const struct syscall_record *r)
     p->seq = 0;
 }
 
+static bool fault_signal(uint32_t signo)
+{
+    return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
+}
+
+/* What strace shows after si_code: who sent it (SI_USER, tkill, queue:
+ * code <= 0), the child's end (SIGCHLD), or the fault's address. */
+static void print_siginfo_rest(FILE *f, const struct signal_record *sig)
+{
+    const uint32_t *w = sig->fields;
+    if (!sig->handled || fault_signal(sig->signo)) {
+        fputs(", si_addr=", f);
+        print_addr(f, sig->addr);
+    } else if (sig->code <= 0) {
+        fprintf(f, ", si_pid=%d, si_uid=%u", (int32_t)w[0], w[1]);
+    } else if (sig->signo == 17) {
+        fprintf(f, ", si_pid=%d, si_uid=%u, si_status=%d, si_utime=%u, si_stime=%u",
+                (int32_t)w[0], w[1], (int32_t)w[2], w[3], w[4]);
+    }
+}
+
 static void on_signal(void *ctx, const struct signal_record *sig)
 {
     struct strace *s = ctx;
-    char v[16], path[40];
-    vector_short(v, sizeof v, sig->vector);
-    snprintf(path, sizeof path, "[%s/exited]", v);
+    char v[16], path[40] = "";
+    if (!sig->handled) {
+        vector_short(v, sizeof v, sig->vector);
+        snprintf(path, sizeof path, "[%s/exited]", v);
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -294,14 +317,18 @@ static void on_signal(void *ctx, const struct signal_record *sig)
     print_signal(f, sig->signo, false);
     fputs(" {si_signo=", f);
     print_signal(f, sig->signo, false);
-    const char *code = si_code_name(sig->signo, sig->code);
-    if (code)
-        fprintf(f, ", si_code=%s", code);
-    else
-        fprintf(f, ", si_code=%d", sig->code);
-    fputs(", si_addr=", f);
-    print_addr(f, sig->addr);
-    fputs("} ---\n", f);
+    if (sig->handled && !sig->has_info) {
+        /* a handler without SA_SIGINFO: its frame has no siginfo to read */
+        fputs("} ---\n", f);
+    } else {
+        const char *code = si_code_name(sig->signo, sig->code);
+        if (code)
+            fprintf(f, ", si_code=%s", code);
+        else
+            fprintf(f, ", si_code=%d", sig->code);
+        print_siginfo_rest(f, sig);
+        fputs("} ---\n", f);
+    }
     fclose(f);
     put(s, text);
     free(text);

@@ -241,6 +241,68 @@ START_TEST(strace_lines_are_debian_strace_lines)
 }
 END_TEST
 
+/* line with the pid getpid() returned in text made "PID" where strace
+ * shows it: getpid's result, kill's first argument and si_pid. */
+static char *pid_normalized(const char *line, const char *text)
+{
+    const char *g = strstr(text, "getpid()");
+    const char *eq = g ? strstr(g, "= ") : NULL;
+    ck_assert_msg(eq, "no getpid() in %s", text);
+    char pid[32], kill_from[48], kill_to[] = "kill(PID,", si_from[48], si_to[] = "si_pid=PID,";
+    snprintf(pid, sizeof pid, "%ld", strtol(eq + 2, NULL, 10));
+    snprintf(kill_from, sizeof kill_from, "kill(%s,", pid);
+    snprintf(si_from, sizeof si_from, "si_pid=%s,", pid);
+    char *out = malloc(strlen(line) + 64), *o = out;
+    for (const char *p = line; *p;) {
+        if (!strncmp(p, kill_from, strlen(kill_from))) {
+            o += sprintf(o, "%s", kill_to);
+            p += strlen(kill_from);
+        } else if (!strncmp(p, si_from, strlen(si_from))) {
+            o += sprintf(o, "%s", si_to);
+            p += strlen(si_from);
+        } else if (*p == ' ' && o > out && o[-1] == ' ') {
+            p++;        /* the result's column moves with the pid's digits */
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    if (!strncmp(out, "getpid()", 8) && (o = strstr(out, "= ")))
+        strcpy(o, "= PID");
+    return out;
+}
+
+/* A handled SIGUSR1 the program sends itself, a pause() and a read that
+ * SIGALRM interrupts (with and without SA_RESTART): kill's own result,
+ * the signal's line, the handler's call, rt_sigreturn and its result, the
+ * ERESTART* texts, line for line as Debian's strace prints them. */
+START_TEST(signals_are_the_lines_strace_prints)
+{
+    const char *prog[] = { program("strace_signals"), "handled", NULL };
+    char *native = native_strace(prog);
+    struct emu_result r;
+    char *ours = strace_of(&r, prog);
+    ck_assert_int_eq(r.status, 4);
+    char *a[64], *b[64];
+    int na = split_lines(native, a, 64, false, 1), nb = split_lines(ours, b, 64, true, 0);
+    ck_assert_int_ge(na, 20);
+    for (int i = 0; i < na && i < nb; i++) {
+        char *x = pid_normalized(a[i], native), *y = pid_normalized(b[i], ours);
+        ck_assert_msg(!strcmp(x, y), "line %d:\nstrace: %s\nemu:    %s", i + 1, x, y);
+        free(x);
+        free(y);
+    }
+    ck_assert_int_eq(na, nb);
+    for (int i = 0; i < na; i++)
+        free(a[i]);
+    for (int i = 0; i < nb; i++)
+        free(b[i]);
+    free(native);
+    free(ours);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* The faults of guest/programs/faults that Linux and our kernel answer
  * with the same signal, si_code and si_addr. */
 static const char *const fault_cases[] = { "null", "kread", "ud2", "div0", "int3", "hlt",
@@ -474,6 +536,7 @@ Suite *strace_suite(void)
     tcase_add_unchecked_fixture(tc, tree_make, tree_remove);
     tcase_add_test(tc, strace_of_a_fixed_program_is_exactly_this);
     tcase_add_test(tc, strace_lines_are_debian_strace_lines);
+    tcase_add_test(tc, signals_are_the_lines_strace_prints);
     tcase_add_loop_test(tc, a_fatal_fault_is_the_signal_line_strace_prints, 0,
                         sizeof fault_cases / sizeof fault_cases[0]);
     tcase_add_test(tc, trace_expressions_choose_calls_and_classes);
