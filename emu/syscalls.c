@@ -2,6 +2,9 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
+#include "user_memory.h"
+
+#define PT_REGS_EIP 0x28 /* guest/kernel/ptrace.h */
 
 const char *sys_path_name(int path)
 {
@@ -80,6 +83,8 @@ static void close_phase(struct task_track *task)
  * kernel took it on the way back). */
 static void ext_open(struct task_track *task, struct machine *m, const struct delivery_event *e)
 {
+    if (task->ext_open && task->ext_cpu != m->cpu_id)
+        return;
     task->ext.ticks++;
     if (task->ext_open)
         return;
@@ -89,6 +94,7 @@ static void ext_open(struct task_track *task, struct machine *m, const struct de
     task->ext_esp = e->return_esp;
     task->ext_rep = m->rep_live && m->rep_addr == e->return_eip;
     task->ext_start = m->cycles;
+    task->ext_cpu = m->cpu_id;
     memcpy(task->ext_start_counts, m->class_count, sizeof task->ext_start_counts);
 }
 
@@ -96,10 +102,13 @@ static void ext_open(struct task_track *task, struct machine *m, const struct de
  * context again? Any user block is (the way back from an interrupt of
  * user mode may lead to a signal handler); in the kernel, the instruction
  * and stack the interrupt left. */
-static void ext_check_close(struct task_track *task, struct machine *m, const struct block *b,
+static void tell_handled(struct syscall_tracker *t, struct machine *m);
+
+static void ext_check_close(struct syscall_tracker *t, struct machine *m, const struct block *b,
                             bool kernel)
 {
-    if (!task->ext_open)
+    struct task_track *task = t->task;
+    if (!task->ext_open || task->ext_cpu != m->cpu_id)
         return;
     if (kernel && (task->ext_user || b->addr != task->ext_eip ||
                    reg_read(m, UC_X86_REG_ESP) != task->ext_esp))
@@ -118,6 +127,9 @@ static void ext_check_close(struct task_track *task, struct machine *m, const st
         task->ext.cycles += m->cpu.cost[cls];
     }
     task->ext_open = false;
+    /* back to user mode elsewhere than it was interrupted: a handler */
+    if (!kernel && task->ext_user && b->addr != task->ext_eip && !in_vsyscall_page(b->addr))
+        tell_handled(t, m);
 }
 
 /* The kernel stack's top of the task running now: the TSS's esp0. */
@@ -235,6 +247,7 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     for (int i = 0; i < 6; i++)
         r->args[i] = reg_read(m, arg_regs[i]);
     task->active = true;
+    task->result_known = false;
     task->unknown = false;
     task->phase = PHASE_ENTRY;
     t->by_path[path]++;
@@ -248,6 +261,22 @@ static void announce(struct syscall_tracker *t)
     for (int i = 0; i < t->nlisteners; i++)
         if (t->listeners[i].enter)
             t->listeners[i].enter(t->listeners[i].ctx, &t->task->rec);
+}
+
+/* A CPU that first ran before the kernel had its TSS took the slot of
+ * key 0, which the first task's first call then named; the CPU's own
+ * task is the one of its TSS's esp0 (an idle task, whose timer ticks are
+ * no other CPU's task's). */
+static void own_task(struct syscall_tracker *t, struct machine *m)
+{
+    for (int c = 0; c < MAX_CPUS; c++) {
+        if (c == t->cpu || !t->cpus[c].seen || t->cpus[c].task != t->task)
+            continue;
+        uint32_t key = running_key(m);
+        if (key && key != t->task->key)
+            t->task = slot_for(t, key);
+        return;
+    }
 }
 
 /* --smp: another CPU runs now; its task, its user span and its last
@@ -267,6 +296,7 @@ static void follow_cpu(struct syscall_tracker *t, struct machine *m)
         t->user_since = t->cpus[t->cpu].user_since;
         t->prev_last_cost = t->cpus[t->cpu].prev_last_cost;
         t->prev_last_cls = t->cpus[t->cpu].prev_last_cls;
+        own_task(t, m);
     } else {
         t->task = slot_for(t, running_key(m));
         t->user_since = m->block_start_cycles;
@@ -294,6 +324,7 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
         /* the int itself is charged after this, at its delivery */
         begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, m->class_count,
               e->return_eip);
+        t->task->rec.user_esp = e->return_esp;
         announce(t);
         return;
     }
@@ -354,7 +385,8 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     r->insns_end = m->insns;
     if (how != RET_EXITED) {
         r->ret = (uint8_t)how;
-        r->result = (int32_t)reg_read(m, UC_X86_REG_EAX);
+        if (!t->task->result_known)
+            r->result = (int32_t)reg_read(m, UC_X86_REG_EAX);
     } else {
         r->ret = RET_EXITED;
     }
@@ -378,6 +410,45 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     for (int i = 0; i < t->nlisteners; i++)
         if (t->listeners[i].record)
             t->listeners[i].record(t->listeners[i].ctx, r);
+}
+
+/* The call has returned to the kernel's exit path (syscall_return,
+ * sysenter_return): EAX is its result, what strace shows, before a
+ * signal's handler or a restart changes what user mode gets; pt_regs, at
+ * ESP, holds the user address it returns to. */
+static void note_result(struct task_track *task, struct machine *m)
+{
+    uint32_t esp = reg_read(m, UC_X86_REG_ESP);
+    const uint8_t *eip = guest_ptr(&m->mem, esp + PT_REGS_EIP, 4);
+    task->rec.result = (int32_t)reg_read(m, UC_X86_REG_EAX);
+    task->result_known = eip != NULL;
+    if (eip)
+        memcpy(&task->ret_eip, eip, 4);
+}
+
+/*
+ * User mode starts somewhere other than where the kernel was returning
+ * to: a handler, if its frame is at ESP (pretcode, then the signal, which
+ * EAX holds too). An rt frame's pinfo points at its siginfo just above.
+ */
+static void tell_handled(struct syscall_tracker *t, struct machine *m)
+{
+    uint32_t esp = reg_read(m, UC_X86_REG_ESP), sig = reg_read(m, UC_X86_REG_EAX);
+    uint32_t w[3], info[8];
+    if (sig < 1 || sig > 64 || user_read(m, esp, w, sizeof w) != sizeof w || w[1] != sig)
+        return;
+    struct signal_record s = { .pid = t->task->pid, .signo = sig, .handled = true,
+                               .when = m->block_start_cycles };
+    if (w[2] == esp + 16 && user_read(m, esp + 16, info, sizeof info) == sizeof info &&
+        info[0] == sig) {
+        s.has_info = true;
+        s.code = (int32_t)info[2];
+        s.addr = info[3];
+        memcpy(s.fields, info + 3, sizeof s.fields);
+    }
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].signal)
+            t->listeners[i].signal(t->listeners[i].ctx, &s);
 }
 
 static bool block_contains(const struct block *b, uint32_t addr)
@@ -414,7 +485,7 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
     if (kernel && b->addr == t->switch_to)
         switch_task(t, m);
     struct task_track *task = t->task;
-    ext_check_close(task, m, b, kernel);
+    ext_check_close(t, m, b, kernel);
     /* The counts before a user block are only read at the edges of a call
      * or of the vsyscall page; most user blocks are neither. */
     if (!kernel && (task->active || in_vsyscall_page(b->addr) || task->in_vsyscall ||
@@ -434,8 +505,12 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
         if (kernel && b->addr == t->ni_syscall)
             task->unknown = true;
         if (!kernel) {
+            bool handler = task->result_known && b->addr != task->ret_eip &&
+                           b->addr != task->ret_eip - 2 && !in_vsyscall_page(b->addr);
             finish(t, m, m->block_start_cycles, at_block,
                    r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+            if (handler)
+                tell_handled(t, m);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
             close_phase(task);
@@ -446,6 +521,7 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
             close_phase(task);
             r->exit_start = m->block_start_cycles;
             task->phase = PHASE_EXIT;
+            note_result(task, m);
         }
         if (kernel && block_contains(b, t->sysenter_exit))
             r->ret = RET_SYSEXIT;

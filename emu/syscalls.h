@@ -33,6 +33,7 @@ struct syscall_record {
     uint8_t path, ret, via;
     uint32_t error_code;  /* traps */
     uint32_t user_eip;    /* where user space entered the kernel */
+    uint32_t user_esp;    /* its stack then (int $0x80 only; 0: unknown) */
     uint64_t start, body_start, exit_start, end; /* centicycles */
     uint64_t insns_start, insns_end;
     uint32_t kernel_faults; /* faults taken (and fixed up) in the kernel */
@@ -56,8 +57,8 @@ static inline bool syscall_failed(int32_t r)
 }
 
 /* A signal the program received: what strace shows as "--- SIGSEGV {...} ---".
- * Today only the faults that kill the program; delivered signals (handlers)
- * will use the same record. */
+ * The fault that killed the program, or one delivered to a handler (seen
+ * when the return to user mode lands in it, its frame on the stack). */
 struct signal_record {
     uint32_t pid;
     uint32_t signo;
@@ -65,6 +66,9 @@ struct signal_record {
     uint32_t addr;        /* si_addr */
     uint32_t vector;      /* the exception that raised it */
     uint64_t when;        /* centicycles */
+    bool handled;         /* delivered to a handler */
+    bool has_info;        /* its frame holds a siginfo (SA_SIGINFO): code, */
+    uint32_t fields[5];   /* and the words after si_code (si_pid, si_uid ...) */
 };
 
 /* A process ended: "+++ exited with N +++" or "+++ killed by SIG +++". */
@@ -129,6 +133,8 @@ struct task_track {
     struct syscall_record rec;
     enum sys_phase phase;
     bool active;
+    bool result_known;       /* the call returned (its result is in rec) */
+    uint32_t ret_eip;        /* to this user address, unless a signal's handler */
     bool unknown;            /* the call in flight reached sys_ni_syscall */
     bool in_vclock;          /* it called the user-space clock: which one, */
     uint32_t vclock_nr;      /* when, the records begun before it, the */
@@ -146,6 +152,7 @@ struct task_track {
     bool ext_user;           /* user mode (ends at its next user block), or */
     uint32_t ext_eip, ext_esp; /* the kernel (ends back at EIP with ESP) */
     bool ext_rep;            /* it cut a rep string op, which starts again */
+    int ext_cpu;             /* the CPU it was delivered on (--smp) */
     uint64_t ext_start;      /* centicycles at the delivery */
     uint64_t ext_start_counts[NCLASSES];
     struct ext_work rec_ext, page_ext; /* ext at the record's start, page call's */
