@@ -173,6 +173,20 @@ static void vector_short(char *out, size_t n, uint32_t vector)
     out[strcspn(out, " ")] = 0;
 }
 
+/* " <N cycles>": the call's own (rule X of docs/cost-model.md), then what
+ * else passed from its start to its end, if anything did: the interrupts'
+ * work and the time other tasks ran while it was switched out. */
+static void print_cycles(FILE *f, const struct syscall_record *r)
+{
+    uint64_t ext = r->ext_entry + r->ext_body + r->ext_exit;
+    fprintf(f, " <%.0f cycles", centi_to_cycles(record_own(r)));
+    if (ext)
+        fprintf(f, ", +%.0f interrupts", centi_to_cycles(ext));
+    if (r->switched)
+        fprintf(f, ", +%.0f switched out", centi_to_cycles(r->switched));
+    fputc('>', f);
+}
+
 static void print_record(FILE *f, const struct syscall_tracker *sys,
                          const struct strace_call *c, const struct syscall_record *r)
 {
@@ -185,8 +199,10 @@ static void print_record(FILE *f, const struct syscall_tracker *sys,
         vector_short(v, sizeof v, r->nr);
         snprintf(path, sizeof path, "[%s/%s]", v, sys_return_name(r->ret));
         begin_line(f, sys, r->pid, path);
-        fprintf(f, "--- %s at %#x, error %#x --- <%.0f cycles>\n", vector_name(r->nr),
-                r->user_eip, r->error_code, centi_to_cycles(r->end - r->start));
+        fprintf(f, "--- %s at %#x, error %#x ---", vector_name(r->nr), r->user_eip,
+                r->error_code);
+        print_cycles(f, r);
+        fputc('\n', f);
         return;
     }
     snprintf(path, sizeof path, "[%s/%s]", sys_path_name(r->path), sys_return_name(r->ret));
@@ -199,7 +215,7 @@ static void print_record(FILE *f, const struct syscall_tracker *sys,
     pad_to(f, line, PATH_COLUMN + RESULT_COLUMN);
     strace_print_result(f, c, r);
     if (r->ret != RET_EXITED)
-        fprintf(f, " <%.0f cycles>", centi_to_cycles(r->end - r->start));
+        print_cycles(f, r);
     fputc('\n', f);
 }
 

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
+#include "smp.h"
 #include "user_memory.h"
 
 #define PT_REGS_EIP 0x28 /* guest/kernel/ptrace.h */
@@ -39,11 +40,30 @@ const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t)
     return &t->task->ext;
 }
 
-void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
-                       uint64_t cycles, const uint64_t start[NCLASSES],
-                       const uint64_t end[NCLASSES], const struct ext_work *since)
+/* Centicycles the running CPU has spent idle in hlt (modeled time skipped). */
+static uint64_t cpu_idle(const struct machine *m)
+{
+    uint64_t idle = m->cpu_id == 0 ? m->irq.idle_cycles : 0;
+    return m->smp ? idle + m->smp->cpus[m->cpu_id].idle_cycles : idle;
+}
+
+void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
+                        const uint64_t counts[NCLASSES], struct ext_work *out)
+{
+    *out = task->run;
+    out->cycles += now - task->seg_start - (cpu_idle(m) - task->seg_idle);
+    for (int c = 0; c < NCLASSES; c++)
+        out->counts[c] += counts[c] - task->seg_counts[c];
+}
+
+void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
+                       const struct syscall_record *r,
+                       uint64_t end, const uint64_t end_counts[NCLASSES],
+                       const struct ext_work *since_run, const struct ext_work *since)
 {
     const struct ext_work *now = &t->task->ext;
+    struct ext_work ran;
+    syscalls_run_until(t->task, m, end, end_counts, &ran);
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
     if (!row) {
         if (t->ncall_rows == MAX_CALL_ROWS) {
@@ -56,26 +76,72 @@ void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r
         row->via = r->via;
     }
     row->calls++;
-    row->cycles += cycles - (now->cycles - since->cycles);
+    row->cycles += ran.cycles - since_run->cycles - (now->cycles - since->cycles);
     row->ext_ticks += now->ticks - since->ticks;
     row->ext_cycles += now->cycles - since->cycles;
     for (int c = 0; c < NCLASSES; c++)
-        row->classes[c] += end[c] - start[c] - (now->counts[c] - since->counts[c]);
+        row->classes[c] += ran.counts[c] - since_run->counts[c] -
+                           (now->counts[c] - since->counts[c]);
 }
 
-/* The external-interrupt work since the record's last phase change goes
- * to the phase it was done in. */
-static void close_phase(struct task_track *task)
+/* The phase ends at now: the external-interrupt work since the record's
+ * last phase change goes to it, and the task's time on a CPU less that
+ * work is the phase's own. */
+static void close_phase(struct task_track *task, const struct machine *m, uint64_t now,
+                        const uint64_t counts[NCLASSES])
 {
     struct syscall_record *r = &task->rec;
+    struct ext_work ran;
+    syscalls_run_until(task, m, now, counts, &ran);
     uint64_t done = task->ext.cycles - task->phase_ext;
+    uint64_t own = ran.cycles - task->phase_run - done;
     task->phase_ext = task->ext.cycles;
-    if (task->phase == PHASE_ENTRY)
+    task->phase_run = ran.cycles;
+    if (task->phase == PHASE_ENTRY) {
         r->ext_entry += done;
-    else if (task->phase == PHASE_BODY)
+        r->own_entry += own;
+    } else if (task->phase == PHASE_BODY) {
         r->ext_body += done;
-    else if (task->phase == PHASE_EXIT)
+        r->own_body += own;
+    } else if (task->phase == PHASE_EXIT) {
         r->ext_exit += done;
+        r->own_exit += own;
+    }
+}
+
+/* The task leaves its CPU at now: its segment there is closed, and an
+ * interrupt's work under way too (the rest is done when it is back). */
+static void switch_out(struct task_track *task, const struct machine *m, uint64_t now,
+                       const uint64_t counts[NCLASSES])
+{
+    syscalls_run_until(task, m, now, counts, &task->run);
+    task->idle += cpu_idle(m) - task->seg_idle;
+    if (task->ext_open) {
+        task->ext.cycles += now - task->ext_start;
+        for (int c = 0; c < NCLASSES; c++)
+            task->ext.counts[c] += counts[c] - task->ext_start_counts[c];
+    }
+    task->out = true;
+    task->out_at = now;
+}
+
+/* The task runs again from now on the running CPU: the time since it left
+ * is its call's time switched out (0 if it left by another CPU's clock,
+ * ahead of this one). */
+static void switch_in(struct task_track *task, struct machine *m, uint64_t now,
+                      const uint64_t counts[NCLASSES])
+{
+    task->seg_start = now;
+    task->seg_idle = cpu_idle(m);
+    memcpy(task->seg_counts, counts, sizeof task->seg_counts);
+    if (task->ext_open) {
+        task->ext_start = now;
+        memcpy(task->ext_start_counts, counts, sizeof task->ext_start_counts);
+        task->ext_cpu = m->cpu_id;
+    }
+    if (task->out && task->active && now > task->out_at)
+        task->rec.switched += now - task->out_at;
+    task->out = false;
 }
 
 /* An external interrupt was delivered to the running task: its work
@@ -187,9 +253,12 @@ static void tell_exit(struct syscall_tracker *t, const struct exit_record *x)
 
 /* The kernel is about to run another task. The one leaving may have
  * exited: its call (exit, or the one a signal ended) is over. */
-static void switch_task(struct syscall_tracker *t, struct machine *m)
+static void switch_task(struct syscall_tracker *t, struct machine *m, uint64_t now,
+                        const uint64_t counts[NCLASSES])
 {
     struct task_track *old = t->task;
+    if (old && !(old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)))
+        switch_out(old, m, now, counts);
     if (old && old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)) {
         if (old->active)
             finish(t, m, m->block_start_cycles, m->class_count, RET_EXITED);
@@ -205,6 +274,7 @@ static void switch_task(struct syscall_tracker *t, struct machine *m)
     }
     t->task = slot_for(t, running_key(m));
     t->task->last_used = ++t->switches;
+    switch_in(t->task, m, now, counts);
 }
 
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
@@ -244,6 +314,9 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     memcpy(task->rec_start_counts, start_counts, sizeof task->rec_start_counts);
     task->rec_ext = task->ext;
     task->phase_ext = task->ext.cycles;
+    syscalls_run_until(task, m, start, start_counts, &task->rec_run);
+    task->phase_run = task->rec_run.cycles;
+    task->rec_idle = task->idle + cpu_idle(m) - task->seg_idle;
     for (int i = 0; i < 6; i++)
         r->args[i] = reg_read(m, arg_regs[i]);
     task->active = true;
@@ -354,18 +427,17 @@ static void account(struct syscall_tracker *t)
     struct syscall_record *r = &t->task->rec;
     uint64_t ext = r->ext_entry + r->ext_body + r->ext_exit;
     if (r->path == PATH_TRAP) {
-        t->trap_cycles += r->end - r->start - ext;
+        t->trap_cycles += record_own(r);
         return;
     }
     struct syscall_stat *s = r->nr < SYSCALL_STATS_MAX ? &t->stats[r->path][r->nr]
                                                        : &t->stats_beyond[r->path];
-    uint64_t body = r->body_start ? r->body_start : r->end;
-    uint64_t exit = r->exit_start ? r->exit_start : r->end;
     s->calls++;
-    s->entry += body - r->start - r->ext_entry;
-    s->body += exit - body - r->ext_body;
-    s->exit += r->end - exit - r->ext_exit;
-    s->total += r->end - r->start - ext;
+    s->entry += r->own_entry;
+    s->body += r->own_body;
+    s->exit += r->own_exit;
+    s->total += record_own(r);
+    s->switched += r->switched;
     s->ext_ticks += r->ext_ticks;
     s->ext_cycles += ext;
     if (r->ret != RET_EXITED && syscall_failed(r->result))
@@ -376,11 +448,11 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    const uint64_t end_counts[NCLASSES], enum sys_return how)
 {
     struct syscall_record *r = &t->task->rec;
-    close_phase(t->task);
+    close_phase(t->task, m, end, end_counts);
+    r->switched += t->task->idle + cpu_idle(m) - t->task->seg_idle - t->task->rec_idle;
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
     if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
-        syscalls_add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
-                 &t->task->rec_ext);
+        syscalls_add_call(t, m, r, end, end_counts, &t->task->rec_run, &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;
     if (how != RET_EXITED) {
@@ -482,8 +554,11 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
     uint64_t at_block[NCLASSES];
 
     follow_cpu(t, m);
-    if (kernel && b->addr == t->switch_to)
-        switch_task(t, m);
+    if (kernel && b->addr == t->switch_to) {
+        uint64_t counts[NCLASSES];
+        counts_before(m, b->addr, counts);
+        switch_task(t, m, m->block_start_cycles, counts);
+    }
     struct task_track *task = t->task;
     ext_check_close(t, m, b, kernel);
     /* The counts before a user block are only read at the edges of a call
@@ -513,12 +588,14 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
                 tell_handled(t, m);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
-            close_phase(task);
+            close_phase(task, m, m->cycles, m->class_count);
             r->body_start = m->cycles;
             task->phase = PHASE_BODY;
         } else if (task->phase == PHASE_BODY &&
                    (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
-            close_phase(task);
+            uint64_t counts[NCLASSES];
+            counts_before(m, b->addr, counts);
+            close_phase(task, m, m->block_start_cycles, counts);
             r->exit_start = m->block_start_cycles;
             task->phase = PHASE_EXIT;
             note_result(task, m);
@@ -579,7 +656,7 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m)
     t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
     t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
     t->switch_to = m->ksyms.addr[KSYM_switch_to_asm];
-    switch_task(t, m);
+    switch_task(t, m, m->cycles, m->class_count);
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,
         .block = tracker_on_block, .exit = tracker_on_exit,

@@ -144,9 +144,10 @@ static char *as_strace_line(const char *line, size_t len)
 {
     ck_assert_msg(len > PATH_COLUMN, "short line: %.*s", (int)len, line);
     char *s = strndup(line + PATH_COLUMN, len - PATH_COLUMN);
-    char *cycles = strstr(s, " <");
-    if (cycles && strstr(cycles, " cycles>"))
-        *cycles = 0;
+    char *cycles = strrchr(s, '<');
+    if (cycles && cycles > s && cycles[-1] == ' ' && strstr(cycles, " cycles") &&
+        s[strlen(s) - 1] == '>')
+        cycles[-1] = 0;
     return s;
 }
 
@@ -299,6 +300,30 @@ START_TEST(signals_are_the_lines_strace_prints)
         free(b[i]);
     free(native);
     free(ours);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* A wait4 that blocks while the child runs: its own cycles, then the time
+ * it was switched out apart, "<N cycles, +K switched out>"; the child's
+ * status as strace decodes it. */
+START_TEST(time_switched_out_is_shown_apart)
+{
+    struct emu_result r;
+    const char *prog[] = { program("proc"), "fork", NULL };
+    char *text = strace_of(&r, prog);
+    ck_assert_int_eq(r.status, 0);
+    char *line = line_with(text, "wait4(2, [{WIFEXITED(s) && WEXITSTATUS(s) == 10}], 0, NULL) = 2");
+    ck_assert_msg(line, "%s", text);
+    double own, out;
+    const char *c = strstr(line, " <");
+    ck_assert_msg(c && sscanf(c, " <%lf cycles, +%lf switched out>", &own, &out) == 2, "%s",
+                  line);
+    ck_assert_msg(own > 0 && out > 0, "%s", line);
+    /* the three waits for the three children each blocked */
+    ck_assert_msg(count_lines_containing(text, "switched out>") >= 3, "%s", text);
+    free(line);
+    free(text);
     emu_result_free(&r);
 }
 END_TEST
@@ -478,7 +503,8 @@ START_TEST(several_processes_get_strace_f_pid_column)
     static struct syscall_tracker sys;
     sys.several_pids = true;
     struct syscall_record r = { .nr = SYS_getpid, .pid = 7, .path = PATH_SYSENTER,
-                                .ret = RET_SYSEXIT, .result = 7, .end = 63700 };
+                                .ret = RET_SYSEXIT, .result = 7, .end = 63700,
+                                .own_body = 63700 };
     char *out = line_of(&r, &sys, NULL);
     /* without our column: strace -f's line, "[pid     7] getpid()", with
      * its " = " at column 40 */
@@ -518,9 +544,13 @@ START_TEST(each_process_has_its_own_call_in_flight)
                   "%s", r.err);
     ck_assert_msg(strstr(r.err, "\n[pid     1]                    +++ exited with 0 +++\n"),
                   "%s", r.err);
-    /* the wait spans the child's whole life, exec included */
-    long wait_cycles = atol(strrchr(wait, '<') + 1), exec_cycles = atol(strrchr(exec, '<') + 1);
-    ck_assert_int_gt(wait_cycles, exec_cycles);
+    /* the wait spans the child's whole life, exec included: as time
+     * switched out, not as its own cycles */
+    const char *out = strstr(wait, ", +");
+    long exec_cycles = atol(strrchr(exec, '<') + 1);
+    ck_assert_msg(out && strstr(wait, " switched out>"), "%s", wait);
+    ck_assert_int_gt(atol(out + 3), exec_cycles);
+    ck_assert_int_lt(atol(strrchr(wait, '<') + 1), exec_cycles);
     free(fork);
     free(exec);
     free(wait);
@@ -537,6 +567,7 @@ Suite *strace_suite(void)
     tcase_add_test(tc, strace_of_a_fixed_program_is_exactly_this);
     tcase_add_test(tc, strace_lines_are_debian_strace_lines);
     tcase_add_test(tc, signals_are_the_lines_strace_prints);
+    tcase_add_test(tc, time_switched_out_is_shown_apart);
     tcase_add_loop_test(tc, a_fatal_fault_is_the_signal_line_strace_prints, 0,
                         sizeof fault_cases / sizeof fault_cases[0]);
     tcase_add_test(tc, trace_expressions_choose_calls_and_classes);
