@@ -369,6 +369,32 @@ START_TEST(smp_trace_names_the_smp_images_functions)
 }
 END_TEST
 
+/* A call during which a signal was delivered has its own result in the
+ * JSON trace: kill's 0 (not the signal number the handler starts with),
+ * pause's -ERESTARTNOHAND; the delivered signal is an instant event. */
+START_TEST(json_results_are_the_calls_own_across_a_signal)
+{
+    const char *path = scratch("signals.json");
+    struct emu_result r;
+    emu(&r, "run", "--trace", path, "--trace-format", "json", program("strace_signals"),
+        "handled", NULL);
+    ck_assert_int_eq(r.status, 4);
+    char *kill = jq("[.traceEvents[] | select(.name == \"kill\") | .args.result] | tostring",
+                    path);
+    char *pause = jq("[.traceEvents[] | select(.name == \"pause\") | .args.result] | tostring",
+                     path);
+    char *sig = jq("[.traceEvents[] | select(.name == \"SIGUSR1\")] | length", path);
+    ck_assert_str_eq(kill, "[0]\n");
+    ck_assert_str_eq(pause, "[-514]\n");
+    ck_assert_str_eq(sig, "1\n");
+    free(kill);
+    free(pause);
+    free(sig);
+    unlink(path);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* The CSV fields of a row, up to total_cycles: start 13, end 14, total 15. */
 static bool csv_cycles(const char *line, char *kind, size_t kindlen, char *name, size_t namelen,
                        double *start, double *end, double *total)
@@ -568,6 +594,7 @@ Suite *trace_suite(void)
     tcase_add_test(tc, json_trace_is_a_valid_chrome_trace);
     tcase_add_loop_test(tc, trace_insns_takes_user_kernel_or_all, 0, 4);
     tcase_add_test(tc, smp_trace_names_the_smp_images_functions);
+    tcase_add_test(tc, json_results_are_the_calls_own_across_a_signal);
     tcase_add_test(tc, a_cycle_window_keeps_what_overlaps_it);
     tcase_add_test(tc, instructions_take_the_cycles_of_the_call_they_are_in);
     tcase_add_loop_test(tc, trace_options_that_cannot_work_are_usage_errors, 0, 7);
