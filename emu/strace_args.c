@@ -202,7 +202,8 @@ static void print_arg(FILE *f, struct machine *m, const struct syscall_record *r
     case ARG_ITIMER: print_xlat(f, itimer_names, v, "ITIMER_???"); break;
     case ARG_WAIT_OPTIONS: print_flags(f, wait_flags, v, "0"); break;
     case ARG_CLONE_FLAGS:
-        print_flags(f, clone_flags, v & ~0xffu, NULL);
+        if (v & ~0xffu || !v)
+            print_flags(f, clone_flags, v & ~0xffu, NULL);
         if (v & 0xff) {
             if (v & ~0xffu)
                 fputc('|', f);

@@ -580,8 +580,10 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
         if (kernel && b->addr == t->ni_syscall)
             task->unknown = true;
         if (!kernel) {
-            bool handler = task->result_known && b->addr != task->ret_eip &&
-                           b->addr != task->ret_eip - 2 && !in_vsyscall_page(b->addr);
+            bool handler = r->path == PATH_TRAP
+                           ? b->addr != r->user_eip && !in_vsyscall_page(b->addr)
+                           : task->result_known && b->addr != task->ret_eip &&
+                                 b->addr != task->ret_eip - 2 && !in_vsyscall_page(b->addr);
             finish(t, m, m->block_start_cycles, at_block,
                    r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
             if (handler)

@@ -5,7 +5,9 @@
  *   signal's line, the handler's call, rt_sigreturn);
  *   a pause() that SIGALRM interrupts (ERESTARTNOHAND, then EINTR);
  *   a read of an empty pipe that SIGALRM interrupts under SA_RESTART
- *   (ERESTARTSYS, restarted; the handler writes the byte it then reads).
+ *   (ERESTARTSYS, restarted; the handler writes the byte it then reads);
+ *   a child made by clone that exits with status 5, waited for with
+ *   SIGCHLD blocked, whose SIGCHLD comes when it is unblocked.
  * Exits with status 4.
  */
 #include "mini/mini.h"
@@ -15,10 +17,15 @@
 #define SA_RESTART 0x10000000
 #define SIGUSR1 10
 #define SIGALRM 14
+#define SIGCHLD 17
+#define SIG_BLOCK 0
+#define SIG_UNBLOCK 1
 
 static int out_fd = 1;
 static int fds[2];
 static char byte;
+static int status;
+static uint64_t chld = 1ull << (SIGCHLD - 1);
 static struct { uint32_t handler, flags, restorer; uint64_t mask; } act;
 
 void restore_rt(void);
@@ -56,5 +63,12 @@ int main(int argc, char **argv)
     handle(SIGALRM, SA_RESTART);
     syscall1(SYS_alarm, 1);
     syscall3(SYS_read, fds[0], &byte, 1);
+    out_fd = 1;
+    handle(SIGCHLD, 0);
+    syscall6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&chld, 0, 8, 0, 0);
+    if (syscall6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0) == 0)
+        syscall1(SYS_exit_group, 5);
+    syscall6(SYS_wait4, -1, (long)&status, 0, 0, 0, 0);
+    syscall6(SYS_rt_sigprocmask, SIG_UNBLOCK, (long)&chld, 0, 8, 0, 0);
     return 4;
 }
