@@ -437,6 +437,28 @@ START_TEST(compare_with_smp_gives_the_ratio_of_its_own_rows)
 }
 END_TEST
 
+/* Under busy's two-process load some getppid calls are switched out at
+ * their time slice's end: the row is still getppid's alone, that time
+ * summed apart. */
+START_TEST(compare_leaves_time_switched_out_apart)
+{
+    struct emu_result load, alone;
+    emu(&load, "compare", "--cpus", "pentium4", program("busy"), "100", NULL);
+    emu(&alone, "compare", "--cpus", "pentium4", program("syscall_loop"), "getppid", "1000",
+        NULL);
+    ck_assert_msg(load.status == 0 && alone.status == 0, "%s%s", load.err, alone.err);
+    double a[4], b[4];
+    row_figures(load.out, "pentium4", "sysenter", "page", a);
+    row_figures(alone.out, "pentium4", "sysenter", "page", b);
+    for (int k = 1; k < 4; k++)
+        ck_assert_msg(a[k] == b[k], "column %d: %.1f under load, %.1f alone", k, a[k], b[k]);
+    ck_assert_ptr_nonnull(strstr(load.out, "switched out inside: "));
+    ck_assert_ptr_null(strstr(alone.out, "switched out inside: "));
+    emu_result_free(&load);
+    emu_result_free(&alone);
+}
+END_TEST
+
 /* Which image ran, as --report=json names it: the model's -march family
  * under the configuration asked for; --smp 2 the big-lock image. Each runs
  * Linus's loop to its end and prints both figures. */
@@ -651,6 +673,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, timer_interrupts_inside_calls_are_left_out_of_the_rows);
     tcase_add_test(tc, compare_with_smp_runs_each_model_on_that_many_cpus);
     tcase_add_test(tc, compare_with_smp_gives_the_ratio_of_its_own_rows);
+    tcase_add_test(tc, compare_leaves_time_switched_out_apart);
     tcase_add_loop_test(tc, the_report_names_the_kernel_image_that_ran, 0, 7);
     tcase_add_test(tc, kernel_configs_run_each_model_under_each);
     tcase_add_test(tc, the_smp_kernel_runs_2_5_53s_locked_instructions_on_the_measured_paths);
