@@ -311,14 +311,16 @@ static void on_signal(void *ctx, const struct signal_record *s)
     if (!trace_in_window(t, s->when, s->when))
         return;
     if (t->o.format == TRACE_JSON) {
-        snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\"}", s->code, s->addr);
+        snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\",\"handled\":%s}",
+                 s->code, s->addr, s->handled ? "true" : "false");
         trace_json_instant(&t->json, signal_name(s->signo), s->when, args);
     } else if (t->o.format == TRACE_CSV) {
         trace_out_printf(&t->out, "signal,,%s,,,%u,,,,,,,,%.2f,%.2f,0.00,,,,,%08x,,user,\n",
                 signal_name(s->signo), s->signo, cyc(s->when), cyc(s->when), s->addr);
     } else {
-        trace_out_printf(&t->out, "%6s signal   %s si_code=%d si_addr=%#x at %.2f\n", "-",
-                signal_name(s->signo), s->code, s->addr, cyc(s->when));
+        trace_out_printf(&t->out, "%6s signal   %s%s si_code=%d si_addr=%#x at %.2f\n", "-",
+                signal_name(s->signo), s->handled ? " to its handler," : "", s->code, s->addr,
+                cyc(s->when));
     }
 }
 
