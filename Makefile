@@ -362,7 +362,7 @@ traces: $(EMU) $(BUILD)/guest/programs/one_call $(BUILD)/guest/programs/paths
 # Debian's strace of the runs tests/test_strace.c compares with, recorded on
 # Debian's amd64 kernel under qemu-system-x86_64 (TCG) for hosts whose kernel
 # runs no i386 program (traces/strace/README.md); slow, so not part of test.
-strace-reference: $(BUILD)/guest/programs/strace_calls $(BUILD)/guest/programs/faults
+strace-reference: $(BUILD)/guest/programs/strace_calls $(BUILD)/guest/programs/strace_signals $(BUILD)/guest/programs/faults
 	@sh scripts/record-strace-reference.sh $(BUILD)
 
 # lmbench's lat_pipe, lat_proc fork/exec and lat_ctx, in modeled cycles

@@ -98,12 +98,13 @@ void gdb_stop_reply(struct gdb_session *s, const struct gdb_stop *why)
 /* ---- registers ---- */
 
 /* One register's bytes (little-endian, as in the 'g' packet); false if
- * the target cannot read it. The x87 registers are zeros (gdb_i386.h). */
+ * the target cannot read it. The x87 registers are zeros (gdb_i386.h);
+ * the system registers are the target's, read-only. */
 static bool read_reg(struct gdb_session *s, int regno, uint8_t *out)
 {
     uint32_t v;
     memset(out, 0, gdb_i386_reg_size(regno));
-    if (regno >= GDB_NCORE)
+    if (regno >= GDB_NCORE && regno < GDB_SYS)
         return true;
     if (s->target->get_reg(s->target->ctx, regno, &v) != 0)
         return false;
@@ -143,7 +144,7 @@ static int write_reg(struct gdb_session *s, int regno, const uint8_t *bytes)
 
 static void read_all_regs(struct gdb_session *s)
 {
-    for (int r = 0; r < GDB_NREGS; r++)
+    for (int r = 0; r < GDB_SYS; r++)
         reply_reg(s, r);
 }
 
@@ -156,7 +157,7 @@ static void write_all_regs(struct gdb_session *s, struct gdb_cursor c)
         gdb_reply_error(s, GDB_EINVAL);
         return;
     }
-    for (int r = 0; r < GDB_NREGS; r++) {
+    for (int r = 0; r < GDB_SYS; r++) {
         size_t off = gdb_i386_reg_offset(r);
         if (off + gdb_i386_reg_size(r) > len / 2)
             break;

@@ -17,15 +17,26 @@
     X(fioff, 32, "int", FLOAT) X(foseg, 32, "int", FLOAT)                     \
     X(fooff, 32, "int", FLOAT) X(fop, 32, "int", FLOAT)
 
+/* The system registers (gdb_i386.h), after the core in GDB's numbering. */
+#define I386_SYS_REGS(X)                                                      \
+    X(cr0, 32, "i386_cr0", SYSTEM) X(cr2, 32, "data_ptr", SYSTEM)                \
+    X(cr3, 32, "data_ptr", SYSTEM) X(cr4, 32, "int32", SYSTEM)                \
+    X(cs_base, 32, "data_ptr", SYSTEM) X(ss_base, 32, "data_ptr", SYSTEM)     \
+    X(ds_base, 32, "data_ptr", SYSTEM) X(es_base, 32, "data_ptr", SYSTEM)     \
+    X(fs_base, 32, "data_ptr", SYSTEM) X(gs_base, 32, "data_ptr", SYSTEM)     \
+    X(sysenter_cs, 32, "int32", SYSTEM) X(sysenter_esp, 32, "data_ptr", SYSTEM) \
+    X(sysenter_eip, 32, "code_ptr", SYSTEM)
+
 #define FLOAT " group=\"float\""
+#define SYSTEM " group=\"system\""
 
 #define NAME(n, bits, type, extra) #n,
 #define BYTES(n, bits, type, extra) (bits) / 8,
 #define XML(n, bits, type, extra) \
     "    <reg name=\"" #n "\" bitsize=\"" #bits "\" type=\"" type "\"" extra "/>\n"
 
-static const char *const names[GDB_NREGS] = { I386_REGS(NAME) };
-static const unsigned char bytes[GDB_NREGS] = { I386_REGS(BYTES) };
+static const char *const names[GDB_NREGS] = { I386_REGS(NAME) I386_SYS_REGS(NAME) };
+static const unsigned char bytes[GDB_NREGS] = { I386_REGS(BYTES) I386_SYS_REGS(BYTES) };
 
 /* EFLAGS as GDB shows it: "[ IF ZF PF ]". Bit 1 is reserved (always 1). */
 static const char target_xml[] =
@@ -55,9 +66,26 @@ static const char target_xml[] =
     "    </flags>\n"
     I386_REGS(XML)
     "  </feature>\n"
+    "  <feature name=\"org.sysemu.i386.sys\">\n"
+    "    <flags id=\"i386_cr0\" size=\"4\">\n"
+    "      <field name=\"PE\" start=\"0\" end=\"0\"/>\n"
+    "      <field name=\"MP\" start=\"1\" end=\"1\"/>\n"
+    "      <field name=\"EM\" start=\"2\" end=\"2\"/>\n"
+    "      <field name=\"TS\" start=\"3\" end=\"3\"/>\n"
+    "      <field name=\"ET\" start=\"4\" end=\"4\"/>\n"
+    "      <field name=\"NE\" start=\"5\" end=\"5\"/>\n"
+    "      <field name=\"WP\" start=\"16\" end=\"16\"/>\n"
+    "      <field name=\"AM\" start=\"18\" end=\"18\"/>\n"
+    "      <field name=\"NW\" start=\"29\" end=\"29\"/>\n"
+    "      <field name=\"CD\" start=\"30\" end=\"30\"/>\n"
+    "      <field name=\"PG\" start=\"31\" end=\"31\"/>\n"
+    "    </flags>\n"
+    I386_SYS_REGS(XML)
+    "  </feature>\n"
     "</target>\n";
 
 _Static_assert(sizeof names / sizeof names[0] == GDB_NREGS, "one name per register");
+_Static_assert(GDB_NREGS - GDB_SYS == 13, "the system registers, in gdb_i386.h's order");
 
 const char *gdb_i386_reg_name(int regno)
 {

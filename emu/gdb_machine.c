@@ -6,6 +6,7 @@
 #include "debug.h"
 #include "names.h"
 #include "run.h"
+#include "trap.h"
 
 struct gdbm {
     struct machine *m;
@@ -28,9 +29,35 @@ static const int uc_regs[GDB_NCORE] = {
     [GDB_GS] = UC_X86_REG_GS,
 };
 
+/* cr0..cr4, the segments' bases (from their descriptors), the MSRs. */
+static int get_sys_reg(struct machine *m, int regno, uint32_t *val)
+{
+    static const int crs[] = { UC_X86_REG_CR0, UC_X86_REG_CR2, UC_X86_REG_CR3,
+                               UC_X86_REG_CR4 };
+    static const int segs[] = { UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_DS, UC_X86_REG_ES,
+                                UC_X86_REG_FS, UC_X86_REG_GS };
+    bool big;
+    int i = regno - GDB_SYS;
+    if (regno < GDB_CS_BASE) {
+        *val = reg_read(m, crs[i]);
+        return 0;
+    }
+    if (regno < GDB_SYSENTER_CS) {
+        int seg = segs[regno - GDB_CS_BASE];
+        *val = 0;
+        /* a null selector has no descriptor: base 0, as the CPU's cache says */
+        return !(reg_read(m, seg) & ~3u) || segment_of(m, seg, val, &big) ? 0 : -1;
+    }
+    *val = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS + (uint32_t)(regno -
+                                                                             GDB_SYSENTER_CS));
+    return 0;
+}
+
 static int get_reg(void *ctx, int regno, uint32_t *val)
 {
     struct gdbm *gm = ctx;
+    if (regno >= GDB_SYS && regno < GDB_NREGS)
+        return get_sys_reg(gm->m, regno, val);
     if (regno < 0 || regno >= GDB_NCORE)
         return -1;
     *val = reg_read(gm->m, uc_regs[regno]);
@@ -174,7 +201,54 @@ static void mon_catch_faults(void *ctx, const char *args, struct gdb_text *out)
     gdb_printf(out, "\n");
 }
 
+/* "info registers", the CPU's whole state as a system debugger shows it:
+ * the general registers, each segment's selector and base, the
+ * descriptor tables, the control registers and the SYSENTER MSRs. */
+static void mon_info(void *ctx, const char *args, struct gdb_text *out)
+{
+    static const struct { const char *name; int reg, base; } segs[] = {
+        { "ES", UC_X86_REG_ES, GDB_ES_BASE }, { "CS", UC_X86_REG_CS, GDB_CS_BASE },
+        { "SS", UC_X86_REG_SS, GDB_SS_BASE }, { "DS", UC_X86_REG_DS, GDB_DS_BASE },
+        { "FS", UC_X86_REG_FS, GDB_FS_BASE }, { "GS", UC_X86_REG_GS, GDB_GS_BASE },
+    };
+    static const struct { const char *name; int reg; } tables[] = {
+        { "LDT", UC_X86_REG_LDTR }, { "TR ", UC_X86_REG_TR }, { "GDT", UC_X86_REG_GDTR },
+        { "IDT", UC_X86_REG_IDTR },
+    };
+    struct gdbm *gm = ctx;
+    struct machine *m = gm->m;
+    if (strcmp(args, "registers") != 0) {
+        gdb_printf(out, "usage: monitor info registers\n");
+        return;
+    }
+    uint32_t r[GDB_NCORE], sys[GDB_NREGS - GDB_SYS];
+    for (int i = 0; i < GDB_NCORE; i++)
+        get_reg(gm, i, &r[i]);
+    for (int i = GDB_SYS; i < GDB_NREGS; i++)
+        if (get_reg(gm, i, &sys[i - GDB_SYS]))
+            sys[i - GDB_SYS] = 0;
+    gdb_printf(out, "EAX=%08x EBX=%08x ECX=%08x EDX=%08x\n", r[GDB_EAX], r[GDB_EBX],
+               r[GDB_ECX], r[GDB_EDX]);
+    gdb_printf(out, "ESI=%08x EDI=%08x EBP=%08x ESP=%08x\n", r[GDB_ESI], r[GDB_EDI],
+               r[GDB_EBP], r[GDB_ESP]);
+    gdb_printf(out, "EIP=%08x EFL=%08x CPL=%u\n", r[GDB_EIP], r[GDB_EFLAGS], r[GDB_CS] & 3);
+    for (size_t i = 0; i < sizeof segs / sizeof segs[0]; i++)
+        gdb_printf(out, "%s =%04x base %08x\n", segs[i].name, reg_read(m, segs[i].reg),
+                   sys[segs[i].base - GDB_SYS]);
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+        uc_x86_mmr t = { 0 };
+        uc_reg_read(m->uc, tables[i].reg, &t);
+        gdb_printf(out, "%s=%04x base %08x limit %08x\n", tables[i].name, t.selector,
+                   (uint32_t)t.base, t.limit);
+    }
+    gdb_printf(out, "CR0=%08x CR2=%08x CR3=%08x CR4=%08x\n", sys[0], sys[1], sys[2], sys[3]);
+    gdb_printf(out, "SYSENTER_CS=%08x SYSENTER_ESP=%08x SYSENTER_EIP=%08x\n",
+               sys[GDB_SYSENTER_CS - GDB_SYS], sys[GDB_SYSENTER_ESP - GDB_SYS],
+               sys[GDB_SYSENTER_EIP - GDB_SYS]);
+}
+
 static const struct gdb_monitor_cmd monitor_cmds[] = {
+    { "info", "info registers: every register, the system ones too", mon_info },
     { "cycles", "modeled cycles and instructions so far", mon_cycles },
     { "cpu", "the CPU model, SEP and the SYSENTER MSRs", mon_cpu },
     { "syscalls", "system calls so far, by path", mon_syscalls },

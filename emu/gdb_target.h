@@ -51,7 +51,8 @@ struct gdb_monitor_cmd {
 
 struct gdb_target {
     void *ctx;
-    /* The 32-bit registers, regno < GDB_NCORE (gdb_i386.h). 0 or -1. */
+    /* The 32-bit registers: regno < GDB_NCORE, and get_reg the system
+     * ones, GDB_SYS <= regno < GDB_NREGS (gdb_i386.h). 0 or -1. */
     int (*get_reg)(void *ctx, int regno, uint32_t *val);
     int (*set_reg)(void *ctx, int regno, uint32_t val);
     /* Guest virtual memory. The target applies the protection it wants

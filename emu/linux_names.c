@@ -242,8 +242,14 @@ const char *si_code_name(uint32_t signo, int32_t code)
         { LINUX_SIGILL, 1, "ILL_ILLOPC" }, { LINUX_SIGILL, 2, "ILL_ILLOPN" },
         { LINUX_SIGFPE, 1, "FPE_INTDIV" }, { LINUX_SIGFPE, 2, "FPE_INTOVF" },
         { LINUX_SIGBUS, 1, "BUS_ADRALN" }, { LINUX_SIGTRAP, 1, "TRAP_BRKPT" },
-        { LINUX_SIGTRAP, 2, "TRAP_TRACE" },
+        { LINUX_SIGTRAP, 2, "TRAP_TRACE" }, { 17, 1, "CLD_EXITED" }, { 17, 2, "CLD_KILLED" },
+        { 17, 3, "CLD_DUMPED" }, { 17, 4, "CLD_TRAPPED" }, { 17, 5, "CLD_STOPPED" },
+        { 17, 6, "CLD_CONTINUED" },
     };
+    static const char *const negative[] = { NULL, "SI_QUEUE", "SI_TIMER", "SI_MESGQ",
+                                            "SI_ASYNCIO", "SI_SIGIO", "SI_TKILL" };
+    if (code < 0 && code >= -6)
+        return negative[-code];
     if (code == 0x80)
         return "SI_KERNEL";
     if (code == 0)

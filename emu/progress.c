@@ -15,6 +15,10 @@ struct progress {
     const struct syscall_tracker *sys;
 };
 
+/* The line on the terminal now, if any: whatever else writes to the
+ * terminal clears it first (progress_clear). */
+static struct progress *shown;
+
 static int64_t now_ns(void)
 {
     struct timespec ts;
@@ -46,6 +50,17 @@ static void draw(struct progress *p, const struct machine *m, const char *what)
             calls(p), p->tty ? "\033[K" : "\n");
     fflush(p->f);
     p->drawn = true;
+    if (p->tty)
+        shown = p;
+}
+
+void progress_clear(void)
+{
+    if (!shown)
+        return;
+    fputs("\r\033[K", shown->f);
+    fflush(shown->f);
+    shown = NULL;
 }
 
 static void on_block(void *ctx, struct machine *m, const struct block *b)
@@ -74,8 +89,8 @@ void progress_finish(struct progress *p, const struct machine *m)
     if (!p)
         return;
     if (p->tty) {
-        if (p->drawn)
-            fputs("\r\033[K", p->f);
+        if (shown == p)
+            progress_clear();
     } else {
         draw(p, m, "done: ");
     }
@@ -84,5 +99,7 @@ void progress_finish(struct progress *p, const struct machine *m)
 
 void progress_close(struct progress *p)
 {
+    if (shown == p)
+        shown = NULL;
     free(p);
 }

@@ -70,6 +70,7 @@ static void add(struct syscall_stat *sum, const struct syscall_stat *s)
     sum->total += s->total;
     sum->ext_ticks += s->ext_ticks;
     sum->ext_cycles += s->ext_cycles;
+    sum->switched += s->switched;
 }
 
 static void cost_banner(const struct machine *m, FILE *f, const char *prefix)
@@ -115,6 +116,10 @@ static void print_table(const struct syscall_tracker *t, FILE *f)
     if (sum.ext_ticks)
         fprintf(f, "timer interrupts inside these calls: %" PRIu64 ", %.2f cycles, not counted "
                 "(docs/cost-model.md, rule X)\n", sum.ext_ticks, (double)sum.ext_cycles / 100.0);
+    if (sum.switched)
+        fprintf(f, "time switched out inside these calls (other processes ran, or the CPU "
+                "idled): %.2f cycles, not counted (docs/cost-model.md)\n",
+                (double)sum.switched / 100.0);
     free(rows);
 }
 
@@ -204,10 +209,10 @@ static void json_stat(FILE *f, const struct syscall_stat *s)
     fprintf(f, "\"calls\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"cycles\":%.2f,"
             "\"cycles_per_call\":%.4f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
             "\"exit_cycles\":%.2f,\"timer_interrupts_inside\":%" PRIu64
-            ",\"timer_cycles_not_counted\":%.2f",
+            ",\"timer_cycles_not_counted\":%.2f,\"switched_out_cycles_not_counted\":%.2f",
             s->calls, s->errors, (double)s->total / 100.0, mean(s->total, s->calls),
             (double)s->entry / 100.0, (double)s->body / 100.0, (double)s->exit / 100.0,
-            s->ext_ticks, (double)s->ext_cycles / 100.0);
+            s->ext_ticks, (double)s->ext_cycles / 100.0, (double)s->switched / 100.0);
 }
 
 /* The figures of the text report's other lines, under the same names. */

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
+#include "progress.h"
 #include "syscall_nr.h"
 
 /* The columns: "[sysenter/sysexit] " is the widest path column, and
@@ -172,6 +173,20 @@ static void vector_short(char *out, size_t n, uint32_t vector)
     out[strcspn(out, " ")] = 0;
 }
 
+/* " <N cycles>": the call's own (rule X of docs/cost-model.md), then what
+ * else passed from its start to its end, if anything did: the interrupts'
+ * work and the time other tasks ran while it was switched out. */
+static void print_cycles(FILE *f, const struct syscall_record *r)
+{
+    uint64_t ext = r->ext_entry + r->ext_body + r->ext_exit;
+    fprintf(f, " <%.0f cycles", centi_to_cycles(record_own(r)));
+    if (ext)
+        fprintf(f, ", +%.0f interrupts", centi_to_cycles(ext));
+    if (r->switched)
+        fprintf(f, ", +%.0f switched out", centi_to_cycles(r->switched));
+    fputc('>', f);
+}
+
 static void print_record(FILE *f, const struct syscall_tracker *sys,
                          const struct strace_call *c, const struct syscall_record *r)
 {
@@ -184,8 +199,10 @@ static void print_record(FILE *f, const struct syscall_tracker *sys,
         vector_short(v, sizeof v, r->nr);
         snprintf(path, sizeof path, "[%s/%s]", v, sys_return_name(r->ret));
         begin_line(f, sys, r->pid, path);
-        fprintf(f, "--- %s at %#x, error %#x --- <%.0f cycles>\n", vector_name(r->nr),
-                r->user_eip, r->error_code, centi_to_cycles(r->end - r->start));
+        fprintf(f, "--- %s at %#x, error %#x ---", vector_name(r->nr), r->user_eip,
+                r->error_code);
+        print_cycles(f, r);
+        fputc('\n', f);
         return;
     }
     snprintf(path, sizeof path, "[%s/%s]", sys_path_name(r->path), sys_return_name(r->ret));
@@ -198,8 +215,16 @@ static void print_record(FILE *f, const struct syscall_tracker *sys,
     pad_to(f, line, PATH_COLUMN + RESULT_COLUMN);
     strace_print_result(f, c, r);
     if (r->ret != RET_EXITED)
-        fprintf(f, " <%.0f cycles>", centi_to_cycles(r->end - r->start));
+        print_cycles(f, r);
     fputc('\n', f);
+}
+
+/* A finished line to the output (on stderr, the progress line gives way). */
+static void put(struct strace *s, const char *text)
+{
+    if (!s->own_file)
+        progress_clear();
+    fputs(text, s->out);
 }
 
 /* Lines are built in memory (the columns need ftell) and written whole. */
@@ -212,7 +237,7 @@ static void emit(struct strace *s, const struct strace_call *c, const struct sys
         return;
     print_record(f, s->sys, c, r);
     fclose(f);
-    fputs(text, s->out);
+    put(s, text);
     free(text);
 }
 
@@ -269,12 +294,35 @@ static void on_record(void *ctx, const struct syscall_record *r)
     p->seq = 0;
 }
 
+static bool fault_signal(uint32_t signo)
+{
+    return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
+}
+
+/* What strace shows after si_code: who sent it (SI_USER, tkill, queue:
+ * code <= 0), the child's end (SIGCHLD), or the fault's address. */
+static void print_siginfo_rest(FILE *f, const struct signal_record *sig)
+{
+    const uint32_t *w = sig->fields;
+    if (!sig->handled || fault_signal(sig->signo)) {
+        fputs(", si_addr=", f);
+        print_addr(f, sig->addr);
+    } else if (sig->code <= 0) {
+        fprintf(f, ", si_pid=%d, si_uid=%u", (int32_t)w[0], w[1]);
+    } else if (sig->signo == 17) {
+        fprintf(f, ", si_pid=%d, si_uid=%u, si_status=%d, si_utime=%u, si_stime=%u",
+                (int32_t)w[0], w[1], (int32_t)w[2], w[3], w[4]);
+    }
+}
+
 static void on_signal(void *ctx, const struct signal_record *sig)
 {
     struct strace *s = ctx;
-    char v[16], path[40];
-    vector_short(v, sizeof v, sig->vector);
-    snprintf(path, sizeof path, "[%s/exited]", v);
+    char v[16], path[40] = "";
+    if (!sig->handled) {
+        vector_short(v, sizeof v, sig->vector);
+        snprintf(path, sizeof path, "[%s/exited]", v);
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -285,16 +333,20 @@ static void on_signal(void *ctx, const struct signal_record *sig)
     print_signal(f, sig->signo, false);
     fputs(" {si_signo=", f);
     print_signal(f, sig->signo, false);
-    const char *code = si_code_name(sig->signo, sig->code);
-    if (code)
-        fprintf(f, ", si_code=%s", code);
-    else
-        fprintf(f, ", si_code=%d", sig->code);
-    fputs(", si_addr=", f);
-    print_addr(f, sig->addr);
-    fputs("} ---\n", f);
+    if (sig->handled && !sig->has_info) {
+        /* a handler without SA_SIGINFO: its frame has no siginfo to read */
+        fputs("} ---\n", f);
+    } else {
+        const char *code = si_code_name(sig->signo, sig->code);
+        if (code)
+            fprintf(f, ", si_code=%s", code);
+        else
+            fprintf(f, ", si_code=%d", sig->code);
+        print_siginfo_rest(f, sig);
+        fputs("} ---\n", f);
+    }
     fclose(f);
-    fputs(text, s->out);
+    put(s, text);
     free(text);
 }
 
@@ -315,7 +367,7 @@ static void on_exit_record(void *ctx, const struct exit_record *e)
         fprintf(f, "+++ exited with %d +++\n", e->status);
     }
     fclose(f);
-    fputs(text, s->out);
+    put(s, text);
     free(text);
 }
 

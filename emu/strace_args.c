@@ -202,7 +202,8 @@ static void print_arg(FILE *f, struct machine *m, const struct syscall_record *r
     case ARG_ITIMER: print_xlat(f, itimer_names, v, "ITIMER_???"); break;
     case ARG_WAIT_OPTIONS: print_flags(f, wait_flags, v, "0"); break;
     case ARG_CLONE_FLAGS:
-        print_flags(f, clone_flags, v & ~0xffu, NULL);
+        if (v & ~0xffu || !v)
+            print_flags(f, clone_flags, v & ~0xffu, NULL);
         if (v & 0xff) {
             if (v & ~0xffu)
                 fputc('|', f);
@@ -284,6 +285,8 @@ static char *format_arg(struct machine *m, const struct syscall_record *r, int i
     }
     if (r->nr == SYS_mmap2 && i == 5)
         fprintf(f, "%#llx", (unsigned long long)r->args[5] * 4096);
+    else if (r->nr == SYS_pipe2 && i == 1)
+        print_flags(f, open_flags, r->args[1], "0");
     else if (r->nr == SYS_getrandom && i == 2)
         print_flags(f, grnd_flags, r->args[2], "0");
     else if (r->nr == SYS_statx && i == 3)
@@ -296,10 +299,71 @@ static char *format_arg(struct machine *m, const struct syscall_record *r, int i
     return text;
 }
 
+/* sigreturn's one argument, as strace shows it: the mask its frame puts
+ * back ({mask=[]}), read at the caller's stack (int $0x80 only). The rt
+ * frame's ucontext mask is 248 bytes above it (the handler's return popped
+ * pretcode); the old frame's sigcontext oldmask 80, its extramask 200
+ * (the retcode popped the signal number too). */
+static char *sigreturn_text(struct machine *m, const struct syscall_record *r)
+{
+    uint32_t lo, hi;
+    bool rt = r->nr == SYS_rt_sigreturn;
+    char *text = NULL;
+    size_t len = 0;
+    if (!r->user_esp || !user_read_u32(m, r->user_esp + (rt ? 248 : 80), &lo) ||
+        !user_read_u32(m, r->user_esp + (rt ? 252 : 200), &hi))
+        return strdup("{mask=?}");
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fputs("{mask=", f);
+    print_sigset_bits(f, (uint64_t)hi << 32 | lo);
+    fputc('}', f);
+    fclose(f);
+    return text;
+}
+
+/* clone(flags, stack, parent_tid, tls, child_tid), shown by name as strace
+ * does, the pointers only where the flags use them. */
+static void clone_args(struct strace_call *c, const struct syscall_record *r)
+{
+    static const struct { uint32_t flags; int arg; const char *name; } opt[] = {
+        { 0x00100000, 2, "parent_tid" },                /* CLONE_PARENT_SETTID */
+        { 0x00080000, 3, "tls" },                       /* CLONE_SETTLS */
+        { 0x01200000, 4, "child_tidptr" },              /* CLONE_CHILD_{CLEAR,SET}TID */
+    };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    fputs("child_stack=", f);
+    print_addr(f, r->args[1]);
+    fputs(", flags=", f);
+    print_arg(f, NULL, r, 0, ARG_CLONE_FLAGS, false);
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (r->args[0] & opt[i].flags) {
+            fprintf(f, ", %s=", opt[i].name);
+            print_addr(f, r->args[opt[i].arg]);
+        }
+    fclose(f);
+    c->nargs = 1;
+    c->text[0] = text;
+}
+
 void strace_call_enter(struct strace_call *c, struct machine *m, const struct syscall_record *r)
 {
     memset(c, 0, sizeof *c);
     c->nr = r->nr;
+    if (is_call(r->nr, SYS_rt_sigreturn, SYS_sigreturn)) {
+        c->nargs = 1;
+        c->text[0] = sigreturn_text(m, r);
+        return;
+    }
+    if (r->nr == SYS_clone) {
+        clone_args(c, r);
+        return;
+    }
     const struct syscall_info *s = info_of(r->nr);
     if (!s) {
         /* strace shows six raw words for a number it does not know */
@@ -346,7 +410,7 @@ void strace_call_enter(struct strace_call *c, struct machine *m, const struct sy
 void strace_call_exit(struct strace_call *c, struct machine *m, const struct syscall_record *r)
 {
     const struct syscall_info *s = info_of(r->nr);
-    if (!s)
+    if (!s || is_call(r->nr, SYS_rt_sigreturn, SYS_sigreturn) || r->nr == SYS_clone)
         return;
     uint8_t kind[6];
     shown_kinds(r, s, kind);
@@ -378,6 +442,17 @@ void strace_print_result(FILE *f, const struct strace_call *c, const struct sysc
     int32_t v = r->result;
     if (r->ret == RET_EXITED) {
         fputs("= ?", f);
+        return;
+    }
+    if (v <= -512 && v >= -516 && v != -515) {
+        /* the kernel's own, which a signal turns into a restart or EINTR */
+        static const char *const restart[] = {
+            "ERESTARTSYS (To be restarted if SA_RESTART is set)",
+            "ERESTARTNOINTR (To be restarted)",
+            "ERESTARTNOHAND (To be restarted if no handler)", NULL,
+            "ERESTART_RESTARTBLOCK (Interrupted by signal)",
+        };
+        fprintf(f, "= ? %s", restart[-v - 512]);
         return;
     }
     if (syscall_failed(v)) {

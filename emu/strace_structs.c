@@ -204,6 +204,31 @@ static bool print_boxed(FILE *f, struct machine *m, uint32_t addr, bool wide, bo
     return true;
 }
 
+/* A wait status as strace decodes it: [{WIFEXITED(s) && WEXITSTATUS(s) == 0}]. */
+static bool print_wait_status(FILE *f, struct machine *m, uint32_t addr)
+{
+    uint32_t st;
+    if (!user_read_u32(m, addr, &st))
+        return false;
+    uint32_t sig = st & 0x7f, code = (st >> 8) & 0xff;
+    fputs("[{", f);
+    if (!sig) {
+        fprintf(f, "WIFEXITED(s) && WEXITSTATUS(s) == %u", code);
+    } else if (sig == 0x7f) {
+        fputs("WIFSTOPPED(s) && WSTOPSIG(s) == ", f);
+        print_signal(f, code, false);
+    } else {
+        fputs("WIFSIGNALED(s) && WTERMSIG(s) == ", f);
+        print_signal(f, sig, false);
+        if (st & 0x80)
+            fputs(" && WCOREDUMP(s)", f);
+    }
+    if (st >> 16)
+        fprintf(f, " | 0x%x", st & 0xffff0000u);
+    fputs("}]", f);
+    return true;
+}
+
 static bool print_fd_pair(FILE *f, struct machine *m, uint32_t addr)
 {
     uint8_t b[8];
@@ -260,6 +285,8 @@ bool strace_struct(FILE *f, struct machine *m, const struct syscall_record *r, i
         return print_user_desc(f, m, a);
     case SYS__llseek:
         return print_boxed(f, m, a, true, false);
+    case SYS_wait4: case SYS_waitpid:
+        return i == 1 && at_exit && r->result > 0 && print_wait_status(f, m, a);
     case SYS_pipe: case SYS_pipe2:
         return print_fd_pair(f, m, a);
     case SYS_prctl:

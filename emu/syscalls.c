@@ -2,6 +2,10 @@
 #include <string.h>
 #include "linux_names.h"
 #include "names.h"
+#include "smp.h"
+#include "user_memory.h"
+
+#define PT_REGS_EIP 0x28 /* guest/kernel/ptrace.h */
 
 const char *sys_path_name(int path)
 {
@@ -36,11 +40,30 @@ const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t)
     return &t->task->ext;
 }
 
-void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
-                       uint64_t cycles, const uint64_t start[NCLASSES],
-                       const uint64_t end[NCLASSES], const struct ext_work *since)
+/* Centicycles the running CPU has spent idle in hlt (modeled time skipped). */
+static uint64_t cpu_idle(const struct machine *m)
+{
+    uint64_t idle = m->cpu_id == 0 ? m->irq.idle_cycles : 0;
+    return m->smp ? idle + m->smp->cpus[m->cpu_id].idle_cycles : idle;
+}
+
+void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
+                        const uint64_t counts[NCLASSES], struct ext_work *out)
+{
+    *out = task->run;
+    out->cycles += now - task->seg_start - (cpu_idle(m) - task->seg_idle);
+    for (int c = 0; c < NCLASSES; c++)
+        out->counts[c] += counts[c] - task->seg_counts[c];
+}
+
+void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
+                       const struct syscall_record *r,
+                       uint64_t end, const uint64_t end_counts[NCLASSES],
+                       const struct ext_work *since_run, const struct ext_work *since)
 {
     const struct ext_work *now = &t->task->ext;
+    struct ext_work ran;
+    syscalls_run_until(t->task, m, end, end_counts, &ran);
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
     if (!row) {
         if (t->ncall_rows == MAX_CALL_ROWS) {
@@ -53,26 +76,72 @@ void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r
         row->via = r->via;
     }
     row->calls++;
-    row->cycles += cycles - (now->cycles - since->cycles);
+    row->cycles += ran.cycles - since_run->cycles - (now->cycles - since->cycles);
     row->ext_ticks += now->ticks - since->ticks;
     row->ext_cycles += now->cycles - since->cycles;
     for (int c = 0; c < NCLASSES; c++)
-        row->classes[c] += end[c] - start[c] - (now->counts[c] - since->counts[c]);
+        row->classes[c] += ran.counts[c] - since_run->counts[c] -
+                           (now->counts[c] - since->counts[c]);
 }
 
-/* The external-interrupt work since the record's last phase change goes
- * to the phase it was done in. */
-static void close_phase(struct task_track *task)
+/* The phase ends at now: the external-interrupt work since the record's
+ * last phase change goes to it, and the task's time on a CPU less that
+ * work is the phase's own. */
+static void close_phase(struct task_track *task, const struct machine *m, uint64_t now,
+                        const uint64_t counts[NCLASSES])
 {
     struct syscall_record *r = &task->rec;
+    struct ext_work ran;
+    syscalls_run_until(task, m, now, counts, &ran);
     uint64_t done = task->ext.cycles - task->phase_ext;
+    uint64_t own = ran.cycles - task->phase_run - done;
     task->phase_ext = task->ext.cycles;
-    if (task->phase == PHASE_ENTRY)
+    task->phase_run = ran.cycles;
+    if (task->phase == PHASE_ENTRY) {
         r->ext_entry += done;
-    else if (task->phase == PHASE_BODY)
+        r->own_entry += own;
+    } else if (task->phase == PHASE_BODY) {
         r->ext_body += done;
-    else if (task->phase == PHASE_EXIT)
+        r->own_body += own;
+    } else if (task->phase == PHASE_EXIT) {
         r->ext_exit += done;
+        r->own_exit += own;
+    }
+}
+
+/* The task leaves its CPU at now: its segment there is closed, and an
+ * interrupt's work under way too (the rest is done when it is back). */
+static void switch_out(struct task_track *task, const struct machine *m, uint64_t now,
+                       const uint64_t counts[NCLASSES])
+{
+    syscalls_run_until(task, m, now, counts, &task->run);
+    task->idle += cpu_idle(m) - task->seg_idle;
+    if (task->ext_open) {
+        task->ext.cycles += now - task->ext_start;
+        for (int c = 0; c < NCLASSES; c++)
+            task->ext.counts[c] += counts[c] - task->ext_start_counts[c];
+    }
+    task->out = true;
+    task->out_at = now;
+}
+
+/* The task runs again from now on the running CPU: the time since it left
+ * is its call's time switched out (0 if it left by another CPU's clock,
+ * ahead of this one). */
+static void switch_in(struct task_track *task, struct machine *m, uint64_t now,
+                      const uint64_t counts[NCLASSES])
+{
+    task->seg_start = now;
+    task->seg_idle = cpu_idle(m);
+    memcpy(task->seg_counts, counts, sizeof task->seg_counts);
+    if (task->ext_open) {
+        task->ext_start = now;
+        memcpy(task->ext_start_counts, counts, sizeof task->ext_start_counts);
+        task->ext_cpu = m->cpu_id;
+    }
+    if (task->out && task->active && now > task->out_at)
+        task->rec.switched += now - task->out_at;
+    task->out = false;
 }
 
 /* An external interrupt was delivered to the running task: its work
@@ -80,6 +149,8 @@ static void close_phase(struct task_track *task)
  * kernel took it on the way back). */
 static void ext_open(struct task_track *task, struct machine *m, const struct delivery_event *e)
 {
+    if (task->ext_open && task->ext_cpu != m->cpu_id)
+        return;
     task->ext.ticks++;
     if (task->ext_open)
         return;
@@ -89,6 +160,7 @@ static void ext_open(struct task_track *task, struct machine *m, const struct de
     task->ext_esp = e->return_esp;
     task->ext_rep = m->rep_live && m->rep_addr == e->return_eip;
     task->ext_start = m->cycles;
+    task->ext_cpu = m->cpu_id;
     memcpy(task->ext_start_counts, m->class_count, sizeof task->ext_start_counts);
 }
 
@@ -96,10 +168,13 @@ static void ext_open(struct task_track *task, struct machine *m, const struct de
  * context again? Any user block is (the way back from an interrupt of
  * user mode may lead to a signal handler); in the kernel, the instruction
  * and stack the interrupt left. */
-static void ext_check_close(struct task_track *task, struct machine *m, const struct block *b,
+static void tell_handled(struct syscall_tracker *t, struct machine *m);
+
+static void ext_check_close(struct syscall_tracker *t, struct machine *m, const struct block *b,
                             bool kernel)
 {
-    if (!task->ext_open)
+    struct task_track *task = t->task;
+    if (!task->ext_open || task->ext_cpu != m->cpu_id)
         return;
     if (kernel && (task->ext_user || b->addr != task->ext_eip ||
                    reg_read(m, UC_X86_REG_ESP) != task->ext_esp))
@@ -118,6 +193,9 @@ static void ext_check_close(struct task_track *task, struct machine *m, const st
         task->ext.cycles += m->cpu.cost[cls];
     }
     task->ext_open = false;
+    /* back to user mode elsewhere than it was interrupted: a handler */
+    if (!kernel && task->ext_user && b->addr != task->ext_eip && !in_vsyscall_page(b->addr))
+        tell_handled(t, m);
 }
 
 /* The kernel stack's top of the task running now: the TSS's esp0. */
@@ -182,12 +260,15 @@ static void tell_exit(struct syscall_tracker *t, const struct exit_record *x)
             t->listeners[i].exit(t->listeners[i].ctx, x);
 }
 
-/* The kernel runs another task, whose kernel stack's top is key. The one
- * leaving may have exited: its call (exit, or the one a signal ended) is
- * over. */
-static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t key)
+/* The kernel runs another task, whose kernel stack's top is key, from now
+ * (counts: the classes so far). The one leaving may have exited: its call
+ * (exit, or the one a signal ended) is over. */
+static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t key,
+                        uint64_t now, const uint64_t counts[NCLASSES])
 {
     struct task_track *old = t->task;
+    if (old && !(old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)))
+        switch_out(old, m, now, counts);
     if (old && old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)) {
         if (old->active)
             finish(t, m, m->block_start_cycles, m->class_count, RET_EXITED);
@@ -203,6 +284,7 @@ static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t k
     }
     t->task = slot_for(t, key);
     t->task->last_used = ++t->switches;
+    switch_in(t->task, m, now, counts);
 }
 
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
@@ -242,9 +324,13 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     memcpy(task->rec_start_counts, start_counts, sizeof task->rec_start_counts);
     task->rec_ext = task->ext;
     task->phase_ext = task->ext.cycles;
+    syscalls_run_until(task, m, start, start_counts, &task->rec_run);
+    task->phase_run = task->rec_run.cycles;
+    task->rec_idle = task->idle + cpu_idle(m) - task->seg_idle;
     for (int i = 0; i < 6; i++)
         r->args[i] = reg_read(m, arg_regs[i]);
     task->active = true;
+    task->result_known = false;
     task->unknown = false;
     task->phase = PHASE_ENTRY;
     t->by_path[path]++;
@@ -258,6 +344,22 @@ static void announce(struct syscall_tracker *t)
     for (int i = 0; i < t->nlisteners; i++)
         if (t->listeners[i].enter)
             t->listeners[i].enter(t->listeners[i].ctx, &t->task->rec);
+}
+
+/* A CPU that first ran before the kernel had its TSS took the slot of
+ * key 0, which the first task's first call then named; the CPU's own
+ * task is the one of its TSS's esp0 (an idle task, whose timer ticks are
+ * no other CPU's task's). */
+static void own_task(struct syscall_tracker *t, struct machine *m)
+{
+    for (int c = 0; c < MAX_CPUS; c++) {
+        if (c == t->cpu || !t->cpus[c].seen || t->cpus[c].task != t->task)
+            continue;
+        uint32_t key = running_key(m);
+        if (key && key != t->task->key)
+            t->task = slot_for(t, key);
+        return;
+    }
 }
 
 /* --smp: another CPU runs now; its task, its user span and its last
@@ -277,6 +379,7 @@ static void follow_cpu(struct syscall_tracker *t, struct machine *m)
         t->user_since = t->cpus[t->cpu].user_since;
         t->prev_last_cost = t->cpus[t->cpu].prev_last_cost;
         t->prev_last_cls = t->cpus[t->cpu].prev_last_cls;
+        own_task(t, m);
     } else {
         t->task = slot_for(t, running_key(m));
         t->user_since = m->block_start_cycles;
@@ -304,6 +407,7 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
         /* the int itself is charged after this, at its delivery */
         begin(t, m, PATH_INT80, reg_read(m, UC_X86_REG_EAX), m->cycles, m->class_count,
               e->return_eip);
+        t->task->rec.user_esp = e->return_esp;
         announce(t);
         return;
     }
@@ -333,18 +437,17 @@ static void account(struct syscall_tracker *t)
     struct syscall_record *r = &t->task->rec;
     uint64_t ext = r->ext_entry + r->ext_body + r->ext_exit;
     if (r->path == PATH_TRAP) {
-        t->trap_cycles += r->end - r->start - ext;
+        t->trap_cycles += record_own(r);
         return;
     }
     struct syscall_stat *s = r->nr < SYSCALL_STATS_MAX ? &t->stats[r->path][r->nr]
                                                        : &t->stats_beyond[r->path];
-    uint64_t body = r->body_start ? r->body_start : r->end;
-    uint64_t exit = r->exit_start ? r->exit_start : r->end;
     s->calls++;
-    s->entry += body - r->start - r->ext_entry;
-    s->body += exit - body - r->ext_body;
-    s->exit += r->end - exit - r->ext_exit;
-    s->total += r->end - r->start - ext;
+    s->entry += r->own_entry;
+    s->body += r->own_body;
+    s->exit += r->own_exit;
+    s->total += record_own(r);
+    s->switched += r->switched;
     s->ext_ticks += r->ext_ticks;
     s->ext_cycles += ext;
     if (r->ret != RET_EXITED && syscall_failed(r->result))
@@ -355,16 +458,17 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    const uint64_t end_counts[NCLASSES], enum sys_return how)
 {
     struct syscall_record *r = &t->task->rec;
-    close_phase(t->task);
+    close_phase(t->task, m, end, end_counts);
+    r->switched += t->task->idle + cpu_idle(m) - t->task->seg_idle - t->task->rec_idle;
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
     if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
-        syscalls_add_call(t, r, end - r->start, t->task->rec_start_counts, end_counts,
-                 &t->task->rec_ext);
+        syscalls_add_call(t, m, r, end, end_counts, &t->task->rec_run, &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;
     if (how != RET_EXITED) {
         r->ret = (uint8_t)how;
-        r->result = (int32_t)reg_read(m, UC_X86_REG_EAX);
+        if (!t->task->result_known)
+            r->result = (int32_t)reg_read(m, UC_X86_REG_EAX);
     } else {
         r->ret = RET_EXITED;
     }
@@ -388,6 +492,45 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     for (int i = 0; i < t->nlisteners; i++)
         if (t->listeners[i].record)
             t->listeners[i].record(t->listeners[i].ctx, r);
+}
+
+/* The call has returned to the kernel's exit path (syscall_return,
+ * sysenter_return): EAX is its result, what strace shows, before a
+ * signal's handler or a restart changes what user mode gets; pt_regs, at
+ * ESP, holds the user address it returns to. */
+static void note_result(struct task_track *task, struct machine *m)
+{
+    uint32_t esp = reg_read(m, UC_X86_REG_ESP);
+    const uint8_t *eip = guest_ptr(&m->mem, esp + PT_REGS_EIP, 4);
+    task->rec.result = (int32_t)reg_read(m, UC_X86_REG_EAX);
+    task->result_known = eip != NULL;
+    if (eip)
+        memcpy(&task->ret_eip, eip, 4);
+}
+
+/*
+ * User mode starts somewhere other than where the kernel was returning
+ * to: a handler, if its frame is at ESP (pretcode, then the signal, which
+ * EAX holds too). An rt frame's pinfo points at its siginfo just above.
+ */
+static void tell_handled(struct syscall_tracker *t, struct machine *m)
+{
+    uint32_t esp = reg_read(m, UC_X86_REG_ESP), sig = reg_read(m, UC_X86_REG_EAX);
+    uint32_t w[3], info[8];
+    if (sig < 1 || sig > 64 || user_read(m, esp, w, sizeof w) != sizeof w || w[1] != sig)
+        return;
+    struct signal_record s = { .pid = t->task->pid, .signo = sig, .handled = true,
+                               .when = m->block_start_cycles };
+    if (w[2] == esp + 16 && user_read(m, esp + 16, info, sizeof info) == sizeof info &&
+        info[0] == sig) {
+        s.has_info = true;
+        s.code = (int32_t)info[2];
+        s.addr = info[3];
+        memcpy(s.fields, info + 3, sizeof s.fields);
+    }
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].signal)
+            t->listeners[i].signal(t->listeners[i].ctx, &s);
 }
 
 static bool block_contains(const struct block *b, uint32_t addr)
@@ -421,10 +564,13 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
     uint64_t at_block[NCLASSES];
 
     follow_cpu(t, m);
-    if (kernel && b->addr == t->switch_to)
-        switch_task(t, m, next_task_key(m));
+    if (kernel && b->addr == t->switch_to) {
+        uint64_t counts[NCLASSES];
+        counts_before(m, b->addr, counts);
+        switch_task(t, m, next_task_key(m), m->block_start_cycles, counts);
+    }
     struct task_track *task = t->task;
-    ext_check_close(task, m, b, kernel);
+    ext_check_close(t, m, b, kernel);
     /* The counts before a user block are only read at the edges of a call
      * or of the vsyscall page; most user blocks are neither. */
     if (!kernel && (task->active || in_vsyscall_page(b->addr) || task->in_vsyscall ||
@@ -444,18 +590,27 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
         if (kernel && b->addr == t->ni_syscall)
             task->unknown = true;
         if (!kernel) {
+            bool handler = r->path == PATH_TRAP
+                           ? b->addr != r->user_eip && !in_vsyscall_page(b->addr)
+                           : task->result_known && b->addr != task->ret_eip &&
+                                 b->addr != task->ret_eip - 2 && !in_vsyscall_page(b->addr);
             finish(t, m, m->block_start_cycles, at_block,
                    r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+            if (handler)
+                tell_handled(t, m);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
-            close_phase(task);
+            close_phase(task, m, m->cycles, m->class_count);
             r->body_start = m->cycles;
             task->phase = PHASE_BODY;
         } else if (task->phase == PHASE_BODY &&
                    (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
-            close_phase(task);
+            uint64_t counts[NCLASSES];
+            counts_before(m, b->addr, counts);
+            close_phase(task, m, m->block_start_cycles, counts);
             r->exit_start = m->block_start_cycles;
             task->phase = PHASE_EXIT;
+            note_result(task, m);
         }
         if (kernel && block_contains(b, t->sysenter_exit))
             r->ret = RET_SYSEXIT;
@@ -513,7 +668,7 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m)
     t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
     t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
     t->switch_to = m->ksyms.addr[KSYM___switch_to];
-    switch_task(t, m, running_key(m));
+    switch_task(t, m, running_key(m), m->cycles, m->class_count);
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,
         .block = tracker_on_block, .exit = tracker_on_exit,

@@ -33,6 +33,7 @@ struct syscall_record {
     uint8_t path, ret, via;
     uint32_t error_code;  /* traps */
     uint32_t user_eip;    /* where user space entered the kernel */
+    uint32_t user_esp;    /* its stack then (int $0x80 only; 0: unknown) */
     uint64_t start, body_start, exit_start, end; /* centicycles */
     uint64_t insns_start, insns_end;
     uint32_t kernel_faults; /* faults taken (and fixed up) in the kernel */
@@ -41,12 +42,24 @@ struct syscall_record {
      * docs/cost-model.md) */
     uint32_t ext_ticks;
     uint64_t ext_entry, ext_body, ext_exit;
+    /* the call's own cycles in each phase (centicycles): its time on a CPU
+     * less the interrupts' work; and the time it was switched out, while
+     * other tasks ran or its CPU idled in hlt (in start..end, in neither) */
+    uint64_t own_entry, own_body, own_exit;
+    uint64_t switched;
 };
+
+/* The call's own cycles (centicycles), interrupts and time switched out left out. */
+static inline uint64_t record_own(const struct syscall_record *r)
+{
+    return r->own_entry + r->own_body + r->own_exit;
+}
 
 struct syscall_stat {
     uint64_t calls, entry, body, exit, total; /* sums, centicycles */
     uint64_t errors;      /* calls that returned -1..-4095 */
     uint64_t ext_ticks, ext_cycles; /* timer interrupts inside, not counted */
+    uint64_t switched;    /* time switched out inside, not counted */
 };
 
 /* Did a call that returned r fail? (-4095 to -1: an errno.) */
@@ -56,8 +69,8 @@ static inline bool syscall_failed(int32_t r)
 }
 
 /* A signal the program received: what strace shows as "--- SIGSEGV {...} ---".
- * Today only the faults that kill the program; delivered signals (handlers)
- * will use the same record. */
+ * The fault that killed the program, or one delivered to a handler (seen
+ * when the return to user mode lands in it, its frame on the stack). */
 struct signal_record {
     uint32_t pid;
     uint32_t signo;
@@ -65,6 +78,9 @@ struct signal_record {
     uint32_t addr;        /* si_addr */
     uint32_t vector;      /* the exception that raised it */
     uint64_t when;        /* centicycles */
+    bool handled;         /* delivered to a handler */
+    bool has_info;        /* its frame holds a siginfo (SA_SIGINFO): code, */
+    uint32_t fields[5];   /* and the words after si_code (si_pid, si_uid ...) */
 };
 
 /* A process ended: "+++ exited with N +++" or "+++ killed by SIG +++". */
@@ -129,6 +145,8 @@ struct task_track {
     struct syscall_record rec;
     enum sys_phase phase;
     bool active;
+    bool result_known;       /* the call returned (its result is in rec) */
+    uint32_t ret_eip;        /* to this user address, unless a signal's handler */
     bool unknown;            /* the call in flight reached sys_ni_syscall */
     bool in_vclock;          /* it called the user-space clock: which one, */
     uint32_t vclock_nr;      /* when, the records begun before it, the */
@@ -146,10 +164,25 @@ struct task_track {
     bool ext_user;           /* user mode (ends at its next user block), or */
     uint32_t ext_eip, ext_esp; /* the kernel (ends back at EIP with ESP) */
     bool ext_rep;            /* it cut a rep string op, which starts again */
+    int ext_cpu;             /* the CPU it was delivered on (--smp) */
     uint64_t ext_start;      /* centicycles at the delivery */
     uint64_t ext_start_counts[NCLASSES];
     struct ext_work rec_ext, page_ext; /* ext at the record's start, page call's */
     uint64_t phase_ext;      /* ext.cycles at the record's last phase change */
+    /* Its time on a CPU (closed segments: switched in .. out), and the
+     * open segment's start; snapshots at the record's start, its last
+     * phase change, the page call and the clock call. */
+    struct ext_work run;
+    uint64_t seg_start;
+    uint64_t seg_counts[NCLASSES];
+    uint64_t idle, seg_idle, rec_idle; /* its CPU idle in hlt while it was the
+                                          running task: closed segments, the
+                                          CPU's count at the open one's start,
+                                          the task's at the record's start */
+    struct ext_work rec_run, page_run, vclock_run;
+    uint64_t phase_run;
+    bool out;                /* switched out ... */
+    uint64_t out_at;         /* ... at this many centicycles (its CPU's clock) */
 };
 
 struct syscall_tracker {
@@ -214,12 +247,17 @@ const struct call_row *call_row_of(const struct syscall_tracker *t, uint32_t nr,
 const struct ext_work *syscalls_ext_work(const struct syscall_tracker *t);
 
 /* Inside the tracker (syscalls.c, syscalls_page.c): one call as its caller
- * saw it, into its row: cycles and the class counts from start to end, less
- * the external-interrupt work done since `since`; and the calls into the
- * vsyscall page, at each user block b. */
-void syscalls_add_call(struct syscall_tracker *t, const struct syscall_record *r,
-                       uint64_t cycles, const uint64_t start[NCLASSES],
-                       const uint64_t end[NCLASSES], const struct ext_work *since);
+ * saw it, into its row: the task's time on a CPU (cycles and class counts)
+ * from the since_run snapshot to end, less the external-interrupt work done
+ * since since_ext; and the calls into the vsyscall page, at each user
+ * block b. */
+void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
+                       const struct syscall_record *r,
+                       uint64_t end, const uint64_t end_counts[NCLASSES],
+                       const struct ext_work *since_run, const struct ext_work *since_ext);
+/* The running task's time on a CPU up to now (cycles, class counts). */
+void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
+                        const uint64_t counts[NCLASSES], struct ext_work *out);
 void syscalls_track_page(struct syscall_tracker *t, struct machine *m, const struct block *b,
                          const uint64_t at_block[NCLASSES]);
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include "syscall_nr.h"
 
-/* Calls through the vsyscall page, timed from the call to the return (a
- * process that blocks inside is timed with the others' work in between,
- * as its own clock would show it). */
+/* Calls through the vsyscall page, timed from the call to the return, the
+ * task's own time on a CPU (a process that blocks inside is not charged
+ * the others' work in between: docs/cost-model.md, rule X). */
 static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
                            const struct block *b, const uint64_t at_block[NCLASSES])
 {
@@ -23,15 +23,19 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
         task->page_ext = task->ext;
         if (t->prev_last_cls >= 0)
             task->page_start_counts[t->prev_last_cls]--;
+        syscalls_run_until(task, m, task->vsyscall_start, task->page_start_counts, &task->page_run);
     } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
-        uint64_t span = m->block_start_cycles - task->vsyscall_start;
+        struct ext_work ran;
+        syscalls_run_until(task, m, m->block_start_cycles, at_block, &ran);
         const struct syscall_record *r = &task->rec;
         task->in_vsyscall = false;
         t->vsyscall_calls++;
-        t->vsyscall_cycles += span - (task->ext.cycles - task->page_ext.cycles);
+        t->vsyscall_cycles += ran.cycles - task->page_run.cycles -
+                              (task->ext.cycles - task->page_ext.cycles);
         /* the call made inside the span is the last one recorded */
         if (r->path != PATH_TRAP && r->via == VIA_PAGE && r->ret != RET_EXITED)
-            syscalls_add_call(t, r, span, task->page_start_counts, at_block, &task->page_ext);
+            syscalls_add_call(t, m, r, m->block_start_cycles, at_block, &task->page_run,
+                              &task->page_ext);
     }
 }
 
@@ -57,16 +61,20 @@ static void track_vclock(struct syscall_tracker *t, struct machine *m,
         if (t->prev_last_cls >= 0)
             task->vclock_counts[t->prev_last_cls]--;
         task->vclock_ext = task->ext;
+        syscalls_run_until(task, m, task->vclock_start, task->vclock_counts, &task->vclock_run);
     } else if (task->in_vclock && !in_vsyscall_page(b->addr)) {
-        uint64_t span = m->block_start_cycles - task->vclock_start;
+        struct ext_work ran;
+        syscalls_run_until(task, m, m->block_start_cycles, at_block, &ran);
         struct syscall_record r = { .nr = task->vclock_nr, .path = PATH_USER,
                                     .via = VIA_PAGE };
         task->in_vclock = false;
         if (t->seq != task->vclock_seq)
             return;
         t->vclock_calls++;
-        t->vclock_cycles += span - (task->ext.cycles - task->vclock_ext.cycles);
-        syscalls_add_call(t, &r, span, task->vclock_counts, at_block, &task->vclock_ext);
+        t->vclock_cycles += ran.cycles - task->vclock_run.cycles -
+                            (task->ext.cycles - task->vclock_ext.cycles);
+        syscalls_add_call(t, m, &r, m->block_start_cycles, at_block, &task->vclock_run,
+                          &task->vclock_ext);
     }
 }
 

@@ -239,22 +239,25 @@ static const char *record_name(const struct syscall_record *r)
     return r->path == PATH_TRAP ? vector_name(r->nr) : syscall_name(r->nr);
 }
 
+/* A record's cycles are its own (rule X of docs/cost-model.md): each
+ * phase less the interrupts' work in it and the time switched out; its
+ * start and end are the wall clock's, so end - start is the three. */
 static void write_record(struct trace *t, const struct syscall_record *r)
 {
-    uint64_t body = r->body_start ? r->body_start : r->end;
-    uint64_t exit = r->exit_start ? r->exit_start : r->end;
+    uint64_t ext = r->ext_entry + r->ext_body + r->ext_exit;
     const char *kind = r->path == PATH_TRAP ? "trap" : "syscall";
     char sym[128];
     trace_symbol(t, r->user_eip, sym, sizeof sym);
     switch (t->o.format) {
     case TRACE_TEXT:
         trace_out_printf(&t->out, "%6" PRIu64 " %-8s %-9s %-16s nr=%-3u ret=%-8d in=%-8s out=%-7s "
-                "entry=%8.2f body=%8.2f exit=%8.2f total=%8.2f insns=%" PRIu64
-                " start=%.2f from=%s\n",
+                "entry=%8.2f body=%8.2f exit=%8.2f total=%8.2f interrupts=%.2f "
+                "switched_out=%.2f insns=%" PRIu64 " start=%.2f from=%s\n",
                 r->seq, kind, sys_path_name(r->path), record_name(r), r->nr, r->result,
-                sys_path_name(r->path), sys_return_name(r->ret), cyc(body - r->start),
-                cyc(exit - body), cyc(r->end - exit), cyc(r->end - r->start),
-                r->insns_end - r->insns_start, cyc(r->start), sym[0] ? sym : "?");
+                sys_path_name(r->path), sys_return_name(r->ret), cyc(r->own_entry),
+                cyc(r->own_body), cyc(r->own_exit), cyc(record_own(r)), cyc(ext),
+                cyc(r->switched), r->insns_end - r->insns_start, cyc(r->start),
+                sym[0] ? sym : "?");
         if (r->kernel_faults)
             trace_out_printf(&t->out, "%6s %u fault(s) taken and fixed up in the kernel\n", "",
                     r->kernel_faults);
@@ -264,8 +267,8 @@ static void write_record(struct trace *t, const struct syscall_record *r)
                 "%.2f,%" PRIu64 ",%08x,", kind, r->seq, record_name(r), sys_path_name(r->path),
                 sys_return_name(r->ret), r->nr, r->args[0], r->args[1], r->args[2], r->args[3],
                 r->args[4], r->args[5], r->result, cyc(r->start), cyc(r->end),
-                cyc(r->end - r->start), cyc(body - r->start), cyc(exit - body),
-                cyc(r->end - exit), r->insns_end - r->insns_start, r->user_eip);
+                cyc(record_own(r)), cyc(r->own_entry), cyc(r->own_body), cyc(r->own_exit),
+                r->insns_end - r->insns_start, r->user_eip);
         csv_field(&t->out, sym);
         trace_out_puts(&t->out, ",user,\n");
         break;
@@ -308,14 +311,16 @@ static void on_signal(void *ctx, const struct signal_record *s)
     if (!trace_in_window(t, s->when, s->when))
         return;
     if (t->o.format == TRACE_JSON) {
-        snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\"}", s->code, s->addr);
+        snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\",\"handled\":%s}",
+                 s->code, s->addr, s->handled ? "true" : "false");
         trace_json_instant(&t->json, signal_name(s->signo), s->when, args);
     } else if (t->o.format == TRACE_CSV) {
         trace_out_printf(&t->out, "signal,,%s,,,%u,,,,,,,,%.2f,%.2f,0.00,,,,,%08x,,user,\n",
                 signal_name(s->signo), s->signo, cyc(s->when), cyc(s->when), s->addr);
     } else {
-        trace_out_printf(&t->out, "%6s signal   %s si_code=%d si_addr=%#x at %.2f\n", "-",
-                signal_name(s->signo), s->code, s->addr, cyc(s->when));
+        trace_out_printf(&t->out, "%6s signal   %s%s si_code=%d si_addr=%#x at %.2f\n", "-",
+                signal_name(s->signo), s->handled ? " to its handler," : "", s->code, s->addr,
+                cyc(s->when));
     }
 }
 

@@ -106,15 +106,19 @@ void trace_json_record(struct json_trace *t, const struct syscall_record *r, con
 {
     uint64_t body = r->body_start ? r->body_start : r->end;
     uint64_t exit = r->exit_start ? r->exit_start : r->end;
-    char esym[256], args[640];
+    char esym[256], args[768];
     escaped(esym, sizeof esym, from);
+    /* the call's own cycles (rule X); the slice spans them and the rest */
     snprintf(args, sizeof args,
              "{\"nr\":%u,\"path\":\"%s\",\"return\":\"%s\",\"result\":%d,"
              "\"round_trip_cycles\":%.2f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
-             "\"exit_cycles\":%.2f,\"from\":\"%s\",\"from_addr\":\"%08x\"}",
+             "\"exit_cycles\":%.2f,\"interrupt_cycles\":%.2f,\"switched_out_cycles\":%.2f,"
+             "\"from\":\"%s\",\"from_addr\":\"%08x\"}",
              r->nr, sys_path_name(r->path), sys_return_name(r->ret), r->result,
-             centi_to_cycles(r->end - r->start), centi_to_cycles(body - r->start),
-             centi_to_cycles(exit - body), centi_to_cycles(r->end - exit), esym, r->user_eip);
+             centi_to_cycles(record_own(r)), centi_to_cycles(r->own_entry),
+             centi_to_cycles(r->own_body), centi_to_cycles(r->own_exit),
+             centi_to_cycles(r->ext_entry + r->ext_body + r->ext_exit),
+             centi_to_cycles(r->switched), esym, r->user_eip);
     bool trap = r->path == PATH_TRAP;
     trace_json_slice(t, trap ? vector_name(r->nr) : syscall_name(r->nr), trap ? "trap" : "syscall",
                      r->start, r->end, args);

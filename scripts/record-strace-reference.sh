@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 OUT=traces/strace
-PROGS="$BUILD/guest/programs/strace_calls $BUILD/guest/programs/faults"
+PROGS="$BUILD/guest/programs/strace_calls $BUILD/guest/programs/strace_signals $BUILD/guest/programs/faults"
 FAULT_CASES="null kread ud2 div0 int3 hlt text-write"
 
 fail() {
@@ -69,7 +69,7 @@ done
 
 # /init: run each case as the test does (stdin /dev/null, cwd /), then print
 # strace's file between markers that carry its size
-cases="strace_calls:portable"
+cases="strace_calls:portable strace_signals:handled"
 for c in $FAULT_CASES; do
     cases="$cases faults:$c"
 done
@@ -142,7 +142,8 @@ cat >"$OUT/README.md" <<EOF
 # Debian's strace of the i386 runs tests/test_strace.c compares with
 
 Each file is exactly what \`strace -o FILE PROGRAM ARG\` wrote, for
-\`build/guest/programs/strace_calls portable\` and
+\`build/guest/programs/strace_calls portable\`,
+\`build/guest/programs/strace_signals handled\` and
 \`build/guest/programs/faults CASE\`, run on a Linux kernel that runs i386
 programs; its first line, the \`execve\`, is not compared. tests/test_strace.c
 reads these files where the host kernel runs no i386 program

@@ -4,6 +4,7 @@
  * between calls that went different ways.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,74 @@ START_TEST(compare_with_smp_runs_each_model_on_that_many_cpus)
 }
 END_TEST
 
+/* Every "[lo, hi]" in text is finite and ordered, and no larger than a
+ * call could be. */
+static void intervals_are_sane(const char *text)
+{
+    int n = 0;
+    for (const char *p = strchr(text, '['); p; p = strchr(p + 1, '[')) {
+        double lo, hi;
+        if (sscanf(p, "[%lf, %lf]", &lo, &hi) != 2)
+            continue;
+        n++;
+        ck_assert_msg(isfinite(lo) && isfinite(hi) && lo >= 0 && lo <= hi && hi < 1e6,
+                      "interval [%g, %g] in:\n%s", lo, hi, text);
+    }
+    ck_assert_int_ge(n, 3);
+}
+
+/* compare --smp 2: each call's counts are its own CPU's (the idle CPU's
+ * timer ticks are no part of them), so the intervals are finite and the
+ * ratio is the ratio of the rows it prints. */
+START_TEST(compare_with_smp_gives_the_ratio_of_its_own_rows)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--smp", "2", "--cpus", "pentium4;pentium4,-sep", program("syscall_loop"),
+        "gettimeofday", "100000", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    intervals_are_sane(r.out);
+    double sep[4], nosep[4], ratio, lo, hi;
+    row_figures(r.out, "pentium4/smp", "sysenter", "page", sep);
+    char prefix[64];
+    unsigned long long calls;
+    snprintf(prefix, sizeof prefix, "%-16s %-6s %-9s %-7s ", "pentium4,-sep/smp", "off", "int80",
+             "page");
+    char *line = line_with(r.out, prefix);
+    ck_assert_msg(line && sscanf(line + strlen(prefix), "%llu %lf", &calls, &nosep[0]) == 2,
+                  "%s", r.out);
+    free(line);
+    line = line_with(r.out, " of the time [");
+    ck_assert_msg(line && sscanf(strstr(line, "= ") + 2, "%lf of the time [%lf, %lf]", &ratio,
+                                 &lo, &hi) == 3, "%s", r.out);
+    free(line);
+    ck_assert_msg(fabs(ratio - sep[0] / nosep[0]) < 0.0006 && lo <= ratio && ratio <= hi,
+                  "ratio %.3f [%.3f, %.3f], rows %.1f / %.1f", ratio, lo, hi, sep[0], nosep[0]);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* Under busy's two-process load some getppid calls are switched out at
+ * their time slice's end: the row is still getppid's alone, that time
+ * summed apart. */
+START_TEST(compare_leaves_time_switched_out_apart)
+{
+    struct emu_result load, alone;
+    emu(&load, "compare", "--cpus", "pentium4", program("busy"), "100", NULL);
+    emu(&alone, "compare", "--cpus", "pentium4", program("syscall_loop"), "getppid", "1000",
+        NULL);
+    ck_assert_msg(load.status == 0 && alone.status == 0, "%s%s", load.err, alone.err);
+    double a[4], b[4];
+    row_figures(load.out, "pentium4", "sysenter", "page", a);
+    row_figures(alone.out, "pentium4", "sysenter", "page", b);
+    for (int k = 1; k < 4; k++)
+        ck_assert_msg(a[k] == b[k], "column %d: %.1f under load, %.1f alone", k, a[k], b[k]);
+    ck_assert_ptr_nonnull(strstr(load.out, "switched out inside: "));
+    ck_assert_ptr_null(strstr(alone.out, "switched out inside: "));
+    emu_result_free(&load);
+    emu_result_free(&alone);
+}
+END_TEST
+
 /* Which image ran, as --report=json names it: the model's -march family
  * under the configuration asked for; --smp 2 the big-lock image. Each runs
  * Linus's loop to its end and prints both figures. */
@@ -603,6 +672,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, a_bad_model_fails_with_its_name);
     tcase_add_test(tc, timer_interrupts_inside_calls_are_left_out_of_the_rows);
     tcase_add_test(tc, compare_with_smp_runs_each_model_on_that_many_cpus);
+    tcase_add_test(tc, compare_with_smp_gives_the_ratio_of_its_own_rows);
+    tcase_add_test(tc, compare_leaves_time_switched_out_apart);
     tcase_add_loop_test(tc, the_report_names_the_kernel_image_that_ran, 0, 7);
     tcase_add_test(tc, kernel_configs_run_each_model_under_each);
     tcase_add_test(tc, the_smp_kernel_runs_2_5_53s_locked_instructions_on_the_measured_paths);

@@ -81,6 +81,33 @@ START_TEST(gdb_breaks_at_sysenter_entry_on_the_task_kernel_stack)
 }
 END_TEST
 
+/* The system registers in the target description: Debian's gdb reads
+ * cr0 (as flags), cr3, the segment bases and the SYSENTER MSRs by name,
+ * with the values "monitor info registers" and "monitor cpu" print. */
+START_TEST(gdb_reads_the_system_registers)
+{
+    struct emu_gdb e;
+    emu_gdb_start(&e, "--gdb", GDB_PORT0, "-S", "--cpu", "pentium4", program("one_call"),
+                  "getpid", NULL);
+    char *out = gdb_batch(&e, "one_call", "break sysenter_entry", "continue",
+                          "info registers cr0", "info registers cr3",
+                          "printf \"cr3 0x%x sysenter_eip 0x%x ds_base 0x%x\\n\", $cr3, "
+                          "$sysenter_eip, $ds_base",
+                          "monitor info registers", "monitor cpu", "continue", NULL);
+    /* paging and protection on, as the kernel set them */
+    assert_has(out, "[ PE ET WP PG ]");
+    char want[64];
+    snprintf(want, sizeof want, "CR3=%08lx ", tagged(out, "cr3"));
+    assert_has(out, want);
+    ck_assert_msg(strstr(out, "\ncr3            0x"), "%s", out);
+    ck_assert_uint_eq(tagged(out, "sysenter_eip"), tagged(out, "SYSENTER_EIP (msr 0x176):"));
+    ck_assert_uint_eq(tagged(out, "ds_base"), 0);
+    assert_has(out, "CS =0060 base 00000000\n");
+    free(out);
+    ck_assert_int_eq(emu_gdb_finish(&e, NULL, NULL), 0);
+}
+END_TEST
+
 START_TEST(gdb_breaks_at_system_call_on_the_cpu_trap_frame)
 {
     struct emu_gdb e;
@@ -402,6 +429,7 @@ Suite *gdb_machine_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gdb_breaks_at_sysenter_entry_on_the_task_kernel_stack);
     tcase_add_test(tc, gdb_breaks_at_system_call_on_the_cpu_trap_frame);
+    tcase_add_test(tc, gdb_reads_the_system_registers);
     tcase_add_test(tc, gdb_stepi_from_sysenter_lands_on_sysenter_eip);
     tcase_add_test(tc, gdb_under_smp_stops_on_each_cpu_with_its_own_sysenter_msrs);
     tcase_add_test(tc, gdb_under_smp_steps_the_cpu_it_stopped_on);

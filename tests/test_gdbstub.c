@@ -87,7 +87,9 @@ START_TEST(p_and_P_read_and_write_one_register)
     ck_assert_str_eq(ask("P10=00000000000000000000"), "OK");
     ck_assert_str_eq(ask("P10=01000000000000000000"), "E0e");
     ck_assert_str_eq(ask("P0=1234"), "E16");
-    ck_assert_str_eq(ask("p20"), "E16");
+    ck_assert_str_eq(ask("p20"), "xxxxxxxx");               /* cr0: the fake has none */
+    ck_assert_str_eq(ask("P20=00000000"), "E0e");           /* the system ones: read-only */
+    ck_assert_str_eq(ask("p2d"), "E16");
     ck_assert_str_eq(ask("p8x"), "E16");
     ck_assert_str_eq(ask("pxyz"), "E16");
 }
@@ -388,7 +390,11 @@ START_TEST(target_xml_has_the_core_feature_gdb_validates)
         ck_assert_uint_eq(gdb_i386_reg_size((int)i) * 8, strtoul(p, NULL, 10));
     }
     ck_assert_uint_eq(bits, 176 * 8);
-    ck_assert_int_eq(count_lines_containing(gdb_i386_target_xml(&len), "<reg "), 32);
+    /* then the 13 system registers, in a feature of their own */
+    const char *sys = strstr(p, "<feature name=\"org.sysemu.i386.sys\">");
+    ck_assert(sys && strstr(sys, "<reg name=\"cr0\" bitsize=\"32\"") &&
+              strstr(sys, "<reg name=\"sysenter_eip\" bitsize=\"32\""));
+    ck_assert_int_eq(count_lines_containing(gdb_i386_target_xml(&len), "<reg "), 45);
 }
 END_TEST
 

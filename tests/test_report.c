@@ -395,6 +395,36 @@ START_TEST(json_report_agrees_with_strace_and_the_trace)
 }
 END_TEST
 
+/* The entry, body and exit of --report's row of path and name. */
+static void report_phases(const char *err, const char *row, double v[3])
+{
+    char *line = line_with(err, row);
+    ck_assert_msg(line && sscanf(line, "%*f %*f %*f %*u %lf %lf %lf", &v[0], &v[1], &v[2]) == 3,
+                  "no row %s in:\n%s", row, err);
+    free(line);
+}
+
+/* One rule for a call's cycles (docs/cost-model.md): its own, whatever
+ * else ran while it was switched out. Under busy's two-process load the
+ * time slice ends inside some getppid calls, which go back to user mode
+ * only when the other process has had its slice; their phases are still
+ * those of getppid alone. */
+START_TEST(a_call_switched_out_is_charged_only_its_own_cycles)
+{
+    struct emu_result load, alone;
+    emu(&load, "run", "--report", program("busy"), "250", NULL);
+    emu(&alone, "run", "--report", program("syscall_loop"), "getppid", "1000", NULL);
+    ck_assert_msg(load.status == 0 && alone.status == 0, "%s%s", load.err, alone.err);
+    double a[3], b[3];
+    report_phases(load.err, "sysenter getppid", a);
+    report_phases(alone.err, "sysenter getppid", b);
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(a[k] == b[k], "phase %d: %.1f under load, %.1f alone", k, a[k], b[k]);
+    emu_result_free(&load);
+    emu_result_free(&alone);
+}
+END_TEST
+
 START_TEST(a_bad_report_format_is_a_usage_error)
 {
     struct emu_result r;
@@ -417,6 +447,7 @@ Suite *report_suite(void)
     tcase_add_test(tc, json_report_agrees_with_strace_and_the_trace);
     tcase_add_test(tc, json_report_has_the_figures_of_every_text_line);
     tcase_add_test(tc, a_bad_report_format_is_a_usage_error);
+    tcase_add_test(tc, a_call_switched_out_is_charged_only_its_own_cycles);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -144,9 +144,10 @@ static char *as_strace_line(const char *line, size_t len)
 {
     ck_assert_msg(len > PATH_COLUMN, "short line: %.*s", (int)len, line);
     char *s = strndup(line + PATH_COLUMN, len - PATH_COLUMN);
-    char *cycles = strstr(s, " <");
-    if (cycles && strstr(cycles, " cycles>"))
-        *cycles = 0;
+    char *cycles = strrchr(s, '<');
+    if (cycles && cycles > s && cycles[-1] == ' ' && strstr(cycles, " cycles") &&
+        s[strlen(s) - 1] == '>')
+        cycles[-1] = 0;
     return s;
 }
 
@@ -237,6 +238,144 @@ START_TEST(strace_lines_are_debian_strace_lines)
         free(b[i]);
     free(native);
     free(ours);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* The number the call named returned in text ("getpid()", "clone("). */
+static long result_of(const char *text, const char *call)
+{
+    const char *c = strstr(text, call);
+    const char *nl = c ? strchr(c, '\n') : NULL;
+    const char *eq = nl;
+    while (eq && eq > c && strncmp(eq, " = ", 3))
+        eq--;
+    ck_assert_msg(eq && eq > c, "no %s in %s", call, text);
+    return strtol(eq + 3, NULL, 10);
+}
+
+/* s with every from made to. */
+static char *replaced(char *s, const char *from, const char *to)
+{
+    char *out = malloc(strlen(s) * 2 + 64), *o = out;
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, from, strlen(from))) {
+            o += sprintf(o, "%s", to);
+            p += strlen(from);
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+    free(s);
+    return out;
+}
+
+/* line with the pids the run's own (the process's, from getpid(), and its
+ * child's, from clone()) made "PID" and "CHILD" where strace shows them,
+ * and runs of spaces made one (the result's column moves with the digits). */
+static char *pid_normalized(const char *line, const char *text)
+{
+    char pat[64], *out = strdup(line), *o = out;
+    for (const char *p = out; *p; p++)
+        if (!(*p == ' ' && o > out && o[-1] == ' '))
+            *o++ = *p;
+    *o = 0;
+    const struct { long pid; const char *name; } pids[] = {
+        { result_of(text, "getpid("), "PID" }, { result_of(text, "clone("), "CHILD" },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        static const char *const forms[] = { "kill(%ld,", "si_pid=%ld,", ") = %ld" };
+        static const char *const to[] = { "kill(%s,", "si_pid=%s,", ") = %s" };
+        /* a result is a pid only for the calls that return one */
+        bool returns_pid = !strncmp(line, "getpid(", 7) || !strncmp(line, "clone(", 6) ||
+                           !strncmp(line, "wait4(", 6);
+        for (size_t k = 0; k < (returns_pid ? 3u : 2u); k++) {
+            char rep[32];
+            snprintf(pat, sizeof pat, forms[k], pids[i].pid);
+            snprintf(rep, sizeof rep, to[k], pids[i].name);
+            out = replaced(out, pat, rep);
+        }
+    }
+    return out;
+}
+
+/* emu's lines of the first process only, without the "[pid N] " column
+ * (strace without -f shows no other process). */
+static char *first_process(const char *text)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p + 1) : strlen(p);
+        if (!strncmp(p, "[pid ", 5)) {
+            if (strtol(p + 5, NULL, 10) == 1) {
+                memcpy(o, p + 12, len - 12);
+                o += len - 12;
+            }
+        } else {
+            memcpy(o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    *o = 0;
+    return out;
+}
+
+/* A handled SIGUSR1 the program sends itself, a pause() and a read that
+ * SIGALRM interrupts (with and without SA_RESTART), a child's SIGCHLD:
+ * kill's own result, the signal's line, the handler's call, rt_sigreturn
+ * and its result, the ERESTART* texts, clone's arguments, wait4's status,
+ * line for line as Debian's strace prints them. */
+START_TEST(signals_are_the_lines_strace_prints)
+{
+    const char *prog[] = { program("strace_signals"), "handled", NULL };
+    char *native = native_strace(prog);
+    struct emu_result r;
+    char *all = strace_of(&r, prog), *ours = first_process(all);
+    free(all);
+    ck_assert_int_eq(r.status, 4);
+    char *a[64], *b[64];
+    int na = split_lines(native, a, 64, false, 1), nb = split_lines(ours, b, 64, true, 0);
+    ck_assert_int_ge(na, 28);
+    for (int i = 0; i < na && i < nb; i++) {
+        char *x = pid_normalized(a[i], native), *y = pid_normalized(b[i], ours);
+        ck_assert_msg(!strcmp(x, y), "line %d:\nstrace: %s\nemu:    %s", i + 1, x, y);
+        free(x);
+        free(y);
+    }
+    ck_assert_int_eq(na, nb);
+    for (int i = 0; i < na; i++)
+        free(a[i]);
+    for (int i = 0; i < nb; i++)
+        free(b[i]);
+    free(native);
+    free(ours);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* A wait4 that blocks while the child runs: its own cycles, then the time
+ * it was switched out apart, "<N cycles, +K switched out>"; the child's
+ * status as strace decodes it. */
+START_TEST(time_switched_out_is_shown_apart)
+{
+    struct emu_result r;
+    const char *prog[] = { program("proc"), "fork", NULL };
+    char *text = strace_of(&r, prog);
+    ck_assert_int_eq(r.status, 0);
+    char *line = line_with(text, "wait4(2, [{WIFEXITED(s) && WEXITSTATUS(s) == 10}], 0, NULL) = 2");
+    ck_assert_msg(line, "%s", text);
+    double own, out;
+    const char *c = strstr(line, " <");
+    ck_assert_msg(c && sscanf(c, " <%lf cycles, +%lf switched out>", &own, &out) == 2, "%s",
+                  line);
+    ck_assert_msg(own > 0 && out > 0, "%s", line);
+    /* the three waits for the three children each blocked */
+    ck_assert_msg(count_lines_containing(text, "switched out>") >= 3, "%s", text);
+    free(line);
+    free(text);
     emu_result_free(&r);
 }
 END_TEST
@@ -416,7 +555,8 @@ START_TEST(several_processes_get_strace_f_pid_column)
     static struct syscall_tracker sys;
     sys.several_pids = true;
     struct syscall_record r = { .nr = SYS_getpid, .pid = 7, .path = PATH_SYSENTER,
-                                .ret = RET_SYSEXIT, .result = 7, .end = 63700 };
+                                .ret = RET_SYSEXIT, .result = 7, .end = 63700,
+                                .own_body = 63700 };
     char *out = line_of(&r, &sys, NULL);
     /* without our column: strace -f's line, "[pid     7] getpid()", with
      * its " = " at column 40 */
@@ -456,9 +596,13 @@ START_TEST(each_process_has_its_own_call_in_flight)
                   "%s", r.err);
     ck_assert_msg(strstr(r.err, "\n[pid     2]                    +++ exited with 0 +++\n"),
                   "%s", r.err);
-    /* the wait spans the child's whole life, exec included */
-    long wait_cycles = atol(strrchr(wait, '<') + 1), exec_cycles = atol(strrchr(exec, '<') + 1);
-    ck_assert_int_gt(wait_cycles, exec_cycles);
+    /* the wait spans the child's whole life, exec included: as time
+     * switched out, not as its own cycles */
+    const char *out = strstr(wait, ", +");
+    long exec_cycles = atol(strrchr(exec, '<') + 1);
+    ck_assert_msg(out && strstr(wait, " switched out>"), "%s", wait);
+    ck_assert_int_gt(atol(out + 3), exec_cycles);
+    ck_assert_int_lt(atol(strrchr(wait, '<') + 1), exec_cycles);
     free(fork);
     free(exec);
     free(wait);
@@ -474,6 +618,8 @@ Suite *strace_suite(void)
     tcase_add_unchecked_fixture(tc, tree_make, tree_remove);
     tcase_add_test(tc, strace_of_a_fixed_program_is_exactly_this);
     tcase_add_test(tc, strace_lines_are_debian_strace_lines);
+    tcase_add_test(tc, signals_are_the_lines_strace_prints);
+    tcase_add_test(tc, time_switched_out_is_shown_apart);
     tcase_add_loop_test(tc, a_fatal_fault_is_the_signal_line_strace_prints, 0,
                         sizeof fault_cases / sizeof fault_cases[0]);
     tcase_add_test(tc, trace_expressions_choose_calls_and_classes);

@@ -344,6 +344,57 @@ START_TEST(trace_insns_takes_user_kernel_or_all)
 }
 END_TEST
 
+/* Under --smp the kernel's instructions are named with the symbols of the
+ * SMP image that runs: the entry's big kernel lock, lock_kernel, which the
+ * one-CPU image has not (there other functions are at those addresses). */
+START_TEST(smp_trace_names_the_smp_images_functions)
+{
+    const char *path = scratch("smp.txt");
+    struct emu_result r;
+    emu(&r, "run", "--smp", "2", "--trace", path, "--trace-insns=kernel", program("syscall_loop"),
+        "getpid", "2", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char *text = read_file(path);
+    unlink(path);
+    ck_assert_int_gt(count_lines_containing(text, " lock_kernel"), 10);
+    free(text);
+    emu_result_free(&r);
+    emu(&r, "run", "--trace", path, "--trace-insns=kernel", program("syscall_loop"), "getpid",
+        "2", NULL);
+    text = read_file(path);
+    unlink(path);
+    ck_assert_int_eq(count_lines_containing(text, " lock_kernel"), 0);
+    free(text);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* A call during which a signal was delivered has its own result in the
+ * JSON trace: kill's 0 (not the signal number the handler starts with),
+ * pause's -ERESTARTNOHAND; the delivered signal is an instant event. */
+START_TEST(json_results_are_the_calls_own_across_a_signal)
+{
+    const char *path = scratch("signals.json");
+    struct emu_result r;
+    emu(&r, "run", "--trace", path, "--trace-format", "json", program("strace_signals"),
+        "handled", NULL);
+    ck_assert_int_eq(r.status, 4);
+    char *kill = jq("[.traceEvents[] | select(.name == \"kill\") | .args.result] | tostring",
+                    path);
+    char *pause = jq("[.traceEvents[] | select(.name == \"pause\") | .args.result] | tostring",
+                     path);
+    char *sig = jq("[.traceEvents[] | select(.name == \"SIGUSR1\")] | length", path);
+    ck_assert_str_eq(kill, "[0]\n");
+    ck_assert_str_eq(pause, "[-514]\n");
+    ck_assert_str_eq(sig, "1\n");
+    free(kill);
+    free(pause);
+    free(sig);
+    unlink(path);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* The CSV fields of a row, up to total_cycles: start 13, end 14, total 15. */
 static bool csv_cycles(const char *line, char *kind, size_t kindlen, char *name, size_t namelen,
                        double *start, double *end, double *total)
@@ -542,6 +593,8 @@ Suite *trace_suite(void)
     tcase_add_test(tc, csv_trace_has_one_schema_with_or_without_instructions);
     tcase_add_test(tc, json_trace_is_a_valid_chrome_trace);
     tcase_add_loop_test(tc, trace_insns_takes_user_kernel_or_all, 0, 4);
+    tcase_add_test(tc, smp_trace_names_the_smp_images_functions);
+    tcase_add_test(tc, json_results_are_the_calls_own_across_a_signal);
     tcase_add_test(tc, a_cycle_window_keeps_what_overlaps_it);
     tcase_add_test(tc, instructions_take_the_cycles_of_the_call_they_are_in);
     tcase_add_loop_test(tc, trace_options_that_cannot_work_are_usage_errors, 0, 7);
