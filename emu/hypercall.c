@@ -15,7 +15,13 @@
 #include "mmcall.h"
 #include "vfscall.h"
 #include "names.h"
-#include "progress.h"
+
+static void (*before_output)(void);
+
+void hypercall_before_output(void (*fn)(void))
+{
+    before_output = fn;
+}
 
 /* Copy guest text into a bounded C string. */
 static void guest_text(struct machine *m, uint32_t addr, uint32_t len, char *out, size_t cap)
@@ -54,7 +60,8 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
             return;
         }
         FILE *f = io->fd == 1 ? stdout : stderr;
-        progress_clear();
+        if (before_output)
+            before_output();
         size_t n = fwrite(buf, 1, io->len, f);
         if (fflush(f) != 0 || n < io->len) {
             /* the host could not take it (a full disk, a closed pipe):

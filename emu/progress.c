@@ -1,4 +1,5 @@
 #include "progress.h"
+#include "hypercall.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <time.h>
@@ -81,6 +82,7 @@ int progress_attach(struct progress *p, struct machine *m, const struct syscall_
 {
     const struct machine_observer o = { .ctx = p, .block = on_block };
     p->sys = sys;
+    hypercall_before_output(progress_clear);
     return machine_observe(m, &o);
 }
 

@@ -48,30 +48,38 @@ static inline int movsl_is_ok(uint32_t a1, uint32_t a2, unsigned long n)
  * The string copy. Over 7 bytes, single bytes first until the destination
  * is 8-byte aligned, then words, then the odd bytes; under 8, the bytes
  * alone. Every string op runs, a zero count included: each pays its
- * start-up. A fault leaves in ECX what is not done: the head's bytes plus
- * the rest, the words times four plus the tail, or the tail's bytes.
- * Returns the bytes not copied.
+ * start-up. Labels 1, 2, 3 are the three string ops, 4 the end. A fault
+ * leaves in ECX what is not done: the head's bytes plus the rest (fixup 5),
+ * the words times four plus the tail (6), or the tail's bytes.
  */
+#define STRING_COPY                 \
+    "	cmpl $7,%0\n"               \
+    "	jbe 3f\n"                   \
+    "	movl %1,%0\n"               \
+    "	negl %0\n"                  \
+    "	andl $7,%0\n"               \
+    "	subl %0,%3\n"               \
+    "1:	rep; movsb\n"               \
+    "	movl %3,%0\n"               \
+    "	shrl $2,%0\n"               \
+    "	andl $3,%3\n"               \
+    "	.align 2,0x90\n"            \
+    "2:	rep; movsl\n"               \
+    "	movl %3,%0\n"               \
+    "3:	rep; movsb\n"               \
+    "4:\n"
+#define STRING_COPY_OPERANDS(n, to, from, edi, esi, rest)         \
+    : "=&c"(n), "=&D"(edi), "=&S"(esi), "=r"(rest)                 \
+    : "3"(n), "0"(n), "1"(to), "2"(from)                           \
+    : "memory"
+
+/* Returns the bytes not copied. */
 static inline unsigned long string_copy(void *to, const void *from, unsigned long n)
 {
     unsigned long edi, esi, rest;
 
     __asm__ volatile(
-        "	cmpl $7,%0\n"
-        "	jbe 3f\n"
-        "	movl %1,%0\n"
-        "	negl %0\n"
-        "	andl $7,%0\n"
-        "	subl %0,%3\n"
-        "1:	rep; movsb\n"
-        "	movl %3,%0\n"
-        "	shrl $2,%0\n"
-        "	andl $3,%3\n"
-        "	.align 2,0x90\n"
-        "2:	rep; movsl\n"
-        "	movl %3,%0\n"
-        "3:	rep; movsb\n"
-        "4:\n"
+        STRING_COPY
         ".section .fixup,\"ax\"\n"
         "5:	addl %3,%0\n"
         "	jmp 4b\n"
@@ -84,9 +92,7 @@ static inline unsigned long string_copy(void *to, const void *from, unsigned lon
         "	.long 2b,6b\n"
         "	.long 3b,4b\n"
         ".previous"
-        : "=&c"(n), "=&D"(edi), "=&S"(esi), "=r"(rest)
-        : "3"(n), "0"(n), "1"(to), "2"(from)
-        : "memory");
+        STRING_COPY_OPERANDS(n, to, from, edi, esi, rest));
     return n;
 }
 
@@ -97,21 +103,7 @@ static inline unsigned long string_copy_zeroing(void *to, const void *from, unsi
     unsigned long edi, esi, rest;
 
     __asm__ volatile(
-        "	cmpl $7,%0\n"
-        "	jbe 3f\n"
-        "	movl %1,%0\n"
-        "	negl %0\n"
-        "	andl $7,%0\n"
-        "	subl %0,%3\n"
-        "1:	rep; movsb\n"
-        "	movl %3,%0\n"
-        "	shrl $2,%0\n"
-        "	andl $3,%3\n"
-        "	.align 2,0x90\n"
-        "2:	rep; movsl\n"
-        "	movl %3,%0\n"
-        "3:	rep; movsb\n"
-        "4:\n"
+        STRING_COPY
         ".section .fixup,\"ax\"\n"
         "5:	addl %3,%0\n"
         "	jmp 7f\n"
@@ -130,9 +122,7 @@ static inline unsigned long string_copy_zeroing(void *to, const void *from, unsi
         "	.long 2b,6b\n"
         "	.long 3b,7b\n"
         ".previous"
-        : "=&c"(n), "=&D"(edi), "=&S"(esi), "=r"(rest)
-        : "3"(n), "0"(n), "1"(to), "2"(from)
-        : "memory");
+        STRING_COPY_OPERANDS(n, to, from, edi, esi, rest));
     return n;
 }
 
