@@ -15,9 +15,6 @@
 #define SA_SIGINFO 4
 #define SA_RESTORER 0x04000000
 #define SA_RESTART 0x10000000
-#define SIGUSR1 10
-#define SIGALRM 14
-#define SIGCHLD 17
 #define SIG_BLOCK 0
 #define SIG_UNBLOCK 1
 
