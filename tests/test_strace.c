@@ -302,6 +302,9 @@ static char *pid_normalized(const char *line, const char *text)
 
 /* emu's lines of the first process only, without the "[pid N] " column
  * (strace without -f shows no other process). */
+/* The program's own lines: it is pid 2, init's child. */
+#define PROGRAM_PID 2
+
 static char *first_process(const char *text)
 {
     char *out = malloc(strlen(text) + 1), *o = out;
@@ -309,7 +312,7 @@ static char *first_process(const char *text)
         const char *end = strchr(p, '\n');
         size_t len = end ? (size_t)(end - p + 1) : strlen(p);
         if (!strncmp(p, "[pid ", 5)) {
-            if (strtol(p + 5, NULL, 10) == 1) {
+            if (strtol(p + 5, NULL, 10) == PROGRAM_PID) {
                 memcpy(o, p + 12, len - 12);
                 o += len - 12;
             }
@@ -365,7 +368,7 @@ START_TEST(time_switched_out_is_shown_apart)
     const char *prog[] = { program("proc"), "fork", NULL };
     char *text = strace_of(&r, prog);
     ck_assert_int_eq(r.status, 0);
-    char *line = line_with(text, "wait4(2, [{WIFEXITED(s) && WEXITSTATUS(s) == 10}], 0, NULL) = 2");
+    char *line = line_with(text, "wait4(3, [{WIFEXITED(s) && WEXITSTATUS(s) == 10}], 0, NULL) = 3");
     ck_assert_msg(line, "%s", text);
     double own, out;
     const char *c = strstr(line, " <");
