@@ -137,15 +137,23 @@ static void exe_path(const struct machine *m, char *out, size_t cap)
         snprintf(out, cap, "%s", real);
 }
 
+/* The path in a field of BOOT_EXE_FIELD bytes, zeros after it; a path
+ * that does not fit is not given (readlink then fails, ENOENT). */
 static int pack_exe_path(struct machine *m, uint32_t used, struct boot_record *br)
 {
     char path[PATH_MAX];
-    char *const strs[1] = { path };
     exe_path(m, path, sizeof path);
-    if (!path[0])
+    size_t len = strlen(path) + 1;
+    if (!path[0] || len > BOOT_EXE_FIELD)
         return 0;
-    br->exe_path_size = (uint32_t)strlen(path) + 1;
-    return pack_strings(m, strs, 1, &used);
+    if (BOOT_EXE_FIELD > BOOT_ARGS_MAX - used)
+        return machine_fail(m, 126, "argument list too long (more than %u bytes)",
+                            BOOT_ARGS_MAX - BOOT_EXE_FIELD);
+    uint8_t *field = guest_ptr(&m->mem, BOOT_ARGS_ADDR + used, BOOT_EXE_FIELD);
+    memset(field, 0, BOOT_EXE_FIELD);
+    memcpy(field, path, len);
+    br->exe_path_size = (uint32_t)len;
+    return 0;
 }
 
 static int write_boot_record(struct machine *m, const struct program_source *src)

@@ -67,6 +67,10 @@
 #define BOOT_RECORD_ADDR   0xc0001000u
 #define BOOT_ARGS_ADDR     0xc0002000u /* argv/envp strings, 256 KiB at most */
 #define BOOT_ARGS_MAX      0x00040000u
+/* The boot program's path travels in a field of this size, whatever its
+ * length, so that the boot's cycles do not depend on where the checkout
+ * lies (exec.c copies the whole field). */
+#define BOOT_EXE_FIELD     1024u
 #define PROGRAM_MAX        0x03000000u /* 48 MiB: the largest program file emu loads */
 
 /* ---- Fixmap: the vsyscall page (fixmap.h, FIXADDR_TOP = 0xfffff000) ---- */
@@ -393,7 +397,8 @@ struct boot_record {
     uint32_t mem_pages;    /* user pages all processes may hold (--mem) */
     uint32_t ncpus;        /* CPUs (--smp): APIC IDs 0 .. ncpus-1 */
     uint32_t exe_path_size; /* the program's path (/proc/self/exe), NUL-ended,
-                               at args_addr + args_size; 0: none */
+                               at args_addr + args_size in a field of
+                               BOOT_EXE_FIELD bytes; 0: none */
     uint32_t reserved[1];
 };
 

@@ -31,9 +31,26 @@ struct exe_path *exe_path_new(const char *dir, uint32_t dlen, const char *name,
         return NULL_PTR;
     p->count = 1;
     p->len = len;
+    p->size = len + 1;
     memcpy(p->text, dir, dlen);
     p->text[dlen] = '/';
     memcpy(p->text + dlen + slash, name, nlen);
+    p->text[len] = 0;
+    return p;
+}
+
+/* The boot program's: the whole field copied, its length the emulator's,
+ * so the boot costs the same wherever the program lies. */
+struct exe_path *exe_path_field(const char *field, uint32_t len)
+{
+    struct exe_path *p;
+
+    if (BOOT_EXE_FIELD > EXE_PATH_MAX || !(p = kmalloc(sizeof(*p) + BOOT_EXE_FIELD)))
+        return NULL_PTR;
+    p->count = 1;
+    p->len = len;
+    p->size = BOOT_EXE_FIELD;
+    memcpy(p->text, field, BOOT_EXE_FIELD);
     p->text[len] = 0;
     return p;
 }
@@ -47,7 +64,7 @@ void exe_path_get(struct exe_path *p)
 void exe_path_put(struct exe_path *p)
 {
     if (p && --p->count == 0)
-        kfree(p, sizeof(*p) + p->len + 1);
+        kfree(p, sizeof(*p) + p->size);
 }
 
 /* The directory part of name_buf[0, len) opened, and where the last name

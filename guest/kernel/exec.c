@@ -340,9 +340,10 @@ void exec_boot_program(void)
     b.filename = b.argc ? b.args + b.start : "";
     b.filename_len = strlen(b.filename);
     /* its path: just past the argument strings */
-    if (boot->exe_path_size && boot->exe_path_size <= BOOT_ARGS_MAX - size &&
-        strnlen(strings + size, boot->exe_path_size) == boot->exe_path_size - 1)
-        b.exe_path = exe_path_new("", 0, strings + size, boot->exe_path_size - 1);
+    if (boot->exe_path_size && boot->exe_path_size <= BOOT_EXE_FIELD &&
+        BOOT_EXE_FIELD <= BOOT_ARGS_MAX - size &&
+        strings[size + boot->exe_path_size - 1] == 0)
+        b.exe_path = exe_path_field(strings + size, boot->exe_path_size - 1);
     if ((err = read_head(&b)) == 0)
         err = search_binary(&b);
     if (err)

@@ -67,10 +67,12 @@ struct mm_struct {
 /* exe_path.c: a counted path, shared by the spaces fork copies */
 struct exe_path {
     uint32_t count, len;
+    uint32_t size;             /* of the text's buffer, as allocated */
     char text[];
 };
 struct exe_path *exe_path_new(const char *dir, uint32_t dlen, const char *name,
                               uint32_t nlen);
+struct exe_path *exe_path_field(const char *field, uint32_t len);
 struct exe_path *exe_path_lookup(uint32_t dir, const char *path, uint32_t len);
 void exe_path_get(struct exe_path *p);
 void exe_path_put(struct exe_path *p);
