@@ -55,7 +55,8 @@ HOST_LDFLAGS = $(SAN)
 
 GUEST_CC := gcc
 GUEST_CFLAGS := -m32 -std=gnu11 -O2 -g $(WARN) -ffreestanding -fno-pic -fno-pie \
-	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN)
+	-fno-stack-protector -fno-asynchronous-unwind-tables -nostdlib -MMD -MP -I$(GEN) \
+	-DSYSEMU_GUEST
 GUEST_LDFLAGS := -m32 -static -nostdlib -no-pie -Wl,--build-id=none
 
 # ---- dependency check (installs Debian packages as root) ----
@@ -77,6 +78,12 @@ SYSCALL_NR := $(GEN)/syscall_nr.h
 $(SYSCALL_NR): guest/syscalls.def scripts/syscall-nr.awk
 	@mkdir -p $(@D)
 	awk -f scripts/syscall-nr.awk guest/syscalls.def > $@.tmp && mv $@.tmp $@
+
+# ---- generated from guest/linux_abi.def: errno, O_*, PROT_*, MAP_*, ... ----
+LINUX_ABI := $(GEN)/linux_abi.h
+$(LINUX_ABI): guest/linux_abi.def scripts/linux-abi.awk
+	@mkdir -p $(@D)
+	awk -f scripts/linux-abi.awk guest/linux_abi.def > $@.tmp && mv $@.tmp $@
 
 # ---- guest kernel ----
 # Built as 2.5.53's Makefiles built Linux: the top-level Makefile's
@@ -125,7 +132,7 @@ KERNEL_IMAGES := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_elf,$(v)))
 KERNEL := $(call kernel_elf,pentium4-up)
 
 define kernel_variant
-$(BUILD)/kernel/$(1)/%.o: % | $(DEPS_OK) $(SYSCALL_NR)
+$(BUILD)/kernel/$(1)/%.o: % | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $$(@D)
 	$(GUEST_CC) $(KERNEL_CFLAGS) $(call kernel_flags,$(1)) -c $$< -o $$@
 $(call kernel_elf,$(1)): $(patsubst %,$(BUILD)/kernel/$(1)/%.o,$(KERNEL_SRCS)) guest/kernel/kernel.ld
@@ -162,10 +169,10 @@ $(MINI_LIB): $(patsubst %,$(BUILD)/%.o,$(MINI_ARCHIVED))
 PROGRAM_SRCS := $(wildcard guest/programs/*.c)
 PROGRAMS := $(patsubst guest/programs/%.c,$(BUILD)/guest/programs/%,$(PROGRAM_SRCS))
 
-$(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK) $(SYSCALL_NR)
+$(BUILD)/guest/programs/%.c.o: guest/programs/%.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
-$(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK) $(SYSCALL_NR)
+$(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 $(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS) $(MINI_LIB)
@@ -177,7 +184,7 @@ EMU_OBJS := $(patsubst %,$(BUILD)/%.o,$(EMU_SRCS)) $(BUILD)/emu/kernel_image.S.o
 EMU_LIB_OBJS := $(filter-out $(BUILD)/emu/main.c.o,$(EMU_OBJS))
 EMU := $(BUILD)/emu/emu
 
-$(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR)
+$(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_IMAGES) $(KERNEL_IMAGES_H)
@@ -199,7 +206,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT := $(BUILD)/tests/support.c.o $(BUILD)/tests/machines.c.o
 
-$(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK) $(SYSCALL_NR)
+$(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -DEMU_PATH='"$(EMU)"' -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
@@ -271,7 +278,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -fno-sanitize-coverage=trace-cmp
 
-$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK) $(SYSCALL_NR)
+$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DFUZZ_TARGET_NAME='"$*"' -c $< -o $@
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS)

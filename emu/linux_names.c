@@ -3,26 +3,29 @@
 #include <string.h>
 #include "../guest/x86.h"
 #include "../guest/abi.h"
+#include "linux_abi.h"
 
 #define END { 0, NULL }
+/* a row of guest/linux_abi.def, by name */
+#define N(name) { LINUX_##name, #name }
 
 const struct xlat open_access_modes[] = {
-    { 0, "O_RDONLY" }, { 1, "O_WRONLY" }, { 2, "O_RDWR" }, { 3, "O_ACCMODE" }, END,
+    N(O_RDONLY), N(O_WRONLY), N(O_RDWR), N(O_ACCMODE), END,
 };
 
 /* i386 values, in octal as <asm-generic/fcntl.h> writes them. */
 const struct xlat open_flags[] = {
-    { 0100, "O_CREAT" }, { 0200, "O_EXCL" }, { 0400, "O_NOCTTY" }, { 01000, "O_TRUNC" },
-    { 02000, "O_APPEND" }, { 04000, "O_NONBLOCK" }, { 04010000, "O_SYNC" },
-    { 04000000, "__O_SYNC" }, { 010000, "O_DSYNC" }, { 040000, "O_DIRECT" },
-    { 0100000, "O_LARGEFILE" }, { 0400000, "O_NOFOLLOW" }, { 01000000, "O_NOATIME" },
-    { 02000000, "O_CLOEXEC" }, { 010000000, "O_PATH" }, { 020200000, "O_TMPFILE" },
-    { 020000000, "__O_TMPFILE" }, { 0200000, "O_DIRECTORY" }, { 020000, "FASYNC" }, END,
+    N(O_CREAT), N(O_EXCL), N(O_NOCTTY), N(O_TRUNC),
+    N(O_APPEND), N(O_NONBLOCK), N(O_SYNC),
+    N(__O_SYNC), N(O_DSYNC), N(O_DIRECT),
+    N(O_LARGEFILE), N(O_NOFOLLOW), N(O_NOATIME),
+    N(O_CLOEXEC), N(O_PATH), N(O_TMPFILE),
+    N(__O_TMPFILE), N(O_DIRECTORY), N(FASYNC), END,
 };
 
 const struct xlat at_flags[] = {
-    { 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" }, { 0x400, "AT_SYMLINK_FOLLOW" },
-    { 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" }, { 0x8000, "AT_RECURSIVE" }, END,
+    N(AT_SYMLINK_NOFOLLOW), N(AT_REMOVEDIR), N(AT_SYMLINK_FOLLOW),
+    N(AT_NO_AUTOMOUNT), N(AT_EMPTY_PATH), N(AT_RECURSIVE), END,
 };
 
 const struct xlat statx_sync_types[] = {
@@ -39,23 +42,23 @@ const struct xlat statx_masks[] = {
 };
 
 const struct xlat prot_flags[] = {
-    { 0x1, "PROT_READ" }, { 0x2, "PROT_WRITE" }, { 0x4, "PROT_EXEC" }, { 0x8, "PROT_SEM" },
-    { 0x01000000, "PROT_GROWSDOWN" }, { 0x02000000, "PROT_GROWSUP" }, END,
+    N(PROT_READ), N(PROT_WRITE), N(PROT_EXEC), N(PROT_SEM),
+    N(PROT_GROWSDOWN), N(PROT_GROWSUP), END,
 };
 
 /* The sharing type (the low nibble) comes first, then the flags. */
 const struct xlat mmap_flags[] = {
-    { 0x1, "MAP_SHARED" }, { 0x2, "MAP_PRIVATE" }, { 0x3, "MAP_SHARED_VALIDATE" },
-    { 0x10, "MAP_FIXED" }, { 0x20, "MAP_ANONYMOUS" }, { 0x40, "MAP_32BIT" },
-    { 0x4000, "MAP_NORESERVE" }, { 0x8000, "MAP_POPULATE" }, { 0x10000, "MAP_NONBLOCK" },
-    { 0x100, "MAP_GROWSDOWN" }, { 0x800, "MAP_DENYWRITE" }, { 0x1000, "MAP_EXECUTABLE" },
-    { 0x2000, "MAP_LOCKED" }, { 0x20000, "MAP_STACK" }, { 0x40000, "MAP_HUGETLB" },
-    { 0x80000, "MAP_SYNC" }, { 0x4000000, "MAP_UNINITIALIZED" },
-    { 0x100000, "MAP_FIXED_NOREPLACE" }, END,
+    N(MAP_SHARED), N(MAP_PRIVATE), N(MAP_SHARED_VALIDATE),
+    N(MAP_FIXED), N(MAP_ANONYMOUS), N(MAP_32BIT),
+    N(MAP_NORESERVE), N(MAP_POPULATE), N(MAP_NONBLOCK),
+    N(MAP_GROWSDOWN), N(MAP_DENYWRITE), N(MAP_EXECUTABLE),
+    N(MAP_LOCKED), N(MAP_STACK), N(MAP_HUGETLB),
+    N(MAP_SYNC), N(MAP_UNINITIALIZED),
+    N(MAP_FIXED_NOREPLACE), END,
 };
 
 const struct xlat access_flags[] = {
-    { 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" }, END,
+    N(R_OK), N(W_OK), N(X_OK), END,
 };
 
 const struct xlat clock_names[] = {
@@ -68,21 +71,21 @@ const struct xlat clock_names[] = {
 
 /* i386: the 64-bit lock commands are 12 to 14. */
 const struct xlat fcntl_cmds[] = {
-    { 0, "F_DUPFD" }, { 1, "F_GETFD" }, { 2, "F_SETFD" }, { 3, "F_GETFL" }, { 4, "F_SETFL" },
+    N(F_DUPFD), N(F_GETFD), N(F_SETFD), N(F_GETFL), N(F_SETFL),
     { 5, "F_GETLK" }, { 6, "F_SETLK" }, { 7, "F_SETLKW" }, { 8, "F_SETOWN" }, { 9, "F_GETOWN" },
     { 10, "F_SETSIG" }, { 11, "F_GETSIG" }, { 12, "F_GETLK64" }, { 13, "F_SETLK64" },
     { 14, "F_SETLKW64" }, { 15, "F_SETOWN_EX" }, { 16, "F_GETOWN_EX" },
     { 17, "F_GETOWNER_UIDS" }, { 36, "F_OFD_GETLK" }, { 37, "F_OFD_SETLK" },
     { 38, "F_OFD_SETLKW" }, { 1024, "F_SETLEASE" }, { 1025, "F_GETLEASE" },
-    { 1026, "F_NOTIFY" }, { 1030, "F_DUPFD_CLOEXEC" }, { 1031, "F_SETPIPE_SZ" },
+    { 1026, "F_NOTIFY" }, N(F_DUPFD_CLOEXEC), { 1031, "F_SETPIPE_SZ" },
     { 1032, "F_GETPIPE_SZ" }, { 1033, "F_ADD_SEALS" }, { 1034, "F_GET_SEALS" }, END,
 };
 
-const struct xlat fd_flags[] = { { 1, "FD_CLOEXEC" }, END };
+const struct xlat fd_flags[] = { N(FD_CLOEXEC), END };
 
 const struct xlat whence_names[] = {
-    { 0, "SEEK_SET" }, { 1, "SEEK_CUR" }, { 2, "SEEK_END" }, { 3, "SEEK_DATA" },
-    { 4, "SEEK_HOLE" }, END,
+    N(SEEK_SET), N(SEEK_CUR), N(SEEK_END), N(SEEK_DATA),
+    N(SEEK_HOLE), END,
 };
 
 const struct xlat rlimit_names[] = {
@@ -129,9 +132,9 @@ const struct xlat itimer_names[] = {
 };
 
 const struct xlat wait_flags[] = {
-    { 1, "WNOHANG" }, { 2, "WSTOPPED" }, { 4, "WEXITED" }, { 8, "WCONTINUED" },
-    { 0x01000000, "WNOWAIT" }, { 0x20000000, "__WNOTHREAD" }, { 0x40000000, "__WALL" },
-    { 0x80000000, "__WCLONE" }, END,
+    N(WNOHANG), N(WSTOPPED), N(WEXITED), N(WCONTINUED),
+    N(WNOWAIT), N(__WNOTHREAD), N(__WALL),
+    N(__WCLONE), END,
 };
 
 const struct xlat clone_flags[] = {
@@ -152,9 +155,9 @@ const struct xlat grnd_flags[] = {
 };
 
 const struct xlat file_types[] = {
-    { 0140000, "S_IFSOCK" }, { 0120000, "S_IFLNK" }, { 0100000, "S_IFREG" },
-    { 0060000, "S_IFBLK" }, { 0040000, "S_IFDIR" }, { 0020000, "S_IFCHR" },
-    { 0010000, "S_IFIFO" }, END,
+    N(S_IFSOCK), N(S_IFLNK), N(S_IFREG),
+    N(S_IFBLK), N(S_IFDIR), N(S_IFCHR),
+    N(S_IFIFO), END,
 };
 
 const struct xlat sigact_flags[] = {

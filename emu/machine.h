@@ -238,7 +238,7 @@ struct cpu_local {
     CPU_LOCAL_FIELDS
 };
 
-#define MAX_CPUS 8
+#define MAX_CPUS SMP_MAX_CPUS /* guest/abi.h: the kernel's NR_CPUS */
 struct smp_state;
 
 struct machine {

@@ -3,14 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "linux_abi.h"
 #include "linux_names.h"
 #include "names.h"
 #include "syscall_nr.h"
 #include "user_memory.h"
 
 #define PATH_MAX_SHOWN 4096
-#define O_CREAT_BITS 0100
-#define O_TMPFILE_BIT 020000000
 #define FUTEX_CMD_MASK 127
 #define FUTEX_PRIVATE 128
 
@@ -237,9 +236,9 @@ static int shown_kinds(const struct syscall_record *r, const struct syscall_info
     uint32_t op = r->args[1];
     switch (r->nr) {
     case SYS_open:
-        return r->args[1] & (O_CREAT_BITS | O_TMPFILE_BIT) ? 3 : 2;
+        return r->args[1] & (LINUX_O_CREAT | LINUX___O_TMPFILE) ? 3 : 2;
     case SYS_openat:
-        return r->args[2] & (O_CREAT_BITS | O_TMPFILE_BIT) ? 4 : 3;
+        return r->args[2] & (LINUX_O_CREAT | LINUX___O_TMPFILE) ? 4 : 3;
     case SYS_fcntl: case SYS_fcntl64:
         switch (op) {
         case 1: case 3: case 9: case 11: case 1025: case 1032: case 1034: return 2;

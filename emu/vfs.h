@@ -73,10 +73,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "../guest/abi.h"
+#include "linux_abi.h"
 
-#define VFS_ROOT          0xffffffffu /* directory handle: the root */
+#define VFS_ROOT          HC_VFS_ROOT /* directory handle: the root */
 #define VFS_MAX_HANDLES   4096
-#define VFS_PATH_MAX      4096        /* with the NUL, as Linux's PATH_MAX */
+#define VFS_PATH_MAX      HC_VFS_PATH_MAX /* with the NUL, as Linux's PATH_MAX */
 #define VFS_NAME_MAX      255
 #define VFS_SYMLINK_MAX   40          /* links followed in one lookup */
 #define VFS_DIR_MAX       100000      /* entries in one lower directory */
@@ -85,27 +87,27 @@
 #define VFS_DEFAULT_LIMIT (64ull << 20)
 
 /* open flags: Linux's i386 values, so the kernel passes its own through */
-#define VFS_O_ACCMODE   00000003
-#define VFS_O_RDONLY    00000000
-#define VFS_O_WRONLY    00000001
-#define VFS_O_RDWR      00000002
-#define VFS_O_CREAT     00000100
-#define VFS_O_EXCL      00000200
-#define VFS_O_TRUNC     00001000
-#define VFS_O_DIRECTORY 00200000
-#define VFS_O_NOFOLLOW  00400000
-#define VFS_O_TMPFILE   020000000     /* __O_TMPFILE: not supported, EOPNOTSUPP */
+#define VFS_O_ACCMODE   LINUX_O_ACCMODE
+#define VFS_O_RDONLY    LINUX_O_RDONLY
+#define VFS_O_WRONLY    LINUX_O_WRONLY
+#define VFS_O_RDWR      LINUX_O_RDWR
+#define VFS_O_CREAT     LINUX_O_CREAT
+#define VFS_O_EXCL      LINUX_O_EXCL
+#define VFS_O_TRUNC     LINUX_O_TRUNC
+#define VFS_O_DIRECTORY LINUX_O_DIRECTORY
+#define VFS_O_NOFOLLOW  LINUX_O_NOFOLLOW
+#define VFS_O_TMPFILE   LINUX___O_TMPFILE /* not supported: EOPNOTSUPP */
 
-#define VFS_NOFOLLOW    0x100         /* = AT_SYMLINK_NOFOLLOW */
-#define VFS_FOLLOW      0x400         /* = AT_SYMLINK_FOLLOW (link) */
+#define VFS_NOFOLLOW    LINUX_AT_SYMLINK_NOFOLLOW
+#define VFS_FOLLOW      LINUX_AT_SYMLINK_FOLLOW /* (link) */
 
-#define VFS_F_OK 0
-#define VFS_X_OK 1
-#define VFS_W_OK 2
-#define VFS_R_OK 4
+#define VFS_F_OK LINUX_F_OK
+#define VFS_X_OK LINUX_X_OK
+#define VFS_W_OK LINUX_W_OK
+#define VFS_R_OK LINUX_R_OK
 
-#define VFS_UTIME_NOW  ((1u << 30) - 1)
-#define VFS_UTIME_OMIT ((1u << 30) - 2)
+#define VFS_UTIME_NOW  HC_VFS_UTIME_NOW
+#define VFS_UTIME_OMIT HC_VFS_UTIME_OMIT
 
 /* Linux's new_encode_dev: what stat64's st_dev and st_rdev hold */
 #define VFS_MKDEV(ma, mi) \

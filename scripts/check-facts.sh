@@ -68,4 +68,30 @@ check "an MSR number outside guest/x86.h" "${define}MSR_[A-Z0-9_]+$num" "$root/g
 check "a bare exception vector" \
     'raise_fault\([^,]+,[[:space:]]*[0-9]|sysenter_fault\([^,]+,[^,]+,[[:space:]]*[0-9]|bare_halted_vector\([^)]*\),[[:space:]]*(0x)?[0-9]|(vector|intno)[[:space:]]*==[[:space:]]*[0-9]|set_gate\([[:space:]]*(0x)?[0-9]'
 
-echo "check-facts: each system-call number, signal, vector and x86 bit is defined once"
+# (ELF* are the ELF header's, guest/kernel/elf.h)
+except=':[0-9]+:[[:space:]]*#[[:space:]]*define[[:space:]]+ELF'
+check "a Linux ABI value (errno, open, fcntl, mmap, wait) outside guest/linux_abi.def" \
+    "${define}(LINUX_)?(E[A-Z0-9]+|ERESTART[A-Z_]*|O_[A-Z]+|__O_[A-Z]+|FASYNC|F_[A-Z_]+|FD_CLOEXEC|SEEK_[A-Z]+|AT_(FDCWD|SYMLINK_[A-Z]+|REMOVEDIR|EACCESS|NO_AUTOMOUNT|EMPTY_PATH|RECURSIVE)|[FRWX]_OK|S_IF[A-Z]+|PROT_[A-Z]+|MAP_[A-Z0-9_]+|MREMAP_[A-Z]+|_*W(NOHANG|UNTRACED|STOPPED|EXITED|CONTINUED|NOWAIT|NOTHREAD|ALL|CLONE)|P_(ALL|PID|PGID))$num"
+except='^$'
+
+# Every ABI row against the host's Linux headers, built for i386: the same
+# name, the same value. (Without a 32-bit compiler: said, and skipped.)
+abi_def="$root/guest/linux_abi.def"
+if [ -f "$abi_def" ] && echo 'int x;' | gcc -m32 -x c -fsyntax-only - 2>/dev/null; then
+    probe=$(mktemp -d)
+    trap 'rm -rf "$probe"' EXIT
+    {
+        printf '#include <asm/errno.h>\n#include <asm/fcntl.h>\n#include <asm/mman.h>\n'
+        printf '#include <linux/fcntl.h>\n#include <linux/fs.h>\n#include <linux/stat.h>\n'
+        printf '#include <linux/mman.h>\n#include <linux/wait.h>\n#include <unistd.h>\n'
+        sed -n 's/^ABI(\([A-Za-z0-9_]*\), *\(-*[0-9a-fA-Fx]*\))$/#ifndef \1\n#error \1: not in the host headers\n#endif\n_Static_assert(\1 == (\2), "\1");/p' "$abi_def"
+    } > "$probe/abi.c"
+    if ! gcc -m32 -fsyntax-only "$probe/abi.c" 2> "$probe/err"; then
+        echo "check-facts: guest/linux_abi.def differs from the host's Linux headers: $(grep -m1 -E 'error:' "$probe/err")"
+        exit 1
+    fi
+else
+    echo "check-facts: no i386 compiler: guest/linux_abi.def not compared with the host's headers" >&2
+fi
+
+echo "check-facts: each system-call number, signal, vector, x86 bit and Linux ABI value is defined once"

@@ -1,8 +1,10 @@
 /*
  * scripts/check-facts.sh (run by make test): it passes on the tree, and
  * fails, naming the file and line, on a copy with a second definition of
- * a system-call number, an EFLAGS bit, a vector or a signal, or with a
- * bare vector in a call.
+ * a system-call number, an EFLAGS bit, a vector, a signal or a Linux ABI
+ * value (errno, open flags, mmap flags), or with a bare vector in a call;
+ * and fails when guest/linux_abi.def gives a value that the host's Linux
+ * headers, built for i386, do not.
  */
 #include <check.h>
 #include <stdio.h>
@@ -77,6 +79,9 @@ static const struct {
     { "guest/kernel/kernel.h", "#define PTE_USER 0x004", "a page-table bit outside" },
     { "emu/trap.c", "#define GATE_TYPE_TRAP32 0xf", "a gate or descriptor type outside" },
     { "emu/sysenter.c", "#define MSR_IA32_SYSENTER_CS 0x174", "an MSR number outside" },
+    { "guest/programs/hello.c", "#define EFAULT 14", "a Linux ABI value" },
+    { "guest/kernel/mmap.c", "#define MAP_ANONYMOUS 0x20", "a Linux ABI value" },
+    { "emu/vfs.h", "#define LINUX_O_CREAT 0100", "a Linux ABI value" },
 };
 
 START_TEST(a_second_definition_fails)
@@ -94,12 +99,29 @@ START_TEST(a_second_definition_fails)
 }
 END_TEST
 
+START_TEST(an_abi_value_unlike_the_hosts_headers_fails)
+{
+    char out[512], cmd[256];
+    copy_tree();
+    snprintf(cmd, sizeof cmd,
+             "sed -i 's/^ABI(O_CREAT, .*/ABI(O_CREAT, 0200)/' %s/guest/linux_abi.def", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    int status = check_facts(dir, out, sizeof out);
+    remove_copy();
+    ck_assert_msg(status != 0, "O_CREAT 0200 passed: %s", out);
+    ck_assert_int_eq(count_char(out, '\n'), 1);
+    ck_assert_msg(strstr(out, "differs from the host's Linux headers") && strstr(out, "O_CREAT"),
+                  "want the differing row named in: %s", out);
+}
+END_TEST
+
 Suite *check_facts_suite(void)
 {
     Suite *s = suite_create("check_facts");
     TCase *tc = tcase_create("script");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, each_fact_is_defined_once_in_the_tree);
+    tcase_add_test(tc, an_abi_value_unlike_the_hosts_headers_fails);
     tcase_add_loop_test(tc, a_second_definition_fails, 0, sizeof seeded / sizeof seeded[0]);
     suite_add_tcase(s, tc);
     return s;

@@ -21,17 +21,6 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-#define WNOHANG    0x00000001
-#define WUNTRACED  0x00000002
-#define WEXITED    0x00000004
-#define WCONTINUED 0x00000008
-#define WNOWAIT    0x01000000
-#define __WNOTHREAD 0x20000000
-#define __WALL     0x40000000
-#define __WCLONE   0x80000000
-#define P_ALL  0
-#define P_PID  1
-#define P_PGID 2
 
 /* The address space a zombie kept loaded until it left the CPU. */
 void exit_mm_late(struct task_struct *t)

@@ -14,56 +14,10 @@
 #define KERNEL_FILE_H
 
 #include "kernel.h"
+#include "linux_abi.h"
 #include "sched.h"   /* spinlock.h, after smp_processor_id() */
 
-#define AT_FDCWD            0xffffff9cu /* -100 */
-#define AT_SYMLINK_NOFOLLOW 0x100
-#define AT_REMOVEDIR        0x200
-#define AT_SYMLINK_FOLLOW   0x400
-#define AT_EACCESS          0x200
-#define AT_EMPTY_PATH       0x1000
-
-#define O_ACCMODE   00000003
-#define O_RDONLY    00000000
-#define O_WRONLY    00000001
-#define O_RDWR      00000002
-#define O_CREAT     00000100
-#define O_EXCL      00000200
-#define O_NOCTTY    00000400
-#define O_TRUNC     00001000
-#define O_APPEND    00002000
-#define O_NONBLOCK  00004000
-#define O_DIRECTORY 00200000
-#define O_NOFOLLOW  00400000
-#define O_CLOEXEC   02000000
-#define O_PATH      010000000
-#define O_TMPFILE   020000000
-
-#define SEEK_SET  0
-#define SEEK_CUR  1
-#define SEEK_END  2
-#define SEEK_DATA 3
-#define SEEK_HOLE 4
-
-#define F_DUPFD  0
-#define F_GETFD  1
-#define F_SETFD  2
-#define F_GETFL  3
-#define F_SETFL  4
-#define F_DUPFD_CLOEXEC 1030
-#define FD_CLOEXEC 1
-
-#define R_OK 4
-#define W_OK 2
-#define X_OK 1
-
-#define S_IFMT   0170000
-#define S_IFSOCK 0140000
-#define S_IFLNK  0120000
-#define S_IFREG  0100000
-#define S_IFDIR  0040000
-#define S_IFCHR  0020000
-#define S_IFIFO  0010000
+/* O_*, F_*, SEEK_*, AT_*, *_OK and S_IF*: guest/linux_abi.def. */
 #define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
 #define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)

@@ -11,22 +11,6 @@
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
-#define PROT_READ      0x1
-#define PROT_WRITE     0x2
-#define PROT_EXEC      0x4
-#define PROT_SEM       0x8
-#define PROT_GROWSDOWN 0x01000000
-#define PROT_GROWSUP   0x02000000
-#define MAP_SHARED     0x01
-#define MAP_PRIVATE    0x02
-#define MAP_SHARED_VALIDATE 0x03
-#define MAP_TYPE       0x0f
-#define MAP_FIXED      0x10
-#define MAP_ANONYMOUS  0x20
-#define MAP_GROWSDOWN  0x0100
-#define MAP_FIXED_NOREPLACE 0x100000
-#define MREMAP_MAYMOVE 1
-#define MREMAP_FIXED   2
 
 struct shm_object {
     uint32_t id;               /* the emulator's */

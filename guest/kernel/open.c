@@ -34,7 +34,7 @@ long get_path(struct kpath *p, uint32_t dirfd, uint32_t upath, int empty_ok)
         p->dir = HC_VFS_ROOT;
         return 0;
     }
-    if (dirfd == AT_FDCWD) {
+    if ((int32_t)dirfd == AT_FDCWD) {
         p->dir = current->cwd;
         return 0;
     }

@@ -22,7 +22,6 @@
 #define PIPE_SIZE  (PIPE_PAGES * PAGE_SIZE)
 #define PIPE_BUF   4096
 #define PIPE_DEV   0xc       /* the st_dev of pipefs */
-#define O_DIRECT   00040000
 #define POLLIN     0x0001
 #define POLLOUT    0x0004
 #define POLLERR    0x0008

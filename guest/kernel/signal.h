@@ -13,13 +13,11 @@ enum {
 #define NSIG 64 /* _NSIG of i386: signals 1 to 64, the last 33 real-time */
 #define SIGRTMIN (SIGSYS + 1) /* the first real-time signal */
 
-/* Never seen by user space: a system call interrupted by a signal is
- * restarted or fails with EINTR on the way out (signal_frame.c); not
- * errnos, so not in errno.h. */
-#define ERESTARTSYS    512 /* restart unless a handler without SA_RESTART runs */
-#define ERESTARTNOINTR 513 /* always restart */
-#define ERESTARTNOHAND 514 /* restart unless a handler runs */
-#define ERESTART_RESTARTBLOCK 516 /* restart through restart_syscall */
+/* ERESTARTSYS (restart unless a handler without SA_RESTART runs),
+ * ERESTARTNOINTR (always), ERESTARTNOHAND (unless a handler runs) and
+ * ERESTART_RESTARTBLOCK (through restart_syscall) are never seen by user
+ * space: the call is restarted or fails with EINTR on the way out
+ * (signal_frame.c). Their values: guest/linux_abi.def, KABI rows. */
 
 #define SIG_DFL 0
 #define SIG_IGN 1

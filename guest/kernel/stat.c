@@ -65,7 +65,7 @@ static long stat_at(uint32_t dirfd, uint32_t upath, uint32_t atflags, struct hc_
     if (err < 0)
         return err;
     if (p.len == 0) {
-        if (dirfd != AT_FDCWD)
+        if ((int32_t)dirfd != AT_FDCWD)
             return stat_fd(dirfd, st);
         p.text[0] = '.';
         p.len = 1;

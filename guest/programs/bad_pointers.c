@@ -16,12 +16,10 @@
  * is set).
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define EFAULT 14
-#define ENOSYS 38
 #define PAGE 4096u
 
-#define AT_FDCWD (-100)
 
 /* How a call uses the pointer under test. */
 #define READS  1  /* the kernel reads through it */

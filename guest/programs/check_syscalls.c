@@ -7,9 +7,8 @@
  * "ok" lines do not depend on the path or the CPU model.
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define EFAULT 14
-#define ENOSYS 38
 #define PAGE 4096u
 
 struct iovec32 { uint32_t base, len; };

@@ -29,15 +29,15 @@
  */
 #include "mini/mini.h"
 #include "../abi.h"
+#include "linux_abi.h"
 
 #define MAX_INPUT  2048
 #define CODE_AT    0x40000000u
 #define CODE_MAX   (2 * PAGE_SIZE - 16)
 #define HEADER     77
 
-#define PROT_RWX            7
-#define MAP_PRIVATE_ANON    0x22
-#define MAP_FIXED_NOREPLACE 0x100000
+#define PROT_RWX            (PROT_READ | PROT_WRITE | PROT_EXEC)
+#define MAP_PRIVATE_ANON    (MAP_PRIVATE | MAP_ANONYMOUS)
 
 struct user_desc {
     uint32_t entry_number, base_addr, limit, flags;

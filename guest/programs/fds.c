@@ -19,23 +19,9 @@
  *               it: no process can run (the emulator stops with a report)
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define O_RDONLY 0
-#define O_WRONLY 1
-#define O_RDWR 2
-#define O_CREAT 0100
-#define O_TRUNC 01000
-#define O_APPEND 02000
-#define O_NONBLOCK 04000
-#define O_CLOEXEC 02000000
-#define F_DUPFD 0
-#define F_GETFD 1
-#define F_SETFD 2
-#define F_GETFL 3
-#define F_SETFL 4
-#define F_DUPFD_CLOEXEC 1030
 #define SIG_IGN 1
-#define SEEK_SET 0
 
 #define syscall4(nr, a, b, c, d) syscall6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 

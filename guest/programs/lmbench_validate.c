@@ -31,17 +31,9 @@
  * beside, not compared).
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
 #define SA_RESTORER 0x04000000
-#define O_RDONLY 0
-#define O_RDWR 2
-#define O_CREAT 0100
-#define PROT_READ 1
-#define PROT_WRITE 2
-#define MAP_SHARED 1
-#define MAP_PRIVATE 2
-#define MAP_FIXED 0x10
-#define MAP_ANONYMOUS 0x20
 #define DIR_PATH "/usr/tmp/lat_fs"
 #define STAT_PATH DIR_PATH "/lmbench"
 #define PROT_PATH "/tmp/lat_sig"

@@ -7,8 +7,8 @@
  * written into a pipe and read back.
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define O_WRONLY 1
 
 static volatile int caught;
 

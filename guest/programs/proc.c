@@ -18,17 +18,9 @@
  *   clone-thread  clone with CLONE_VM but no CLONE_VFORK: EINVAL
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define WNOHANG 1
-#define WEXITED 4
-#define P_ALL 0
-#define P_PID 1
 #define CLONE_VM 0x100
-#define PROT_READ 1
-#define PROT_WRITE 2
-#define MAP_SHARED 1
-#define MAP_PRIVATE 2
-#define MAP_ANONYMOUS 0x20
 
 #define syscall4(nr, a, b, c, d) syscall6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 #define syscall5(nr, a, b, c, d, e) \

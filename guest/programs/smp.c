@@ -12,12 +12,8 @@
  *                time times() reports (the CPU's tick charges it)
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define PROT_READ 1
-#define PROT_WRITE 2
-#define PROT_EXEC 4
-#define MAP_PRIVATE 2
-#define MAP_ANONYMOUS 0x20
 #define APIC_PORT_ICR 0xe8
 #define syscall4(nr, a, b, c, d) syscall6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 

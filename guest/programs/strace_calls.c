@@ -10,25 +10,11 @@
  * Exits with status 3.
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
-#define AT_FDCWD (-100)
-#define O_WRONLY 01
-#define O_CREAT 0100
-#define O_CLOEXEC 02000000
-#define O_DIRECTORY 0200000
-#define PROT_READ 1
-#define PROT_WRITE 2
-#define MAP_PRIVATE 2
-#define MAP_FIXED 0x10
-#define MAP_ANONYMOUS 0x20
-#define SEEK_CUR 1
-#define SEEK_END 2
-#define R_OK 4
-#define W_OK 2
 #define SIG_SETMASK_HOW 2
 #define MAPPED 0x20000000
 #define TCGETS 0x5401
-#define F_GETFD 1
 #define NOT_A_CALL 5000
 
 static char buf[512];   /* uname writes 390 bytes */

@@ -31,6 +31,7 @@
  */
 #include "mini/mini.h"
 #include "../abi.h"
+#include "linux_abi.h"
 
 #define SCRATCH      0x20000000u
 #define SCRATCH_SIZE 0x00010000u /* 16 pages; the page after is unmapped */
@@ -38,9 +39,8 @@
 #define MAX_INPUT    2048
 #define MAX_CALLS    64
 
-#define PROT_RW             3
-#define MAP_PRIVATE_ANON    0x22
-#define MAP_FIXED_NOREPLACE 0x100000
+#define PROT_RW             (PROT_READ | PROT_WRITE)
+#define MAP_PRIVATE_ANON    (MAP_PRIVATE | MAP_ANONYMOUS)
 
 /* Every number the guest kernel implements, and some it refuses (numbers
  * it has no handler for, numbers past its table). The order is the seeds'

@@ -15,16 +15,9 @@
  *   maps          mmap, munmap a hole in the middle, mmap into the hole
  */
 #include "mini/mini.h"
+#include "linux_abi.h"
 
 #define PAGE 4096
-#define PROT_NONE 0
-#define PROT_READ 1
-#define PROT_WRITE 2
-#define MAP_PRIVATE 2
-#define MAP_FIXED 0x10
-#define MAP_ANONYMOUS 0x20
-#define MREMAP_MAYMOVE 1
-#define ENOMEM 12
 
 static long map(unsigned long addr, unsigned long len, int prot, int flags)
 {
