@@ -6,6 +6,8 @@
 #ifndef EMU_COST_CLASSES_H
 #define EMU_COST_CLASSES_H
 
+#include "centi.h"
+
 #include <stdint.h>
 
 #define COST_CLASSES(X) \
@@ -70,14 +72,5 @@ enum insn_class {
 #undef X
     NCLASSES
 };
-
-/* Costs are kept in hundredths of a cycle so half-cycle ALU ops add up. */
-#define CENTI(cycles) ((uint32_t)((cycles) * 100.0 + 0.5))
-
-/* Hundredths of a cycle back to cycles. */
-static inline double centi_to_cycles(uint64_t centi)
-{
-    return (double)centi / 100.0;
-}
 
 #endif

@@ -7,6 +7,7 @@
  * string ops, which are charged as they run (machine.h).
  */
 #include "cpu_insns.h"
+#include "centi.h"
 #include <string.h>
 #include "sysenter.h"
 #include "trap.h"
@@ -55,7 +56,7 @@ int on_cpuid(uc_engine *uc, void *user)
 /* The TSC of the running CPU: its modeled cycles, skewed as --tsc-skew says. */
 static uint64_t tsc_at(struct machine *m, uint32_t addr)
 {
-    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], cycles_before(m, addr) / 100);
+    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], centi_whole(cycles_before(m, addr)));
 }
 
 /* Skip the 2-byte instruction at the linear address addr. */

@@ -1,5 +1,6 @@
 /* The machine behind the GDB stub (gdb_machine.h). */
 #include "gdb_machine.h"
+#include "centi.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,7 @@ static void mon_cycles(void *ctx, const char *args, struct gdb_text *out)
     struct gdbm *gm = ctx;
     (void)args;
     gdb_printf(out, "cycles: %" PRIu64 ".%02u\ninstructions: %" PRIu64 "\n",
-               gm->m->cycles / 100, (unsigned)(gm->m->cycles % 100), gm->m->insns);
+               centi_whole(gm->m->cycles), centi_frac(gm->m->cycles), gm->m->insns);
 }
 
 static void mon_cpu(void *ctx, const char *args, struct gdb_text *out)

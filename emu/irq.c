@@ -13,6 +13,7 @@
  * instruction), never right after sti, and only with EFLAGS.IF set.
  */
 #include "irq.h"
+#include "centi.h"
 #include <string.h>
 #include "trap.h"
 
@@ -33,7 +34,7 @@ static void pit_start(struct machine *m)
     struct irq_state *q = &m->irq;
     uint64_t count = q->reload ? q->reload : 65536;
 
-    q->period = count * clock_hz(m) * 100 / PIT_HZ;
+    q->period = cycles_to_centi(count * clock_hz(m)) / PIT_HZ;
     if (q->period == 0)
         q->period = 1;
     q->deadline = m->cycles + q->period;
@@ -166,7 +167,7 @@ bool irq_check(struct machine *m, uint32_t addr)
 
 static uint64_t tsc_of(const struct machine *m, uint64_t centicycles)
 {
-    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], centicycles / 100);
+    return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], centi_whole(centicycles));
 }
 
 /* The kernel's clock gains no lattice step in (tsc, tsc + margin]: the
@@ -189,8 +190,8 @@ static uint64_t ticks_to_drop(const struct machine *m, uint64_t next, uint64_t b
                               uint32_t step)
 {
     const struct irq_state *q = &m->irq;
-    uint64_t limit = (next - HC_NOHZ_MARGIN) * 100;
-    if (next <= HC_NOHZ_MARGIN || limit / 100 != next - HC_NOHZ_MARGIN || limit < q->deadline)
+    uint64_t limit = cycles_to_centi(next - HC_NOHZ_MARGIN);
+    if (next <= HC_NOHZ_MARGIN || centi_whole(limit) != next - HC_NOHZ_MARGIN || limit < q->deadline)
         return 0;
     uint64_t n = (limit - q->deadline) / q->period + 1;
     if (n > UINT32_MAX)
@@ -211,7 +212,7 @@ static uint64_t ticks_to_drop(const struct machine *m, uint64_t next, uint64_t b
  */
 static bool past_the_clock(struct machine *m, uint64_t next)
 {
-    uint64_t max = UINT64_MAX / 2 / 100;
+    uint64_t max = UINT64_MAX / 2 / CENTI_PER_CYCLE;
     if (next < max)
         return false;
     machine_stop(m, STOP_BUDGET, "every process waits for a timer past %llu s of modeled "

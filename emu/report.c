@@ -1,4 +1,5 @@
 #include "report.h"
+#include "centi.h"
 #include "smp.h"
 #include <inttypes.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ static const char *row_name(const struct row *r)
 
 static double mean(uint64_t centi, uint64_t n)
 {
-    return n ? (double)centi / 100.0 / (double)n : 0.0;
+    return n ? centi_to_cycles(centi) / (double)n : 0.0;
 }
 
 static void add(struct syscall_stat *sum, const struct syscall_stat *s)
@@ -91,7 +92,7 @@ static void table_line(FILE *f, double share, const struct syscall_stat *s, cons
     if (s->errors)
         snprintf(errors, sizeof errors, "%" PRIu64, s->errors);
     fprintf(f, "%8.2f %14.2f %11.1f %9" PRIu64 " %9s %9.1f %9.1f %9.1f  %-8s %s\n", share,
-            (double)s->total / 100.0, mean(s->total, s->calls), s->calls, errors,
+            centi_to_cycles(s->total), mean(s->total, s->calls), s->calls, errors,
             mean(s->entry, s->calls), mean(s->body, s->calls), mean(s->exit, s->calls), path,
             name);
 }
@@ -115,11 +116,11 @@ static void print_table(const struct syscall_tracker *t, FILE *f)
     table_line(f, sum.total ? 100.0 : 0, &sum, "", "total");
     if (sum.ext_ticks)
         fprintf(f, "timer interrupts inside these calls: %" PRIu64 ", %.2f cycles, not counted "
-                "(docs/cost-model.md, rule X)\n", sum.ext_ticks, (double)sum.ext_cycles / 100.0);
+                "(docs/cost-model.md, rule X)\n", sum.ext_ticks, centi_to_cycles(sum.ext_cycles));
     if (sum.switched)
         fprintf(f, "time switched out inside these calls (other processes ran, or the CPU "
                 "idled): %.2f cycles, not counted (docs/cost-model.md)\n",
-                (double)sum.switched / 100.0);
+                centi_to_cycles(sum.switched));
     free(rows);
 }
 
@@ -141,7 +142,7 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
     cost_banner(m, f, "emu: report: ");
     fprintf(f, "emu: report: cpu %s%s: %" PRIu64 " instructions, %" PRIu64 " cycles (boot %"
             PRIu64 ")\n", m->cpu.model->name, m->cpu.sep_reported ? "" : ",-sep", m->insns,
-            m->cycles / 100, t->boot_end / 100);
+            centi_whole(m->cycles), centi_whole(t->boot_end));
     char kernel[160];
     kernel_image_describe(m->kernel, kernel, sizeof kernel);
     fprintf(f, "emu: report: kernel: %s\n", kernel);
@@ -157,7 +158,7 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
             " of %" PRIu64 "\n", t->sysenter_irets, t->by_path[PATH_SYSENTER]);
     fprintf(f, "emu: report: time: %" PRIu64 " timer interrupts; %" PRIu64
             " cycles idle in hlt%s (modeled time skipped, no instructions)\n",
-            m->irq.delivered, idle_cycles(m) / 100, m->smp ? ", summed over the CPUs" : "");
+            m->irq.delivered, centi_whole(idle_cycles(m)), m->smp ? ", summed over the CPUs" : "");
     if (t->enosys) {
         fputs("emu: report: unknown to the kernel:", f);
         const char *sep = " ";
@@ -193,13 +194,13 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
         fprintf(f, "emu: report: %" PRIu64 " user-space clock call%s (--vgettimeofday, no "
                 "system call), %.1f cycles per call; %" PRIu64 " sequence-lock retr%s\n",
                 t->vclock_calls, t->vclock_calls == 1 ? "" : "s",
-                (double)t->vclock_cycles / 100.0 / (double)t->vclock_calls, t->vclock_retries,
+                centi_to_cycles(t->vclock_cycles) / (double)t->vclock_calls, t->vclock_retries,
                 t->vclock_retries == 1 ? "y" : "ies");
     if (t->vsyscall_calls)
         fprintf(f, "emu: report: %" PRIu64 " call%s through the vsyscall page, %.1f cycles "
                 "per call (from the call to the return)\n", t->vsyscall_calls,
                 t->vsyscall_calls == 1 ? "" : "s",
-                (double)t->vsyscall_cycles / 100.0 / (double)t->vsyscall_calls);
+                centi_to_cycles(t->vsyscall_cycles) / (double)t->vsyscall_calls);
     fputs("\nround trips: from the trapping instruction to the return to user mode\n", f);
     print_table(t, f);
 }
@@ -210,9 +211,9 @@ static void json_stat(FILE *f, const struct syscall_stat *s)
             "\"cycles_per_call\":%.4f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
             "\"exit_cycles\":%.2f,\"timer_interrupts_inside\":%" PRIu64
             ",\"timer_cycles_not_counted\":%.2f,\"switched_out_cycles_not_counted\":%.2f",
-            s->calls, s->errors, (double)s->total / 100.0, mean(s->total, s->calls),
-            (double)s->entry / 100.0, (double)s->body / 100.0, (double)s->exit / 100.0,
-            s->ext_ticks, (double)s->ext_cycles / 100.0, (double)s->switched / 100.0);
+            s->calls, s->errors, centi_to_cycles(s->total), mean(s->total, s->calls),
+            centi_to_cycles(s->entry), centi_to_cycles(s->body), centi_to_cycles(s->exit),
+            s->ext_ticks, centi_to_cycles(s->ext_cycles), centi_to_cycles(s->switched));
 }
 
 /* The figures of the text report's other lines, under the same names. */
@@ -220,7 +221,7 @@ static void json_rest(const struct machine *m, const struct syscall_tracker *t, 
 {
     fprintf(f, "\"sysenter_left_through_iret\":%" PRIu64 ",", t->sysenter_irets);
     fprintf(f, "\"time\":{\"timer_interrupts\":%" PRIu64 ",\"idle_cycles\":%.2f},",
-            m->irq.delivered, (double)idle_cycles(m) / 100.0);
+            m->irq.delivered, centi_to_cycles(idle_cycles(m)));
     const struct as_stats *as = m->as ? addrspaces_stats(m->as) : NULL;
     const struct as_stats none = { 0 };
     if (!as)
@@ -231,19 +232,19 @@ static void json_rest(const struct machine *m, const struct syscall_tracker *t, 
             as->switches, as->refills, as->code_pages_dropped, as->code_pages_kept,
             as->clones, as->pages_copied);
     fprintf(f, "\"user_clock\":{\"calls\":%" PRIu64 ",\"cycles\":%.2f,\"retries\":%" PRIu64
-            "},", t->vclock_calls, (double)t->vclock_cycles / 100.0, t->vclock_retries);
+            "},", t->vclock_calls, centi_to_cycles(t->vclock_cycles), t->vclock_retries);
     if (!m->smp)
         return;
     struct smp_cpu_figures fig[MAX_CPUS];
     uint64_t latest, busy_sum;
     smp_figures(m, fig, &latest, &busy_sum);
     fprintf(f, "\"machine_cycles\":%.2f,\"busy_cycles_summed\":%.2f,\"cpus\":[",
-            (double)latest / 100.0, (double)busy_sum / 100.0);
+            centi_to_cycles(latest), centi_to_cycles(busy_sum));
     for (int c = 0; c < m->ncpus; c++)
         fprintf(f, "%s{\"cpu\":%d,\"busy_cycles\":%.2f,\"idle_cycles\":%.2f,"
                 "\"instructions\":%" PRIu64 ",\"user_instructions\":%" PRIu64 ",\"ipis\":%"
                 PRIu64 ",\"local_timer_interrupts\":%" PRIu64 "}", c ? "," : "", c,
-                (double)fig[c].busy / 100.0, (double)fig[c].idle / 100.0, fig[c].insns,
+                centi_to_cycles(fig[c].busy), centi_to_cycles(fig[c].idle), fig[c].insns,
                 fig[c].user_insns, fig[c].ipis, fig[c].timer_taken);
     fputs("],", f);
 }
@@ -256,8 +257,8 @@ void report_print_json(const struct machine *m, const struct syscall_tracker *t,
     fprintf(f, "{\"cpu\":\"%s\",\"sep_reported\":%s,\"sep_used\":%s,\"instructions\":%" PRIu64
             ",\"cycles\":%.2f,\"boot_cycles\":%.2f,\"trap_cycles\":%.2f,",
             m->cpu.model->name, m->cpu.sep_reported ? "true" : "false",
-            m->cpu.sep_works ? "true" : "false", m->insns, (double)m->cycles / 100.0,
-            (double)t->boot_end / 100.0, (double)t->trap_cycles / 100.0);
+            m->cpu.sep_works ? "true" : "false", m->insns, centi_to_cycles(m->cycles),
+            centi_to_cycles(t->boot_end), centi_to_cycles(t->trap_cycles));
     fprintf(f, "\"kernel\":{\"image\":\"%s\",\"config\":\"%s\",\"march\":\"%s\","
             "\"big_lock\":%s},", m->kernel->name, kconfig_name(m->kernel->config),
             kmarch_name(m->kernel->march), m->kernel->big_lock ? "true" : "false");
@@ -274,7 +275,7 @@ void report_print_json(const struct machine *m, const struct syscall_tracker *t,
             t->by_path[PATH_SYSENTER], t->by_path[PATH_INT80], t->by_path[PATH_TRAP],
             t->returns_sysexit, t->returns_iret);
     fprintf(f, "\"vsyscall\":{\"calls\":%" PRIu64 ",\"cycles\":%.2f},", t->vsyscall_calls,
-            (double)t->vsyscall_cycles / 100.0);
+            centi_to_cycles(t->vsyscall_cycles));
     json_rest(m, t, f);
     fputs("\"unknown\":[", f);
     const char *sep = "";

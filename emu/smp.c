@@ -3,6 +3,7 @@
  * APIC each (smp.h).
  */
 #include "smp.h"
+#include "centi.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +166,7 @@ static void send_ipi(struct machine *m, uint32_t icr)
 static void set_timer(struct machine *m, uint32_t value)
 {
     struct cpu_slot *s = slot(m, m->cpu_id);
-    s->timer_period = (uint64_t)value * 100;
+    s->timer_period = cycles_to_centi(value);
     s->timer_deadline = value ? m->cycles + s->timer_period : UINT64_MAX;
 }
 
@@ -530,10 +531,10 @@ void smp_report(const struct machine *m, FILE *f, const char *prefix)
     for (int c = 0; c < m->ncpus; c++)
         fprintf(f, "%scpu %d: %" PRIu64 " busy cycles, %" PRIu64 " idle in hlt, %" PRIu64
                 " instructions (%" PRIu64 " in user mode), %" PRIu64 " IPIs and %" PRIu64
-                " local timer interrupts taken\n", prefix, c, fig[c].busy / 100,
-                fig[c].idle / 100, fig[c].insns, fig[c].user_insns, fig[c].ipis,
+                " local timer interrupts taken\n", prefix, c, centi_whole(fig[c].busy),
+                centi_whole(fig[c].idle), fig[c].insns, fig[c].user_insns, fig[c].ipis,
                 fig[c].timer_taken);
     fprintf(f, "%s%d CPUs: %" PRIu64 " cycles of machine time (the latest CPU's clock), %"
             PRIu64 " busy cycles summed over the CPUs (docs/smp.md)\n",
-            prefix, m->ncpus, latest / 100, busy_sum / 100);
+            prefix, m->ncpus, centi_whole(latest), centi_whole(busy_sum));
 }

@@ -1,5 +1,6 @@
 /* Trace lines formatted by hand (trace_line.h). */
 #include "trace_line.h"
+#include "centi.h"
 #include <string.h>
 
 /* Every append stops short of the buffer's end; a line is far shorter. */
@@ -42,13 +43,15 @@ static const char pairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* centi / 100 as "%.2f" does: the integer part, a point, two digits. */
+/* A centicycle count as "%.2f" of its cycles does: the whole cycles, a
+ * point, two digits. */
+_Static_assert(CENTI_PER_CYCLE == 100, "two digits after the point");
 static size_t cycles_text(char out[32], uint64_t centi)
 {
     char rev[32], *p = rev + sizeof rev;
-    uint64_t whole = centi / 100;
+    uint64_t whole = centi_whole(centi);
     p -= 2;
-    memcpy(p, pairs + 2 * (centi % 100), 2);
+    memcpy(p, pairs + 2 * centi_frac(centi), 2);
     *--p = '.';
     while (whole >= 100) {
         p -= 2;

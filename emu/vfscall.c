@@ -5,6 +5,7 @@
  * time per request (vfs.h); here only the sizes the ABI allows are checked.
  */
 #include "vfscall.h"
+#include "centi.h"
 #include <errno.h>
 #include <string.h>
 #include "vfs.h"
@@ -14,7 +15,7 @@ static struct vfs_time modeled_now(void *ctx)
 {
     struct machine *m = ctx;
     uint64_t hz = (uint64_t)m->cpu.model->clock_mhz * 1000000u;
-    uint64_t cycles = m->cycles / 100;
+    uint64_t cycles = centi_whole(m->cycles);
     return (struct vfs_time){ (int64_t)m->opts->epoch_sec + (int64_t)(cycles / hz),
                               (uint32_t)((cycles % hz) * 1000000000u / hz) };
 }

@@ -33,6 +33,7 @@ dir=${1:-emu}
 table='
 engine        0
 memory        0
+centi         0
 machine       1
 cpu_models    1
 tsc_skew      1
