@@ -16,6 +16,8 @@
 #   make strace-reference  record Debian's strace of test_strace's i386 runs
 #                     on Debian's kernel under qemu-system-x86_64 (not in make test)
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/README.md)
+#   make samples      regenerate the samples in README.md and docs/*.md
+#   make fixtures     fetch Debian's i386 busybox-static and musl into build/i386
 #   make install      the emulator (the kernel is inside it), its man page and
 #                     documents under PREFIX (default /usr/local; DESTDIR too)
 
@@ -226,7 +228,8 @@ $(BUILD)/tests/test_gdb_client: | $(GDB_FAKE_SERVER)
 $(BUILD)/tests/test_debug $(BUILD)/tests/test_debug_steps $(BUILD)/tests/test_debug_watch \
 	$(BUILD)/tests/test_debug_mem: $(BUILD)/tests/debug_rig.c.o
 # emu run --gdb in a child, with Debian's gdb or a raw socket (tests/emu_gdb.h).
-$(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile: $(BUILD)/tests/emu_gdb.c.o
+$(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile \
+	$(BUILD)/tests/test_docs: $(BUILD)/tests/emu_gdb.c.o
 
 # ---- real static i386 programs: glibc, musl, busybox (tests/test_static.c) ----
 # Each guest/programs/static/NAME.c becomes static/NAME-glibc (gcc-multilib's
@@ -244,6 +247,9 @@ STATIC_CFLAGS := -m32 -std=gnu11 -O2 $(WARN) -fno-pie -fno-stack-protector
 $(I386_OK): scripts/i386-fixtures.sh | $(DEPS_OK)
 	@sh scripts/i386-fixtures.sh $(I386_DIR)
 	@touch $@
+# just those (make test fetches them too)
+.PHONY: fixtures
+fixtures: $(I386_OK)
 $(BUILD)/static/%-glibc: guest/programs/static/%.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(STATIC_CFLAGS) -static -no-pie -o $@ $<
@@ -400,9 +406,10 @@ validate: $(EMU) $(BUILD)/guest/programs/lmbench_validate
 $(BUILD)/tests/test_validate: | $(EMU) $(BUILD)/guest/programs/lmbench_validate \
 	$(BUILD)/guest/programs/syscall_loop
 
-# README.md's samples (tests/test_docs.c checks them), as emu prints them now.
-samples: all
-	@python3 scripts/readme-samples.py README.md && echo "refreshed README.md's samples"
+# The samples of README.md and docs/*.md (tests/test_docs.c checks them), as
+# the commands print them now (scripts/doc-samples.py says how a sample is marked).
+samples: all $(I386_OK)
+	@python3 scripts/doc-samples.py README.md $(wildcard docs/*.md)
 
 plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 	@$(EMU) compare --svg $(BUILD)/compare-gettimeofday.svg \
@@ -413,16 +420,16 @@ plot: $(EMU) $(BUILD)/guest/programs/syscall_loop
 # documents; nothing else is read at run time.
 PREFIX ?= /usr/local
 DESTDIR ?=
-DOCS := README.md docs/cost-model.md docs/robustness.md docs/unicorn.md docs/performance.md \
-	docs/address-spaces.md docs/smp.md docs/validation.md docs/fidelity.md \
-	docs/fidelity-signals.md docs/fidelity-pipes.md docs/fidelity-sched.md
+# The documents keep their places in the tree under share/doc/sysemu, so the
+# links between them work there too; every file README.md, docs/*.md and the
+# man page link to is one of them (tests/test_docs.c checks it).
+DOCS := README.md $(wildcard docs/*.md) docs/emu.1 traces/strace/README.md tests/fuzz/README.md
+DOC_DIR = $(DESTDIR)$(PREFIX)/share/doc/sysemu
 install: $(EMU)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/doc/sysemu/docs
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(EMU) $(DESTDIR)$(PREFIX)/bin/emu
 	install -m 644 docs/emu.1 $(DESTDIR)$(PREFIX)/share/man/man1/emu.1
-	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/sysemu/README.md
-	install -m 644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(PREFIX)/share/doc/sysemu/docs/
+	for f in $(DOCS); do install -D -m 644 $$f $(DOC_DIR)/$$f || exit 1; done
 
 clean:
 	rm -rf build build-asan build-fuzz build-unicorn21

@@ -63,13 +63,23 @@ static pid_t spawn(const char *path, char *const argv[], int *out, int *err)
 
 void emu_gdb_start(struct emu_gdb *e, ...)
 {
-    char *argv[64] = { (char *)EMU_PATH, (char *)"run" };
-    int n = 2;
+    const char *args[62];
+    int n = 0;
     va_list ap;
     va_start(ap, e);
-    for (char *a; (a = va_arg(ap, char *)) && n < 63;)
-        argv[n++] = a;
+    for (const char *a; (a = va_arg(ap, const char *)) && n < 61;)
+        args[n++] = a;
     va_end(ap);
+    args[n] = NULL;
+    emu_gdb_start_list(e, args);
+}
+
+void emu_gdb_start_list(struct emu_gdb *e, const char *const *args)
+{
+    char *argv[64] = { (char *)EMU_PATH, (char *)"run" };
+    int n = 2;
+    for (int i = 0; args[i] && n < 63; i++)
+        argv[n++] = (char *)args[i];
     argv[n] = NULL;
     e->pid = spawn(EMU_PATH, argv, &e->out, &e->err);
     /* its first line on stderr names the port */

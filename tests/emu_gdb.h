@@ -23,6 +23,8 @@ struct emu_gdb {
 /* emu run ARGS..., NULL-terminated; ARGS hold --gdb 127.0.0.1:0. Returns
  * once emu listens. */
 void emu_gdb_start(struct emu_gdb *e, ...);
+/* The same with the arguments in a NULL-terminated list. */
+void emu_gdb_start_list(struct emu_gdb *e, const char *const *args);
 /* Wait for emu to end; its exit status (128+N if a signal ended it), and
  * what it wrote (either pointer may be NULL). */
 int emu_gdb_finish(struct emu_gdb *e, char **out, char **err);
