@@ -91,7 +91,8 @@ $(LINUX_ABI): guest/linux_abi.def scripts/linux-abi.awk
 # Built as 2.5.53's Makefiles built Linux: the top-level Makefile's
 # -O2 -fno-strict-aliasing -fno-common -fomit-frame-pointer, and
 # arch/i386/Makefile's -pipe -mpreferred-stack-boundary=2 and -march of the
-# configured CPU (CONFIG_MPENTIUM4, CONFIG_MPENTIUMIII, CONFIG_M686). The
+# configured CPU (CONFIG_MPENTIUM4, CONFIG_MPENTIUMIII, CONFIG_M686,
+# CONFIG_MK7: -march=athlon). The
 # rest is this kernel's own: freestanding, no FPU or vector registers.
 # The system-call handlers' arguments are the saved user registers of
 # pt_regs (entry.S): a sibling call would write its own arguments over them
@@ -110,7 +111,7 @@ KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 # (SMP_BIG_LOCK: this kernel's safety net for several CPUs, not 2.5.53's
 # shape), built for i686: one image serves every model, and all of them
 # are i686.
-KERNEL_MARCHES := pentium4 pentium3 i686
+KERNEL_MARCHES := pentium4 pentium3 i686 athlon
 KERNEL_CONFIGS := up smp
 # each image: its -march, its configuration, whether it has SMP_BIG_LOCK
 $(foreach a,$(KERNEL_MARCHES),$(foreach c,$(KERNEL_CONFIGS),$(eval KIMAGE_$(a)-$(c) := $(a) $(c) 0)))
@@ -122,10 +123,12 @@ kimage_lock = $(word 3,$(KIMAGE_$(1)))
 KFLAGS_up :=
 KFLAGS_smp := -DCONFIG_SMP
 # and the configured CPU's own option, which the code reads too
-# (CONFIG_MPENTIUMIII: prefetch; CONFIG_X86_INTEL_USERCOPY with either)
+# (CONFIG_MPENTIUMIII: prefetch; CONFIG_X86_INTEL_USERCOPY with either;
+# CONFIG_MK7: 3DNow!'s prefetch)
 KCPU_pentium4 := -DCONFIG_MPENTIUM4
 KCPU_pentium3 := -DCONFIG_MPENTIUMIII
 KCPU_i686 := -DCONFIG_M686
+KCPU_athlon := -DCONFIG_MK7
 kernel_flags = -march=$(call kimage_march,$(1)) $(KCPU_$(call kimage_march,$(1))) \
 	$(KFLAGS_$(call kimage_config,$(1))) $(if $(filter 1,$(call kimage_lock,$(1))),-DSMP_BIG_LOCK)
 kernel_elf = $(BUILD)/guest/kernel-$(1).elf
@@ -329,6 +332,14 @@ run: $(EMU) $(REPLAYS)
 	@echo
 	@echo "== lmbench's null call: the P6 calibration point, and Linus's P4 pair of 25 Feb 2003 held out"
 	@$(EMU) compare --article --kernel-configs "up;smp" --cpus "pentium4;pentium3,-sep" $(BUILD)/guest/programs/lmbench_null $(REPLAY_N)
+	@echo
+	@echo "== the AMD K7 (athlon) and the Pentium M (pentium-m): a PREDICTION from published"
+	@echo "   instruction tables alone (docs/cost-model.md, rule N); nothing calibrated, and no"
+	@echo "   published timing of these calls on these parts went into it"
+	@for f in getppid gettimeofday; do \
+		$(EMU) compare --cpus "athlon;pentium-m" $(BUILD)/guest/programs/linus_loop $$f $(REPLAY_N) | \
+			sed -n -e '/^cpu /,/^$$/p' -e '/ of the time /p'; \
+	done
 
 test: all $(TESTS)
 	@sh scripts/check-layers.sh

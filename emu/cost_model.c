@@ -20,7 +20,8 @@ int calib_run_of(int kconfig, int kind)
     return kconfig * NCALIB_KINDS + kind;
 }
 
-static const struct cost_row *const tables[NTABLES] = { rows_pentium4, rows_p6 };
+static const struct cost_row *const tables[NTABLES] = { rows_pentium4, rows_p6, rows_k7,
+                                                        rows_pm };
 static const char *const class_names[NCLASSES] = {
 #define X(id, name, what) name,
     COST_CLASSES(X)
@@ -29,7 +30,13 @@ static const char *const class_names[NCLASSES] = {
 
 const char *cost_table_name(int table)
 {
-    return table == TABLE_P4 ? "P4" : "P6";
+    static const char *const names[NTABLES] = { "P4", "P6", "K7", "PM" };
+    return table >= 0 && table < NTABLES ? names[table] : "?";
+}
+
+const char *cost_row_source(int table, int cls)
+{
+    return tables[table][cls].src;
 }
 
 int cost_row_kind(int table, int cls)
@@ -251,13 +258,23 @@ static void solve_p6(const double x[NINPUTS], int kconfig, double v[NCLASSES],
     tie(TABLE_P6, v, pinned);
 }
 
+/* A table with nothing calibrated: its rows at x, the tied ones from what
+ * they name. */
+static void rows_only(const double x[NINPUTS], int t, double v[NCLASSES], const bool *pinned)
+{
+    rows_at(x, t, v);
+    tie(t, v, pinned);
+}
+
 void cost_eval(const double x[NINPUTS], int table, int kconfig, const bool *pinned,
                double out[NCLASSES])
 {
     if (table == TABLE_P4)
         solve_p4(x, kconfig, out, pinned);
-    else
+    else if (table == TABLE_P6)
         solve_p6(x, kconfig, out, pinned);
+    else
+        rows_only(x, table, out, pinned);
     if (pinned)
         for (int c = 0; c < NCLASSES; c++)
             if (pinned[c] && !is_input_row(&tables[table][c]))

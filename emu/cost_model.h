@@ -17,7 +17,9 @@
 #include "cost_classes.h"
 #include "kconfig.h"
 
-enum cost_table { TABLE_P4, TABLE_P6, NTABLES };
+/* P4 and P6 have calibrated crossings; K7 and PM none (every row a
+ * table's cell or a declared rule's). */
+enum cost_table { TABLE_P4, TABLE_P6, TABLE_K7, TABLE_PM, NTABLES };
 
 /* Where a row's number comes from (docs/cost-model.md, "Kinds"). */
 enum row_kind {
@@ -56,8 +58,10 @@ void cost_central(double x[NINPUTS]);
 void cost_eval(const double x[NINPUTS], int table, int kconfig, const bool *pinned,
                double out[NCLASSES]);
 
-/* "P4", "P6". */
+/* "P4", "P6", "K7", "PM". */
 const char *cost_table_name(int table);
+/* The source of a row in short (NULL where docs/cost-model.md alone has it). */
+const char *cost_row_source(int table, int cls);
 /* The row behind a class of a table: its kind, and its interval (a
  * calibrated or tied row has none of its own). */
 int cost_row_kind(int table, int cls);

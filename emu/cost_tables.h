@@ -4,7 +4,8 @@
  * rules first (which column of an instruction table is charged, how a
  * printed range becomes an interval, how a figure is derived from µops,
  * how estimates are made) and then gives every row's source cell; the row
- * names there are "P4 <class>" and "P6 <class>". Included by cost_model.c.
+ * names there are "P4 <class>", "P6 <class>", "K7 <class>" and "PM <class>".
+ * Included by cost_model.c.
  *
  * Rule R (the best case): a row's cost is the low end of its interval
  * (the machine is a best case throughout: every access hits, every branch
@@ -16,15 +17,24 @@ struct cost_row {
     double cost, low, high;  /* cycles */
     uint8_t kind;
     uint8_t tie;             /* ROW_TIED: the class whose value this takes */
+    const char *src;         /* the cell or rule, in short (the K7 and PM
+                                tables; docs/cost-model.md has all of them) */
 };
 
-#define TABLE(c)             { (c), (c), (c), ROW_TABLE, 0 }
-#define TABLE_RANGE(lo, hi)  { (lo), (lo), (hi), ROW_TABLE, 0 }
-#define MEASURED(c)          { (c), (c), (c), ROW_MEASURED, 0 }
-#define UOPS(lo, hi)         { (lo), (lo), (hi), ROW_UOPS, 0 }
-#define ESTIMATE(c, lo, hi)  { (c), (lo), (hi), ROW_ESTIMATE, 0 }
-#define CALIBRATED           { 0, 0, 0, ROW_CALIBRATED, 0 }
-#define TIED(cls)            { 0, 0, 0, ROW_TIED, (cls) }
+#define TABLE(c)             { (c), (c), (c), ROW_TABLE, 0, NULL }
+#define TABLE_RANGE(lo, hi)  { (lo), (lo), (hi), ROW_TABLE, 0, NULL }
+#define MEASURED(c)          { (c), (c), (c), ROW_MEASURED, 0, NULL }
+#define UOPS(lo, hi)         { (lo), (lo), (hi), ROW_UOPS, 0, NULL }
+#define ESTIMATE(c, lo, hi)  { (c), (lo), (hi), ROW_ESTIMATE, 0, NULL }
+#define CALIBRATED           { 0, 0, 0, ROW_CALIBRATED, 0, NULL }
+#define TIED(cls)            { 0, 0, 0, ROW_TIED, (cls), NULL }
+/* The same with the source, as emu --list-costs prints it. */
+#define TABLE_S(c, s)            { (c), (c), (c), ROW_TABLE, 0, (s) }
+#define TABLE_RANGE_S(lo, hi, s) { (lo), (lo), (hi), ROW_TABLE, 0, (s) }
+#define MEASURED_S(c, s)         { (c), (c), (c), ROW_MEASURED, 0, (s) }
+#define UOPS_S(lo, hi, s)        { (lo), (lo), (hi), ROW_UOPS, 0, (s) }
+#define ESTIMATE_S(c, lo, hi, s) { (c), (lo), (hi), ROW_ESTIMATE, 0, (s) }
+#define TIED_S(cls, s)           { 0, 0, 0, ROW_TIED, (cls), (s) }
 
 /* Pentium 4 (Northwood): Agner Fog's "Intel Pentium 4" sheet. */
 static const struct cost_row rows_pentium4[NCLASSES] = {
@@ -142,4 +152,129 @@ static const struct cost_row rows_p6[NCLASSES] = {
     [CLASS_SYSTEM]    = ESTIMATE(21, 10.5, 42),
     [CLASS_FPU]       = TABLE(3),
     [CLASS_OTHER]     = ESTIMATE(1, 0.5, 2),
+};
+
+/*
+ * AMD K7 (Athlon XP, Palomino): Agner Fog's "AMD K7" sheet (AF-K7), measured
+ * on a family 6 model 6 stepping 2 part, the part this model is. No row
+ * is calibrated: the crossings the sheet prints only in real mode, or not
+ * at all, come from rule N (docs/cost-model.md), written before them.
+ */
+static const struct cost_row rows_k7[NCLASSES] = {
+    [CLASS_ALU]       = TABLE_S(1, "AF-K7 MOV r,r; ADD, AND, CMP, TEST r,r: latency 1"),
+    [CLASS_ALU16IMM]  = TABLE_S(1, "AF-K7 ADD r,i latency 1; the sheet prints no 66h penalty"),
+    [CLASS_SHIFT]     = TABLE_S(1, "AF-K7 SHL, SHR, SAR r,i/CL: latency 1"),
+    [CLASS_ADC]       = TABLE_S(1, "AF-K7 ADC, SBB r,r/i: latency 1"),
+    [CLASS_LOAD]      = TABLE_S(3, "AF-K7 MOV r32,m32: latency 3"),
+    [CLASS_ALULOAD]   = TABLE_S(1, "AF-K7 ADD, AND, TEST r,m: latency 1"),
+    [CLASS_ADCLOAD]   = TABLE_S(1, "AF-K7 ADC, SBB r,m: latency 1"),
+    [CLASS_STORE]     = TABLE_S(2, "AF-K7 MOV m16/32,r: latency 2"),
+    [CLASS_STOREIMM]  = TABLE_S(2, "AF-K7 MOV m,i: latency 2"),
+    [CLASS_RMW]       = TABLE_S(7, "AF-K7 ADD, SUB, AND m,r: latency 7"),
+    [CLASS_PUSH]      = TABLE_S(1, "AF-K7 PUSH r, PUSH i: reciprocal throughput 1"),
+    [CLASS_PUSHMEM]   = TABLE_S(1, "AF-K7 PUSH m: reciprocal throughput 1"),
+    [CLASS_POP]       = TABLE_S(1, "AF-K7 POP r: reciprocal throughput 1"),
+    [CLASS_PUSHSEG]   = TABLE_S(1, "AF-K7 PUSH sr: reciprocal throughput 1"),
+    [CLASS_SEGPOP]    = TABLE_S(10, "AF-K7 POP DS/ES/FS/GS: reciprocal throughput 10"),
+    [CLASS_SEGLOAD]   = TABLE_RANGE_S(9, 13, "AF-K7 MOV sr,r/m: latency 9-13 (rule B)"),
+    [CLASS_FAR]       = TABLE_S(32, "AF-K7 JMP far: 23-32, the low value real mode"),
+    [CLASS_BRANCH]    = TABLE_RANGE_S(1.0 / 3, 2, "AF-K7 Jcc: reciprocal throughput 1/3 - 2"),
+    [CLASS_JMP]       = TABLE_S(2, "AF-K7 JMP short/near: reciprocal throughput 2"),
+    [CLASS_CALL]      = TABLE_S(2, "AF-K7 CALL near: reciprocal throughput 2"),
+    [CLASS_RET]       = TABLE_S(3, "AF-K7 RETN: reciprocal throughput 3"),
+    [CLASS_CALLMEM]   = TABLE_S(3, "AF-K7 CALL m(near): reciprocal throughput 3"),
+    [CLASS_CALLREG]   = TABLE_S(3, "AF-K7 CALL r: reciprocal throughput 3"),
+    [CLASS_JMPIND]    = TABLE_S(2, "AF-K7 JMP r, JMP m(near): reciprocal throughput 2"),
+    [CLASS_MUL]       = TABLE_S(4, "AF-K7 MUL, IMUL r32/m32: latency 4"),
+    [CLASS_IMUL]      = TABLE_RANGE_S(4, 5, "AF-K7 IMUL r32,r32 latency 4; r32,(r32),i 5"),
+    [CLASS_DIV]       = TABLE_RANGE_S(40, 41, "AF-K7 DIV r32 latency 40; IDIV r32 41"),
+    [CLASS_STRING]    = TABLE_RANGE_S(2, 6, "AF-K7 LODS, STOS, SCAS 2; MOVS 3; CMPS 6"),
+    [CLASS_REP_MOVS]  = TABLE_RANGE_S(1, 4, "AF-K7 REP MOVS: 1-4 per count"),
+    [CLASS_REP_MOVS_START] = ESTIMATE_S(0, 0, 4, "rule E6: no start-up printed; REP MOVS 4 ops"),
+    [CLASS_REP_STOS]  = TABLE_S(1, "AF-K7 REP STOS: 1 per count"),
+    [CLASS_REP_STOS_START] = ESTIMATE_S(0, 0, 3, "rule E6: no start-up printed; REP STOS 3 ops"),
+    [CLASS_REP_OTHER] = TABLE_RANGE_S(2, 4, "AF-K7 REP LODS, SCAS 2; REP CMPS 3-4 per count"),
+    [CLASS_REP_OTHER_START] = ESTIMATE_S(0, 0, 6, "rule E6: no start-up printed; 5-6 ops"),
+    [CLASS_PUSHF]     = TABLE_S(1, "AF-K7 PUSHF(D): reciprocal throughput 1"),
+    [CLASS_POPF]      = TABLE_S(1, "AF-K7 POPF(D): reciprocal throughput 1"),
+    [CLASS_CLI]       = TABLE_S(5, "AF-K7 CLI: reciprocal throughput 5"),
+    [CLASS_STI]       = TABLE_S(27, "AF-K7 STI: reciprocal throughput 27"),
+    [CLASS_CLD]       = TABLE_S(1, "AF-K7 CLD: reciprocal throughput 1"),
+    [CLASS_LOCKED]    = TABLE_S(16, "AF-K7 XCHG r,m: latency 16"),
+    [CLASS_INT]       = ESTIMATE_S(58, 58, 124, "rule N1: INT i's steps as AF-K7 cells"),
+    [CLASS_INT_SAME]  = TIED_S(CLASS_INT, "rule T: = K7 int"),
+    [CLASS_EXCEPTION] = TIED_S(CLASS_INT, "rule T: = K7 int"),
+    [CLASS_IRET]      = ESTIMATE_S(81, 81, 162, "rule N1: AF-K7 IRET (real mode) 81"),
+    [CLASS_SYSENTER]  = ESTIMATE_S(32, 16, 64, "rule N2: AF-K7 JMP far 32, x2 either way"),
+    [CLASS_SYSEXIT]   = ESTIMATE_S(32, 16, 64, "rule N2: AF-K7 JMP far 32, x2 either way"),
+    [CLASS_RDTSC]     = TABLE_S(11, "AF-K7 RDTSC: reciprocal throughput 11"),
+    [CLASS_CPUID]     = TABLE_RANGE_S(44, 74, "AF-K7 CPUID: latency 44-74"),
+    [CLASS_RDMSR]     = ESTIMATE_S(44, 22, 88, "rule E2: = K7 cpuid, x2 either way"),
+    [CLASS_WRMSR]     = ESTIMATE_S(44, 22, 88, "rule E2: = K7 cpuid, x2 either way"),
+    [CLASS_IO]        = ESTIMATE_S(44, 22, 88, "rule E7: no IN/OUT row; as rule E2"),
+    [CLASS_SYSTEM]    = ESTIMATE_S(32, 16, 64, "rule E3: = K7 JMP far, x2 either way"),
+    [CLASS_FPU]       = TABLE_S(4, "AF-K7 FADD r/m: latency 4"),
+    [CLASS_OTHER]     = ESTIMATE_S(1, 0.5, 2, "rule E4"),
+};
+
+/*
+ * Pentium M (Banias): Agner Fog's "Pentium M" sheet (AF-PM, measured on a
+ * Dothan, the Banias's shrink). No row is calibrated; the crossings come
+ * from rule N (docs/cost-model.md), written before them.
+ */
+static const struct cost_row rows_pm[NCLASSES] = {
+    [CLASS_ALU]       = TABLE_S(1, "AF-PM ADD, SUB, AND, CMP, TEST r,r/i: latency 1"),
+    [CLASS_ALU16IMM]  = ESTIMATE_S(3, 3, 5, "rule E1 as on the P6: ALU 1 + a few clocks"),
+    [CLASS_SHIFT]     = TABLE_S(1, "AF-PM SHR, SHL, SAR r,i/CL: latency 1"),
+    [CLASS_ADC]       = TABLE_S(2, "AF-PM ADC, SBB r,r/i: latency 2"),
+    [CLASS_LOAD]      = TABLE_S(1, "AF-PM MOV r,m: reciprocal throughput 1 (no latency)"),
+    [CLASS_ALULOAD]   = TABLE_RANGE_S(1, 2, "AF-PM CMP, TEST m,r latency 1; ADD, AND r,m 2"),
+    [CLASS_ADCLOAD]   = UOPS_S(1, 3, "rule U: AF-PM ADC r,m p1, p01, p2"),
+    [CLASS_STORE]     = TABLE_S(1, "AF-PM MOV m,r: reciprocal throughput 1"),
+    [CLASS_STOREIMM]  = TABLE_S(1, "AF-PM MOV m,i: reciprocal throughput 1"),
+    [CLASS_RMW]       = TABLE_S(1, "AF-PM ADD, SUB, AND m,r/i: reciprocal throughput 1"),
+    [CLASS_PUSH]      = TABLE_S(1, "AF-PM PUSH r, PUSH i: latency 1"),
+    [CLASS_PUSHMEM]   = TABLE_S(2, "AF-PM PUSH m: latency 2"),
+    [CLASS_POP]       = UOPS_S(1, 1, "rule U: AF-PM POP r 1 uop p2, as MOV r,m"),
+    [CLASS_PUSHSEG]   = UOPS_S(1, 3, "rule U: AF-PM PUSH sr p01, p3, p4"),
+    [CLASS_SEGPOP]    = UOPS_S(4.5, 10, "rule U: AF-PM POP sr p01 9, p2 1"),
+    [CLASS_SEGLOAD]   = TABLE_S(5, "AF-PM MOV sr,r: latency 5"),
+    [CLASS_FAR]       = TABLE_S(28, "AF-PM JMP far: reciprocal throughput 28"),
+    [CLASS_BRANCH]    = TABLE_S(1, "AF-PM conditional jump: reciprocal throughput 1"),
+    [CLASS_JMP]       = TABLE_S(1, "AF-PM JMP short/near: reciprocal throughput 1"),
+    [CLASS_CALL]      = TABLE_S(2, "AF-PM CALL near: reciprocal throughput 2"),
+    [CLASS_RET]       = TABLE_S(2, "AF-PM RETN: reciprocal throughput 2"),
+    [CLASS_CALLMEM]   = TABLE_S(2, "AF-PM CALL m(near): reciprocal throughput 2"),
+    [CLASS_CALLREG]   = TABLE_S(9, "AF-PM CALL r: reciprocal throughput 9"),
+    [CLASS_JMPIND]    = TABLE_RANGE_S(1, 2, "AF-PM JMP r 1, JMP m(near) 2"),
+    [CLASS_MUL]       = TABLE_S(5, "AF-PM MUL, IMUL r16/r32: latency 5"),
+    [CLASS_IMUL]      = TABLE_S(4, "AF-PM IMUL r,r and r,r,i: latency 4"),
+    [CLASS_DIV]       = TABLE_RANGE_S(15, 39, "AF-PM DIV, IDIV r32: latency 15-39"),
+    [CLASS_STRING]    = TABLE_RANGE_S(0.7, 4, "AF-PM MOVS, CMPS 0.7 ... LODS 4"),
+    [CLASS_REP_MOVS]  = UOPS_S(2, 6, "rule U: AF-PM REP MOVS ca. 6n uops"),
+    [CLASS_REP_MOVS_START] = ESTIMATE_S(0, 0, 12, "rule E6 as on the P6"),
+    [CLASS_REP_STOS]  = UOPS_S(5.0 / 3, 5, "rule U: AF-PM REP STOS ca. 5n uops"),
+    [CLASS_REP_STOS_START] = ESTIMATE_S(0, 0, 12, "rule E6 as on the P6"),
+    [CLASS_REP_OTHER] = UOPS_S(2, 6, "rule U: AF-PM REP LODS 10+6n uops"),
+    [CLASS_REP_OTHER_START] = UOPS_S(10.0 / 3, 10, "rule U: the same cell's 10"),
+    [CLASS_PUSHF]     = TABLE_S(6, "AF-PM PUSHF(D): reciprocal throughput 6"),
+    [CLASS_POPF]      = TABLE_S(16, "AF-PM POPF(D): reciprocal throughput 16"),
+    [CLASS_CLI]       = UOPS_S(9, 9, "rule U: AF-PM CLI 9 uops p0"),
+    [CLASS_STI]       = UOPS_S(17, 17, "rule U: AF-PM STI 17 uops p0"),
+    [CLASS_CLD]       = TABLE_S(7, "AF-PM CLD, STD: reciprocal throughput 7"),
+    [CLASS_LOCKED]    = ESTIMATE_S(18, 9, 36, "rule E8: AF-PM XCHG r,m 'high'; P6 18, x2"),
+    [CLASS_INT]       = ESTIMATE_S(52, 52, 104, "rule N1: INT n's steps as AF-PM cells"),
+    [CLASS_INT_SAME]  = TIED_S(CLASS_INT, "rule T: = PM int"),
+    [CLASS_EXCEPTION] = TIED_S(CLASS_INT, "rule T: = PM int"),
+    [CLASS_IRET]      = ESTIMATE_S(51.5, 51.5, 114, "rule N1: IRET's steps as AF-PM cells"),
+    [CLASS_SYSENTER]  = ESTIMATE_S(28, 14, 56, "rule N2: AF-PM JMP far 28, x2 either way"),
+    [CLASS_SYSEXIT]   = ESTIMATE_S(28, 14, 56, "rule N2: AF-PM JMP far 28, x2 either way"),
+    [CLASS_RDTSC]     = TABLE_S(42, "AF-PM RDTSC: reciprocal throughput 42"),
+    [CLASS_CPUID]     = TABLE_S(130, "AF-PM CPUID: reciprocal throughput ca. 130"),
+    [CLASS_RDMSR]     = ESTIMATE_S(130, 65, 260, "rule E2: = PM cpuid, x2 either way"),
+    [CLASS_WRMSR]     = ESTIMATE_S(130, 65, 260, "rule E2: = PM cpuid, x2 either way"),
+    [CLASS_IO]        = TABLE_RANGE_S(300, 600, "AF-PM IN, OUT: reciprocal throughput >300"),
+    [CLASS_SYSTEM]    = ESTIMATE_S(28, 14, 56, "rule E3: = PM JMP far, x2 either way"),
+    [CLASS_FPU]       = TABLE_S(3, "AF-PM FADD r: latency 3"),
+    [CLASS_OTHER]     = ESTIMATE_S(1, 0.5, 2, "rule E4"),
 };

@@ -29,14 +29,16 @@ int on_cpuid(uc_engine *uc, void *user)
     const struct cpu_model *model = m->cpu.model;
 
     if (leaf == 0) {
-        a = 2;
-        vendor_regs(&b, &c, &d, "GenuineIntel");
+        a = model->max_leaf;
+        vendor_regs(&b, &c, &d, model->vendor);
     } else if (leaf == 1) {
         a = cpu_signature(&m->cpu);
         b = (uint32_t)m->cpu_id << 24;   /* the initial APIC ID */
         d = cpu_features(&m->cpu);
     } else if (leaf == 0x80000000u && model->brand) {
         a = 0x80000004u;
+    } else if (leaf == 0x80000001u && model->brand) {
+        d = model->ext_features_edx;
     } else if (leaf >= 0x80000002u && leaf <= 0x80000004u && model->brand) {
         char brand[48] = { 0 };
         strncpy(brand, model->brand, sizeof brand - 1);

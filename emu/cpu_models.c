@@ -19,10 +19,18 @@
 #define P4_FEATURES (P3_FEATURES | (1u << 19) | (1u << 21) | (1u << 22) | (1u << 26) | \
                      (1u << 27) | (1u << 28) | (1u << 29) | (1u << 31))
 
+/* As the parts reported them to Linux: an Athlon XP 2000+ of stepping 2
+ * ("caps: 0383fbff c1c3fbff", linux-kernel, 21 Jan 2003) and a Banias
+ * 1600 (x86info, linux-kernel, 12 Jun 2003: no PAE, no APIC). */
+#define K7_FEATURES 0x0383fbffu
+#define K7_EXT_FEATURES 0xc1c3fbffu
+#define BANIAS_FEATURES 0xa7e9f9bfu
+
 const struct cpu_model cpu_models[] = {
     {
         .name = "pentium4",
         .description = "Pentium 4 (Northwood), 2.4 GHz",
+        .vendor = "GenuineIntel", .max_leaf = 2,
         .family = 15, .model = 2, .stepping = 7,
         .features_edx = P4_FEATURES,
         .sep = SEP_WORKS,
@@ -34,6 +42,7 @@ const struct cpu_model cpu_models[] = {
     {
         .name = "pentium3",
         .description = "Pentium III (Coppermine), 850 MHz",
+        .vendor = "GenuineIntel", .max_leaf = 2,
         .family = 6, .model = 8, .stepping = 6,
         .features_edx = P3_FEATURES,
         .sep = SEP_WORKS,
@@ -45,6 +54,7 @@ const struct cpu_model cpu_models[] = {
     {
         .name = "pentiumpro",
         .description = "Pentium Pro, 200 MHz: reports SEP but does not support it",
+        .vendor = "GenuineIntel", .max_leaf = 2,
         .family = 6, .model = 1, .stepping = 1,
         .features_edx = P6_FEATURES,
         .sep = SEP_UNSUPPORTED,
@@ -52,6 +62,35 @@ const struct cpu_model cpu_models[] = {
         .brand = NULL,
         .table = TABLE_P6,
         .march = MARCH_I686,        /* CONFIG_M686: "Pentium-Pro" */
+    },
+    /* The parts below have no calibrated row: every cost is a table's cell
+     * or a declared rule's (docs/cost-model.md, "AMD K7" and "Pentium M"),
+     * and what they give is a prediction. Identity: docs/cost-model.md,
+     * "The new parts". */
+    {
+        .name = "athlon",
+        .description = "AMD Athlon XP 2000+ (K7, Palomino), 1667 MHz",
+        .vendor = "AuthenticAMD", .max_leaf = 1,
+        .family = 6, .model = 6, .stepping = 2,
+        .features_edx = K7_FEATURES,
+        .ext_features_edx = K7_EXT_FEATURES,
+        .sep = SEP_WORKS,
+        .clock_mhz = 1667,
+        .brand = "AMD Athlon(tm) XP 2000+",
+        .table = TABLE_K7,
+        .march = MARCH_ATHLON,      /* CONFIG_MK7: "Athlon/Duron/K7" */
+    },
+    {
+        .name = "pentium-m",
+        .description = "Pentium M (Banias), 1.6 GHz",
+        .vendor = "GenuineIntel", .max_leaf = 2,
+        .family = 6, .model = 9, .stepping = 5,
+        .features_edx = BANIAS_FEATURES,
+        .sep = SEP_WORKS,
+        .clock_mhz = 1600,
+        .brand = "        Intel(R) Pentium(R) M processor 1600MHz",
+        .table = TABLE_PM,
+        .march = MARCH_PENTIUM3,    /* 2.5.53 has no Pentium M option: CONFIG_MPENTIUMIII */
     },
 };
 const int cpu_model_count = sizeof cpu_models / sizeof cpu_models[0];
@@ -66,6 +105,9 @@ static const struct {
     { "pentium4", { KCONFIG_UP, true } },
     { "pentium3", { KCONFIG_UP, true } },
     { "pentiumpro", { KCONFIG_UP, false } },
+    /* no timing of these parts is compared with the model (rule K) */
+    { "athlon", { KCONFIG_UP, false } },
+    { "pentium-m", { KCONFIG_UP, false } },
 };
 
 struct kconfig_rule cpu_kconfig_rule(const struct cpu_model *m)
@@ -230,6 +272,36 @@ static void print_row(FILE *out, int table, int cls, double cost)
                 cost_row_high(table, cls));
 }
 
+/* The models of table t, "athlon" or "pentium3, pentiumpro". */
+static void table_models(int t, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int i = 0; i < cpu_model_count; i++)
+        if (cpu_models[i].table == t)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     cpu_models[i].name);
+}
+
+/* A table with its sources (the K7 and PM: nothing calibrated). */
+static void costs_list_sourced(FILE *out, int t, const double v[NCLASSES])
+{
+    char models[64];
+    table_models(t, models, sizeof models);
+    fprintf(out, "\n%s (%s): nothing calibrated; every row a table's cell or a rule's\n",
+            cost_table_name(t), models);
+    fprintf(out, "%-15s %-28s %-10s %s\n", "class", "cost [interval]", "kind", "source");
+    for (int c = 0; c < NCLASSES; c++) {
+        int kind = cost_row_kind(t, c);
+        fprintf(out, "%-15s", class_names[c]);
+        if (kind == ROW_TIED)
+            fprintf(out, " %8.2f %-19s", v[c], "(tied)");
+        else
+            fprintf(out, " %8.2f [%7.2f, %7.2f] ", v[c], cost_row_low(t, c),
+                    cost_row_high(t, c));
+        fprintf(out, " %-10s %s\n", cost_kind_name(kind), cost_row_source(t, c));
+    }
+}
+
 void cpu_costs_list(FILE *out)
 {
     double x[NINPUTS], v[NTABLES][NCLASSES];
@@ -240,11 +312,13 @@ void cpu_costs_list(FILE *out)
             "P6 (pentium3, pentiumpro)", "covers");
     for (int c = 0; c < NCLASSES; c++) {
         fprintf(out, "%-15s", class_names[c]);
-        for (int t = 0; t < NTABLES; t++)
+        for (int t = TABLE_P4; t <= TABLE_P6; t++)
             print_row(out, t, c, v[t][c]);
         fprintf(out, "  %s\n", class_what[c]);
     }
-    fprintf(out, "cycles per instruction (rep: per element, and per start) [interval]; "
+    for (int t = TABLE_K7; t < NTABLES; t++)
+        costs_list_sourced(out, t, v[t]);
+    fprintf(out, "\ncycles per instruction (rep: per element, and per start) [interval]; "
             "sources and rules in docs/cost-model.md;\ncalibrated rows as the up kernel's "
             "replays give them (--kernel-config)\n");
 }

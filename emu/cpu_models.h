@@ -21,8 +21,11 @@ enum sep_kind {
 struct cpu_model {
     const char *name;
     const char *description;
+    const char *vendor;         /* CPUID.0: "GenuineIntel", "AuthenticAMD" */
+    uint32_t max_leaf;          /* CPUID.0:EAX */
     uint32_t family, model, stepping;
     uint32_t features_edx;      /* CPUID.1:EDX as the part reports it */
+    uint32_t ext_features_edx;  /* CPUID.80000001h:EDX (0 on the Intel parts) */
     enum sep_kind sep;          /* what sysenter does where SEP is reported */
     uint32_t clock_mhz;         /* for the TSC calibration the kernel gets */
     const char *brand;

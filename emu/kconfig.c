@@ -2,7 +2,8 @@
 #include <string.h>
 
 static const char *const config_names[NKCONFIGS] = { "up", "smp" };
-static const char *const march_names[NMARCHES] = { "pentium4", "pentium3", "i686" };
+static const char *const march_names[NMARCHES] = { "pentium4", "pentium3", "i686",
+                                                      "athlon" };
 
 const char *kconfig_name(int config)
 {

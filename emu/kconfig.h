@@ -11,7 +11,7 @@
 enum kernel_config { KCONFIG_UP, KCONFIG_SMP, NKCONFIGS };
 
 /* The CPU choice of 2.5.53's configuration, by the -march it compiles with. */
-enum kernel_march { MARCH_PENTIUM4, MARCH_PENTIUM3, MARCH_I686, NMARCHES };
+enum kernel_march { MARCH_PENTIUM4, MARCH_PENTIUM3, MARCH_I686, MARCH_ATHLON, NMARCHES };
 
 /* "up", "smp". */
 const char *kconfig_name(int config);
@@ -20,7 +20,7 @@ int kconfig_parse(const char *s);
 /* A ';'-separated list of configurations ("up;smp") as a bit set (1 <<
  * config), or -1 if an entry is not one, or the list is empty. */
 int kconfig_parse_list(const char *list);
-/* "pentium4", "pentium3", "i686": the -march. */
+/* "pentium4", "pentium3", "i686", "athlon": the -march. */
 const char *kmarch_name(int march);
 
 #endif

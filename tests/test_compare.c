@@ -472,6 +472,8 @@ START_TEST(the_report_names_the_kernel_image_that_ran)
         { "pentiumpro", "up", "1", "i686-up", "false" },
         { "pentiumpro", "smp", "1", "i686-smp", "false" },
         { "pentium4", "smp", "2", "smp-bkl", "true" },
+        { "athlon", "up", "1", "athlon-up", "false" },       /* CONFIG_MK7 */
+        { "pentium-m", "up", "1", "pentium3-up", "false" },  /* no MPENTIUMM in 2.5.53 */
     };
     const char *const *c = cases[_i];
     const char *json = scratch("kconfig.json");
@@ -674,7 +676,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, compare_with_smp_runs_each_model_on_that_many_cpus);
     tcase_add_test(tc, compare_with_smp_gives_the_ratio_of_its_own_rows);
     tcase_add_test(tc, compare_leaves_time_switched_out_apart);
-    tcase_add_loop_test(tc, the_report_names_the_kernel_image_that_ran, 0, 7);
+    tcase_add_loop_test(tc, the_report_names_the_kernel_image_that_ran, 0, 9);
     tcase_add_test(tc, kernel_configs_run_each_model_under_each);
     tcase_add_test(tc, the_smp_kernel_runs_2_5_53s_locked_instructions_on_the_measured_paths);
     tcase_add_test(tc, the_article_interval_spans_both_configurations);

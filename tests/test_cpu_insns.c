@@ -1,6 +1,7 @@
 /* CPUID, the SYSENTER MSRs and the TSC of each CPU model, on bare machines. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include "support.h"
 
 static struct bare b;
@@ -72,6 +73,50 @@ START_TEST(cpuid_reports_model_signature_and_sep)
 }
 END_TEST
 
+/* cpuid leaf in EAX, on a bare machine of model: EAX..EDX. */
+static void cpuid_of(const char *model, uint32_t leaf, uint32_t r[4])
+{
+    uint8_t code[] = { 0xb8, (uint8_t)leaf, (uint8_t)(leaf >> 8), (uint8_t)(leaf >> 16),
+                       (uint8_t)(leaf >> 24), 0x0f, 0xa2, 0xf4 };   /* mov $leaf,%eax; cpuid */
+    bare_init(&b, model);
+    bare_write(&b, BARE_HANDLER - 0x100, code, sizeof code);
+    bare_run(&b, BARE_HANDLER - 0x100, false);
+    r[0] = bare_reg(&b, UC_X86_REG_EAX);
+    r[1] = bare_reg(&b, UC_X86_REG_EBX);
+    r[2] = bare_reg(&b, UC_X86_REG_ECX);
+    r[3] = bare_reg(&b, UC_X86_REG_EDX);
+    bare_destroy(&b);
+}
+
+/* The K7 and the Banias as they reported themselves (docs/cost-model.md,
+ * "The new parts": an XP 2000+'s boot log, a Dell D600's x86info). */
+START_TEST(cpuid_reports_the_k7_and_the_banias)
+{
+    uint32_t r[4];
+    char vendor[13] = { 0 };
+    cpuid_of("athlon", 0, r);
+    memcpy(vendor, &r[1], 4), memcpy(vendor + 4, &r[3], 4), memcpy(vendor + 8, &r[2], 4);
+    ck_assert_str_eq(vendor, "AuthenticAMD");
+    ck_assert_uint_eq(r[0], 1);
+    cpuid_of("athlon", 1, r);
+    ck_assert_uint_eq(r[0], 0x662);
+    ck_assert_uint_eq(r[3], 0x0383fbff);
+    cpuid_of("athlon", 0x80000001u, r);
+    ck_assert_uint_eq(r[3], 0xc1c3fbff);
+    cpuid_of("pentium-m", 0, r);
+    memcpy(vendor, &r[1], 4), memcpy(vendor + 4, &r[3], 4), memcpy(vendor + 8, &r[2], 4);
+    ck_assert_str_eq(vendor, "GenuineIntel");
+    ck_assert_uint_eq(r[0], 2);
+    cpuid_of("pentium-m", 1, r);
+    ck_assert_uint_eq(r[0], 0x695);
+    ck_assert_uint_eq(r[3], 0xa7e9f9bf);          /* SEP, no PAE, no APIC */
+    cpuid_of("pentium-m", 0x80000002u, r);
+    ck_assert_uint_eq(r[2], 0x65746e49);          /* "Inte", as x86info printed it */
+    cpuid_of("pentium-m,-sep", 1, r);
+    ck_assert_uint_eq(r[3], 0xa7e9f9bf & ~CPUID_FEATURE_SEP);
+}
+END_TEST
+
 START_TEST(rdtsc_counts_modeled_cycles)
 {
     /* rdtsc; mov %eax,%esi; imul %ecx,%ecx x3; rdtsc; hlt */
@@ -93,6 +138,7 @@ Suite *cpu_insns_suite(void)
     TCase *tc = tcase_create("model");
     tcase_add_test(tc, sysenter_msrs_exist_only_with_sep);
     tcase_add_test(tc, cpuid_reports_model_signature_and_sep);
+    tcase_add_test(tc, cpuid_reports_the_k7_and_the_banias);
     tcase_add_test(tc, rdtsc_counts_modeled_cycles);
     suite_add_tcase(s, tc);
     return s;

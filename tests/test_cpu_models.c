@@ -56,6 +56,12 @@ START_TEST(signatures_are_the_real_parts)
     ck_assert_uint_eq(cpu_signature(&c), 0x686);  /* Coppermine */
     parse("pentiumpro", false, &c, err);
     ck_assert_uint_eq(cpu_signature(&c), 0x611);  /* the SEP erratum range */
+    parse("athlon", false, &c, err);
+    ck_assert_uint_eq(cpu_signature(&c), 0x662);  /* Palomino, AF-K7's part */
+    ck_assert(c.sep_reported && c.sep_works);
+    parse("pentium-m", false, &c, err);
+    ck_assert_uint_eq(cpu_signature(&c), 0x695);  /* Banias B1 */
+    ck_assert(c.sep_reported && c.sep_works);
     /* Jim Houston's part, which passed Linux 2.5.53's check */
     ck_assert_int_eq(parse("pentiumpro,stepping=9", false, &c, err), 0);
     ck_assert_uint_eq(cpu_signature(&c), 0x619);
@@ -135,7 +141,11 @@ START_TEST(the_documented_rows_are_the_tables)
         cost_eval(x, t, KCONFIG_UP, NULL, v[t]);
     for (char *line = doc; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         char table[4], cls[32], cost[16], low[16], high[16], kind[16];
-        if (strncmp(line, "| P4 ", 5) && strncmp(line, "| P6 ", 5))
+        int t = -1;
+        for (int k = 0; k < NTABLES; k++)
+            if (!strncmp(line + 2, cost_table_name(k), 2) && line[0] == '|' && line[4] == ' ')
+                t = k;
+        if (t < 0)
             continue;
         int n = sscanf(line, "| %3s %31s | %15[^ |] | %15[^ |] | %15[^ |] | %15[^ |] |", table,
                        cls, cost, low, high, kind);
@@ -145,7 +155,7 @@ START_TEST(the_documented_rows_are_the_tables)
             ck_assert_msg(n == 4, "cannot read: %.80s", line);
             low[0] = high[0] = 0;
         }
-        int t = !strcmp(table, "P4") ? TABLE_P4 : TABLE_P6, c = class_by_name(cls);
+        int c = class_by_name(cls);
         ck_assert_msg(c >= 0, "docs: no class %s", cls);
         seen[t][c]++;
         int k = cost_row_kind(t, c);
@@ -153,6 +163,16 @@ START_TEST(the_documented_rows_are_the_tables)
                       table, cls, kind, cost_kind_name(k));
         ck_assert_msg(fabs(atof(cost) - v[t][c]) < 0.006, "docs: %s %s costs %s, the model %.3f",
                       table, cls, cost, v[t][c]);
+        const char *src = cost_row_source(t, c);
+        if (src) {
+            /* the source cell: the source as --list-costs prints it */
+            const char *end = strchr(line, '\n');
+            char *row = strndup(line, end ? (size_t)(end - line) : strlen(line));
+            char *cell = strstr(row, src);
+            ck_assert_msg(cell && !strcmp(cell + strlen(src), " |"),
+                          "docs: %s %s: the source is not \"%s\"", table, cls, src);
+            free(row);
+        }
         if (k != ROW_CALIBRATED && k != ROW_TIED) {
             const struct cost_input *i = &in[INPUT_ROW(t, c)];
             ck_assert_msg(fabs(atof(low) - i->low) < 0.006 && fabs(atof(high) - i->high) < 0.006,
@@ -170,13 +190,14 @@ END_TEST
 
 START_TEST(list_cpus_gives_the_signatures)
 {
-    static const char *const want[3][2] = {
+    static const char *const want[5][2] = {
         { "pentium4 ", "0x00f27" }, { "pentium3 ", "0x00686" }, { "pentiumpro ", "0x00611" },
+        { "athlon ", "0x00662" }, { "pentium-m ", "0x00695" },
     };
     struct emu_result r;
     emu(&r, "--list-cpus", NULL);
     ck_assert_int_eq(r.status, 0);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
         char *line = NULL;
         for (const char *p = r.out; p && *p;) {
             if (!strncmp(p, want[i][0], strlen(want[i][0]))) {
@@ -195,6 +216,38 @@ START_TEST(list_cpus_gives_the_signatures)
 }
 END_TEST
 
+/* The new parts' tables, as --list-costs prints them: every class once,
+ * with its kind and a source naming a sheet (AF-K7, AF-PM) or a rule. */
+START_TEST(list_costs_gives_each_new_row_a_source)
+{
+    struct emu_result r;
+    emu(&r, "--list-costs", NULL);
+    ck_assert_int_eq(r.status, 0);
+    for (int t = TABLE_K7; t <= TABLE_PM; t++) {
+        char head[8];
+        snprintf(head, sizeof head, "\n%s (", cost_table_name(t));
+        const char *block = strstr(r.out, head);
+        ck_assert_msg(block, "no %s block in: %s", cost_table_name(t), r.out);
+        const char *next = strstr(block + 1, "\n\n");
+        for (int c = 0; c < NCLASSES; c++) {
+            char name[40];
+            snprintf(name, sizeof name, "\n%-15s ", class_name(c));
+            const char *row = strstr(block, name);
+            ck_assert_msg(row && (!next || row < next), "%s: no row %s",
+                          cost_table_name(t), class_name(c));
+            const char *end = strchr(row + 1, '\n');
+            char *line = strndup(row + 1, (size_t)(end - row - 1));
+            ck_assert_msg(strstr(line, cost_kind_name(cost_row_kind(t, c))), "%s", line);
+            ck_assert_msg(strstr(line, "AF-K7") || strstr(line, "AF-PM") ||
+                          strstr(line, "rule "), "no source: %s", line);
+            ck_assert_msg(!strstr(line, "calibrated"), "%s", line);
+            free(line);
+        }
+    }
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *cpu_models_suite(void)
 {
     Suite *s = suite_create("cpu_models");
@@ -207,6 +260,7 @@ Suite *cpu_models_suite(void)
     tcase_add_test(tc, an_override_recalibrates_unless_it_names_a_calibrated_class);
     tcase_add_test(tc, the_documented_rows_are_the_tables);
     tcase_add_test(tc, list_cpus_gives_the_signatures);
+    tcase_add_test(tc, list_costs_gives_each_new_row_a_source);
     suite_add_tcase(s, tc);
     return s;
 }

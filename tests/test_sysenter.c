@@ -166,6 +166,37 @@ START_TEST(sysenter_by_hand_returns_through_sysenter_return_on_sep)
 }
 END_TEST
 
+/* The K7 and the Pentium M: the guest kernel reads each part's identity
+ * from CPUID as 2.5.53's does (vendor, family, model, stepping, SEP), its
+ * sysenter_setup enables SEP (it tests the SEP bit alone), and the calls
+ * go through sysenter and leave by sysexit; without SEP, through int. */
+START_TEST(sysenter_works_on_the_k7_and_the_pentium_m)
+{
+    static const char *const parts[][2] = {
+        { "athlon", "CPU: AuthenticAMD family 6 model 6 stepping 2, SEP " },
+        { "pentium-m", "CPU: GenuineIntel family 6 model 9 stepping 5, SEP " },
+    };
+    for (int sep = 1; sep >= 0; sep--) {
+        char cpu[32], want[96];
+        snprintf(cpu, sizeof cpu, "%s%s", parts[_i][0], sep ? "" : ",-sep");
+        snprintf(want, sizeof want, "%s%s", parts[_i][1], sep ? "on" : "off");
+        struct emu_result r;
+        emu(&r, "run", "-v", "--report", "--cpu", cpu, program("linus_loop"), "getppid", "100",
+            NULL);
+        ck_assert_msg(r.status == 0, "%s: exit %d, %s", cpu, r.status, r.err);
+        ck_assert_msg(strstr(r.err, want), "%s: want '%s' in %s", cpu, want, r.err);
+        ck_assert(!strstr(r.err, "Enabling SEP on CPU 0") == !sep);
+        long s = 0, i = 0, x = 0, ir = 0;
+        ck_assert(report_paths(r.err, &s, &i, &x, &ir));
+        if (sep)
+            ck_assert_msg(s >= 100 && x >= 100 && i >= 100, "%s: %s", cpu, r.err);
+        else
+            ck_assert_msg(s == 0 && x == 0 && i >= 200, "%s: %s", cpu, r.err);
+        emu_result_free(&r);
+    }
+}
+END_TEST
+
 START_TEST(vsyscall_page_is_user_readable)
 {
     struct emu_result r;
@@ -216,6 +247,7 @@ Suite *sysenter_suite(void)
     tc = tcase_create("vsyscall page");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, sysenter_by_hand_returns_through_sysenter_return_on_sep, 0, 2);
+    tcase_add_loop_test(tc, sysenter_works_on_the_k7_and_the_pentium_m, 0, 2);
     tcase_add_test(tc, vsyscall_page_is_user_readable);
     tcase_add_loop_test(tc, vsyscall_jump_odd_ends_cleanly, 0, NMODELS);
     suite_add_tcase(s, tc);

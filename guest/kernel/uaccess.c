@@ -11,7 +11,7 @@ extern const struct exception_table_entry __start___ex_table[], __stop___ex_tabl
 /*
  * The copies between kernel and user memory, in the shape of 2.5.53's
  * arch/i386/lib/usercopy.c and include/asm-i386/uaccess.h: copy_to_user
- * prefetches the source (a PIII kernel only), checks the range, and calls
+ * prefetches the source (a PIII or K7 kernel), checks the range, and calls
  * the out-of-line __copy_to_user, which picks the string copy unless a
  * long copy's two addresses are misaligned to each other (Intel's
  * usercopy option, a P4 or PIII kernel), and the string copy runs three
@@ -25,10 +25,24 @@ static inline void prefetch(const void *x)
 {
     __asm__ volatile("prefetchnta (%0)" : : "r"(x));
 }
+#elif defined(CONFIG_MK7)
+/* 2.5.53's processor.h: CONFIG_X86_USE_3DNOW (an MK7 kernel) has 3DNow!'s
+ * prefetch and prefetchw. */
+static inline void prefetch(const void *x)
+{
+    __asm__ volatile("prefetch (%0)" : : "r"(x));
+}
 #else
 static inline void prefetch(const void *x) { (void)x; }
 #endif
+#ifdef CONFIG_MK7
+static inline void prefetchw(const void *x)
+{
+    __asm__ volatile("prefetchw (%0)" : : "r"(x));
+}
+#else
 static inline void prefetchw(const void *x) { (void)x; }   /* a K7 kernel's only */
+#endif
 
 /* 2.5.53 set the mask to 7 on the PIII and the P4 (cpu/intel.c). */
 static inline int movsl_is_ok(uint32_t a1, uint32_t a2, unsigned long n)
