@@ -17,7 +17,6 @@
 #define DEFAULT_MAX_INSNS 10000000000ull
 #define DEFAULT_EPOCH 1040103547u /* 2002-12-17 05:39:07 UTC: the patch's date */
 #define MAX_ENV 64
-#define MAX_COST_OVERRIDES 16
 
 #include "emu_version.h"   /* EMU_VERSION, written by the Makefile */
 
@@ -207,21 +206,12 @@ static bool cpu_list_ok(const char *list)
     return n && list[0] != ';' && list[n - 1] != ';' && !strstr(list, ";;");
 }
 
-/* "MODEL:CLASS=CYCLES" names one of the models; "CLASS=CYCLES" all. The
- * machine applies each to the runs of its model (machine.c). */
-static int check_cost(const char *cost, const char *run_cpu)
+/* A --cost for one model is for the run's --cpu model. */
+static int check_cost(const struct cost_override *o, const char *run_cpu)
 {
-    const char *colon = strchr(cost, ':');
-    if (!colon)
-        return 0;
-    size_t len = (size_t)(colon - cost);
-    bool known = false;
-    for (int i = 0; i < cpu_model_count; i++)
-        known |= strlen(cpu_models[i].name) == len && !strncmp(cpu_models[i].name, cost, len);
-    if (!known)
-        return usage_error("--cost '%s' names no CPU model (emu --list-cpus)", cost);
-    if (run_cpu && (strncmp(run_cpu, cost, len) || (run_cpu[len] && run_cpu[len] != ',')))
-        return usage_error("--cost '%s' is for another model than this run's --cpu", cost);
+    size_t len = strcspn(run_cpu, ",");
+    if (o->model && (strlen(o->model->name) != len || strncmp(o->model->name, run_cpu, len)))
+        return usage_error("--cost '%s' is for another model than this run's --cpu", o->text);
     return 0;
 }
 
@@ -462,7 +452,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--cost") && val) {
             if (opts.ncost_overrides == MAX_COST_OVERRIDES)
                 return usage_error("%s", "too many --cost options");
-            opts.cost_overrides[opts.ncost_overrides++] = val;
+            if (cost_override_parse(val, &opts.cost_overrides[opts.ncost_overrides], err,
+                                    sizeof err))
+                return usage_error("%s", err);
+            opts.ncost_overrides++;
         } else if (!strcmp(a, "--env") && val) {
             if (!strchr(val, '='))
                 return usage_error("--env wants NAME=VALUE, not '%s'", val);
@@ -519,8 +512,8 @@ int main(int argc, char **argv)
     if (compare && (cpu_given || opts.no_sep))
         return usage_error("%s", "emu compare takes its models from --cpus "
                                  "(e.g. --cpus 'pentium4;pentium4,-sep'), not --cpu or --no-sep");
-    for (int c = 0; c < opts.ncost_overrides; c++) {
-        int rc = check_cost(opts.cost_overrides[c], compare ? NULL : opts.cpu_spec);
+    for (int c = 0; !compare && c < opts.ncost_overrides; c++) {
+        int rc = check_cost(&opts.cost_overrides[c], opts.cpu_spec);
         if (rc)
             return rc;
     }
