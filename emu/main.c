@@ -536,5 +536,13 @@ int main(int argc, char **argv)
     if (gdb.listen && opts.no_cycle_model)
         return usage_error("%s", "--gdb needs the cycle model (not --no-cycle-model)");
     int rc = check_outputs(&out, &opts);
-    return rc ? rc : run(&opts, &out, &gdb);
+    if (rc)
+        return rc;
+    /* before any output file is opened: a mistyped -o PROGRAM truncates nothing */
+    rc = program_check(opts.program, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "emu: %s\n", err);
+        return rc;
+    }
+    return run(&opts, &out, &gdb);
 }
