@@ -1,5 +1,6 @@
 /* Booting: the kernel image, the program file and the boot record. */
 #include "boot.h"
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -19,6 +20,52 @@ struct program_source {
     size_t size;
 };
 
+/* The program file, open: 0, or the exit status (126, 127) with the
+ * reason in err. */
+static int open_program_file(const char *path, int *fd_out, size_t *size, char *err,
+                             size_t errlen)
+{
+    /* Non-blocking, so that a FIFO is refused below instead of waiting
+     * for a writer in open(). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        return e == ENOENT ? 127 : 126;
+    }
+    struct stat st;
+    bool regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+    if (!regular || (uint64_t)st.st_size > PROGRAM_MAX) {
+        if (!regular)
+            snprintf(err, errlen, "%s: not a regular file", path);
+        else
+            snprintf(err, errlen, "%s: too large (%lld bytes; at most %u)", path,
+                     (long long)st.st_size, PROGRAM_MAX);
+        close(fd);
+        return 126;
+    }
+    *fd_out = fd;
+    *size = (size_t)st.st_size;
+    return 0;
+}
+
+int program_check(const char *path, char *err, size_t errlen)
+{
+    int fd;
+    size_t size;
+    int status = open_program_file(path, &fd, &size, err, errlen);
+    if (status)
+        return status;
+    Elf32_Ehdr eh;
+    ssize_t got = pread(fd, &eh, sizeof eh, 0);
+    close(fd);
+    /* the first of the kernel's checks (guest/kernel/binfmt_elf.c) */
+    if (got == (ssize_t)sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG))
+        return 0;
+    snprintf(err, errlen, "%s: cannot run program: not an ELF file", path);
+    return 126;
+}
+
 /* 0, or the exit status with the reason in m->message. */
 static int open_program(struct machine *m, struct program_source *src)
 {
@@ -32,25 +79,9 @@ static int open_program(struct machine *m, struct program_source *src)
                                 src->size, PROGRAM_MAX);
         return 0;
     }
-    /* Non-blocking, so that a FIFO is refused below instead of waiting
-     * for a writer in open(). */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return machine_fail(m, errno == ENOENT ? 127 : 126, "%s: %s", path,
-                            strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return machine_fail(m, 126, "%s: not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > PROGRAM_MAX) {
-        close(fd);
-        return machine_fail(m, 126, "%s: too large (%lld bytes; at most %u)", path,
-                            (long long)st.st_size, PROGRAM_MAX);
-    }
-    src->fd = fd;
-    src->size = (size_t)st.st_size;
-    return 0;
+    char err[PATH_MAX + 64];
+    int status = open_program_file(path, &src->fd, &src->size, err, sizeof err);
+    return status ? machine_fail(m, status, "%s", err) : 0;
 }
 
 static void close_program(struct program_source *src)

@@ -92,20 +92,10 @@ out:
     free(s);
 }
 
-/* "MODEL:CLASS=N" applies to MODEL's runs, "CLASS=N" to every run. */
-static bool cost_applies(const char *cost, const char *model)
-{
-    const char *colon = strchr(cost, ':'), *eq = strchr(cost, '=');
-    if (!colon || (eq && eq < colon))
-        return true;
-    size_t len = (size_t)(colon - cost);
-    return strlen(model) == len && !strncmp(cost, model, len);
-}
-
-static bool model_modified(const struct run_options *base, const char *model)
+static bool model_modified(const struct run_options *base, const struct cpu_model *model)
 {
     for (int c = 0; c < base->ncost_overrides; c++)
-        if (cost_applies(base->cost_overrides[c], model))
+        if (cost_override_applies(&base->cost_overrides[c], model))
             return true;
     return false;
 }
@@ -355,7 +345,7 @@ static void print_banner(const struct run_options *base, FILE *f)
         return;
     fprintf(f, "costs overridden:");
     for (int c = 0; c < base->ncost_overrides; c++)
-        fprintf(f, " %s", base->cost_overrides[c]);
+        fprintf(f, " %s", base->cost_overrides[c].text);
     fprintf(f, "\nthis is a modified model, not the sourced one (docs/cost-model.md); its "
                "figures are\nnot compared with published ones.\n\n");
 }
@@ -420,7 +410,7 @@ static int run_all(const struct run_options *base, const struct compare_options 
             fprintf(stderr, "emu: %s on %s: %s\n", base->program, r->spec, r->message);
             return r->status;
         }
-        r->modified = model_modified(base, r->cpu.model->name);
+        r->modified = model_modified(base, r->cpu.model);
     }
     return rc;
 }

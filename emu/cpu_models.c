@@ -240,26 +240,51 @@ void cpu_config_kernel(struct cpu_config *cfg, int kconfig)
     cpu_config_costs(cfg);
 }
 
-int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen)
+static const struct cpu_model *model_named(const char *name, size_t len)
 {
-    const char *eq = strchr(assignment, '=');
+    for (int i = 0; i < cpu_model_count; i++)
+        if (strlen(cpu_models[i].name) == len && !strncmp(cpu_models[i].name, name, len))
+            return &cpu_models[i];
+    return NULL;
+}
+
+int cost_override_parse(const char *text, struct cost_override *out, char *err, int errlen)
+{
+    const char *eq = strchr(text, '='), *colon = strchr(text, ':');
+    const char *assignment = text;
     char name[32], *end;
+    *out = (struct cost_override){ .text = text };
+    if (colon && (!eq || colon < eq)) {
+        out->model = model_named(text, (size_t)(colon - text));
+        if (!out->model)
+            return snprintf(err, (size_t)errlen, "--cost '%s' names no CPU model "
+                            "(emu --list-cpus)", text), -1;
+        assignment = colon + 1;
+    }
     if (eq && (size_t)(eq - assignment) < sizeof name) {
         memcpy(name, assignment, (size_t)(eq - assignment));
         name[eq - assignment] = 0;
-        int c = class_by_name(name);
-        double cycles = strtod(eq + 1, &end);
-        if (c >= 0 && end != eq + 1 && !*end && cycles >= 0 && cycles <= 1e6) {
-            int kind = cost_row_kind(cfg->model->table, c);
-            cfg->inputs[INPUT_ROW(cfg->model->table, c)] = cycles;
-            cfg->pinned[c] = kind == ROW_CALIBRATED || kind == ROW_TIED;
-            cpu_config_costs(cfg);
+        out->cls = class_by_name(name);
+        out->cycles = strtod(eq + 1, &end);
+        if (out->cls >= 0 && end != eq + 1 && !*end && out->cycles >= 0 && out->cycles <= 1e6)
             return 0;
-        }
     }
-    snprintf(err, (size_t)errlen, "bad --cost '%s': want CLASS=CYCLES with a class from "
-             "emu --list-costs", assignment);
+    snprintf(err, (size_t)errlen, "bad --cost '%s': want [MODEL:]CLASS=CYCLES with a class "
+             "from emu --list-costs", text);
     return -1;
+}
+
+bool cost_override_applies(const struct cost_override *o, const struct cpu_model *model)
+{
+    return !o->model || o->model == model;
+}
+
+void cpu_cost_override(struct cpu_config *cfg, const struct cost_override *o)
+{
+    int kind = cost_row_kind(cfg->model->table, o->cls);
+    cfg->inputs[INPUT_ROW(cfg->model->table, o->cls)] = o->cycles;
+    cfg->pinned[o->cls] = kind == ROW_CALIBRATED || kind == ROW_TIED;
+    cpu_config_costs(cfg);
 }
 
 static void print_row(FILE *out, int table, int cls, double cost)

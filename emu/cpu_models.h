@@ -57,10 +57,23 @@ int cpu_config_parse(const char *spec, bool no_sep, struct cpu_config *out,
 /* The kernel configuration the run boots: its calibration gives the
  * crossings (cfg->cost recomputed). */
 void cpu_config_kernel(struct cpu_config *cfg, int kconfig);
-/* Apply "CLASS=CYCLES" to cfg's inputs and recompute cfg->cost (the
- * calibrated classes are solved again unless the override names one of
- * them); 0, or -1 with a message in err. */
-int cpu_cost_override(struct cpu_config *cfg, const char *assignment, char *err, int errlen);
+/* --cost [MODEL:]CLASS=CYCLES: one cost class set, on every model or on
+ * MODEL's runs only. A ':' before the '=' ends MODEL, which must be a model
+ * of cpu_models; CLASS one of class_name's; CYCLES from 0 to 1e6. */
+#define MAX_COST_OVERRIDES 16
+struct cost_override {
+    const char *text;               /* as given: for the banners and reports */
+    const struct cpu_model *model;  /* NULL: every model */
+    int cls;                        /* enum insn_class */
+    double cycles;
+};
+/* 0, or -1 with a one-line reason in err. */
+int cost_override_parse(const char *text, struct cost_override *out, char *err, int errlen);
+/* Is o for the runs of model? */
+bool cost_override_applies(const struct cost_override *o, const struct cpu_model *model);
+/* Apply o to cfg's inputs and recompute cfg->cost (the calibrated classes
+ * are solved again unless o names one of them). */
+void cpu_cost_override(struct cpu_config *cfg, const struct cost_override *o);
 void cpu_costs_list(FILE *out);
 /* The class named name, or -1. */
 int class_by_name(const char *name);

@@ -43,15 +43,9 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 2, "%s", err);
     /* several CPUs: an SMP kernel (main.c refuses an explicit up) */
     cpu_config_kernel(&m->cpu, opts->smp > 1 ? KCONFIG_SMP : opts->kernel_config);
-    for (int i = 0; i < opts->ncost_overrides; i++) {
-        /* MODEL:CLASS=CYCLES is for the runs of that model only */
-        const char *o = opts->cost_overrides[i], *colon = strchr(o, ':');
-        size_t len = colon ? (size_t)(colon - o) : 0;
-        if (colon && (strlen(m->cpu.model->name) != len || strncmp(m->cpu.model->name, o, len)))
-            continue;
-        if (cpu_cost_override(&m->cpu, colon ? colon + 1 : o, err, sizeof err))
-            return machine_fail(m, 2, "%s", err);
-    }
+    for (int i = 0; i < opts->ncost_overrides; i++)
+        if (cost_override_applies(&opts->cost_overrides[i], m->cpu.model))
+            cpu_cost_override(&m->cpu, &opts->cost_overrides[i]);
     if (engine_open(&m->uc))
         return machine_fail(m, 125, "cannot open a Unicorn x86 engine");
     if (engine_probe_layout_on(m->uc, &m->layout, err, sizeof err))

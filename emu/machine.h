@@ -69,7 +69,7 @@ struct run_options {
     const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
     size_t stdin_size;         /* instead of the host's stdin (fuzzing) */
     bool no_cycle_model;       /* no block hook: for measuring its overhead */
-    const char *cost_overrides[16]; /* "CLASS=CYCLES", "MODEL:CLASS=CYCLES" */
+    struct cost_override cost_overrides[MAX_COST_OVERRIDES]; /* --cost */
     int ncost_overrides;
     uint32_t epoch_sec;
     uint64_t mem_bytes;        /* --mem (0: DEFAULT_MEM_BYTES) */

@@ -46,7 +46,8 @@ static bool same_file(const char *a, const char *b)
     return !strcmp(ca, cb);
 }
 
-/* Two outputs in one file would truncate and overwrite each other. */
+/* Two outputs in one file would truncate and overwrite each other; an
+ * output in the program's file would truncate the program. */
 static int distinct_files(const struct outputs *o, struct machine *m)
 {
     const struct { const char *option, *path; } files[] = {
@@ -56,11 +57,16 @@ static int distinct_files(const struct outputs *o, struct machine *m)
         { "--report-file", o->report ? o->report_path : NULL },
     };
     const int n = (int)(sizeof files / sizeof files[0]);
-    for (int i = 0; i < n; i++)
+    const char *program = m->opts->program;
+    for (int i = 0; i < n; i++) {
+        if (files[i].path && program && same_file(files[i].path, program))
+            return machine_fail(m, 2, "%s names the program (%s): it would be overwritten",
+                                files[i].option, files[i].path);
         for (int j = i + 1; j < n; j++)
             if (files[i].path && files[j].path && same_file(files[i].path, files[j].path))
                 return machine_fail(m, 2, "%s and %s name the same file (%s): give each its own",
                                     files[i].option, files[j].option, files[j].path);
+    }
     return 0;
 }
 

@@ -81,7 +81,7 @@ static void cost_banner(const struct machine *m, FILE *f, const char *prefix)
         return;
     fprintf(f, "%smodified cost model:", prefix);
     for (int i = 0; i < o->ncost_overrides; i++)
-        fprintf(f, " %s", o->cost_overrides[i]);
+        fprintf(f, " %s", o->cost_overrides[i].text);
     fputs(" (emu --list-costs has the published ones)\n", f);
 }
 
@@ -265,7 +265,7 @@ void report_print_json(const struct machine *m, const struct syscall_tracker *t,
     fputs("\"cost_overrides\":[", f);
     for (int i = 0; m->opts && i < m->opts->ncost_overrides; i++) {
         fputs(i ? ",\"" : "\"", f);
-        for (const char *c = m->opts->cost_overrides[i]; *c; c++)
+        for (const char *c = m->opts->cost_overrides[i].text; *c; c++)
             fprintf(f, *c == '"' || *c == '\\' ? "\\%c" : (unsigned char)*c < 0x20 ? "?" : "%c",
                     *c);
         fputc('"', f);

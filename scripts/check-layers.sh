@@ -24,7 +24,8 @@
 #   4 outputs     trace files, --strace, --report, emu compare and the
 #                 metrics programs report to it, the GDB remote stub
 #                 (gdb_*, gdbstub) and the machine behind it (gdb_machine)
-#   5 main        the command line
+#   5 main        the command line: its table of options (options), their
+#                 parsing and --help (cli), what emu run writes (outputs)
 set -eu
 
 dir=${1:-emu}
@@ -112,6 +113,8 @@ gdbstub       4
 gdb_machine   4
 main          5
 outputs       5
+options       5
+cli           5
 '
 
 files=$(cd "$dir" && ls | grep -E '\.(c|h|S)$' || true)

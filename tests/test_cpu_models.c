@@ -103,6 +103,16 @@ START_TEST(the_ring_crossings_are_calibrated_to_positive_costs)
 }
 END_TEST
 
+/* --cost TEXT parsed, then applied to c: 0, or -1 with the reason in err. */
+static int override(struct cpu_config *c, const char *text, char *err)
+{
+    struct cost_override o;
+    if (cost_override_parse(text, &o, err, 128))
+        return -1;
+    cpu_cost_override(c, &o);
+    return 0;
+}
+
 /* --cost on a row: the calibrated crossings are solved again, so the
  * calibration points hold; --cost on a crossing: that one is pinned. */
 START_TEST(an_override_recalibrates_unless_it_names_a_calibrated_class)
@@ -111,17 +121,53 @@ START_TEST(an_override_recalibrates_unless_it_names_a_calibrated_class)
     char err[128];
     parse("pentium4", false, &base, err);
     parse("pentium4", false, &c, err);
-    ck_assert_int_eq(cpu_cost_override(&c, "cli=0", err, sizeof err), 0);
+    ck_assert_int_eq(override(&c, "cli=0", err), 0);
     ck_assert_uint_eq(c.cost[CLASS_CLI], 0);
     /* cli is on both exit paths: the crossings absorb it */
     ck_assert_uint_gt(c.cost[CLASS_IRET], base.cost[CLASS_IRET]);
     ck_assert_uint_gt(c.cost[CLASS_SYSEXIT], base.cost[CLASS_SYSEXIT]);
-    ck_assert_int_eq(cpu_cost_override(&c, "sysexit=100", err, sizeof err), 0);
+    ck_assert_int_eq(override(&c, "sysexit=100", err), 0);
     ck_assert_uint_eq(c.cost[CLASS_SYSEXIT], 10000);
     ck_assert(c.pinned[CLASS_SYSEXIT] && !c.pinned[CLASS_CLI]);
-    ck_assert_int_eq(cpu_cost_override(&c, "nosuch=1", err, sizeof err), -1);
+    ck_assert_int_eq(override(&c, "nosuch=1", err), -1);
     ck_assert_ptr_nonnull(strstr(err, "bad --cost 'nosuch=1'"));
-    ck_assert_int_eq(cpu_cost_override(&c, "cli=-1", err, sizeof err), -1);
+    ck_assert_int_eq(override(&c, "cli=-1", err), -1);
+}
+END_TEST
+
+/* One rule for --cost's MODEL: a ':' before the '=' ends it, and it must
+ * name a model; without one the override is for every model. */
+START_TEST(a_cost_override_names_its_model_before_the_class)
+{
+    static const struct { const char *text; const char *model; int cls; double cycles; } ok[] = {
+        { "alu=2", NULL, CLASS_ALU, 2 },
+        { "pentium3:sysenter=1181", "pentium3", CLASS_SYSENTER, 1181 },
+        { "pentiumpro:cli=0.5", "pentiumpro", CLASS_CLI, 0.5 },
+    };
+    static const char *const bad[] = {
+        "pentium9:alu=1", ":alu=1", "alu:pentium4=1", "alu", "alu=", "alu=1x", "alu=1e7",
+        "pentium4:", "pentium4:alu", "=1", "pentium4:pentium3:alu=1",
+    };
+    char err[128];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        struct cost_override o;
+        ck_assert_msg(!cost_override_parse(ok[i].text, &o, err, sizeof err), "%s", err);
+        ck_assert_str_eq(o.text, ok[i].text);
+        ck_assert_int_eq(o.cls, ok[i].cls);
+        ck_assert_double_eq(o.cycles, ok[i].cycles);
+        if (ok[i].model)
+            ck_assert_str_eq(o.model->name, ok[i].model);
+        else
+            ck_assert_ptr_null(o.model);
+        for (int m = 0; m < cpu_model_count; m++)
+            ck_assert_int_eq(cost_override_applies(&o, &cpu_models[m]),
+                             !ok[i].model || !strcmp(cpu_models[m].name, ok[i].model));
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct cost_override o;
+        ck_assert_msg(cost_override_parse(bad[i], &o, err, sizeof err) == -1, "%s", bad[i]);
+        ck_assert_msg(strstr(err, "--cost '") && strchr(err, '\n') == NULL, "%s", err);
+    }
 }
 END_TEST
 
@@ -258,6 +304,7 @@ Suite *cpu_models_suite(void)
     tcase_add_test(tc, every_row_has_an_interval_around_its_cost);
     tcase_add_test(tc, the_ring_crossings_are_calibrated_to_positive_costs);
     tcase_add_test(tc, an_override_recalibrates_unless_it_names_a_calibrated_class);
+    tcase_add_test(tc, a_cost_override_names_its_model_before_the_class);
     tcase_add_test(tc, the_documented_rows_are_the_tables);
     tcase_add_test(tc, list_cpus_gives_the_signatures);
     tcase_add_test(tc, list_costs_gives_each_new_row_a_source);
