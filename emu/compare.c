@@ -1,4 +1,5 @@
 #include "compare.h"
+#include "centi.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ static void collect(struct compare_run *r, const struct machine *m,
         row->path = cr->path;
         row->via = cr->via;
         row->calls = cr->calls;
-        row->per_call = (double)cr->cycles / 100.0 / (double)cr->calls;
+        row->per_call = centi_to_cycles(cr->cycles) / (double)cr->calls;
         row->ext_ticks = cr->ext_ticks;
         row->ext_cycles = cr->ext_cycles;
         row->stat = t->stats[cr->path][r->nr];
@@ -136,7 +137,7 @@ static void print_table(const struct compare_run *rs, int n, FILE *f)
         if (r->nrows == 0) {
             snprintf(none, sizeof none, "(no %s call returned)", syscall_name(r->nr));
             fprintf(f, "%-16s %-6s %-76s %14" PRIu64 "\n", r->spec, sep_label(r), none,
-                    r->cycles / 100);
+                    centi_whole(r->cycles));
         }
         for (int k = 0; k < r->nrows; k++) {
             const struct compare_row *row = &r->rows[k];
@@ -155,7 +156,7 @@ static void print_table(const struct compare_run *rs, int n, FILE *f)
                 fprintf(f, " %9.1f %9.1f %9.1f", compare_mean(s->entry, s->calls),
                         compare_mean(s->body, s->calls), compare_mean(s->exit, s->calls));
             if (k == 0)
-                fprintf(f, " %14" PRIu64, r->cycles / 100);
+                fprintf(f, " %14" PRIu64, centi_whole(r->cycles));
             fprintf(f, "\n");
         }
     }
@@ -178,11 +179,11 @@ static void print_ticks(const struct compare_run *rs, int n, FILE *f)
                     sys_path_name(row->path), sys_via_name(row->via));
             if (row->ext_ticks)
                 fprintf(f, "timer interrupts inside: %" PRIu64 ", %.1f cycles, not counted%s",
-                        row->ext_ticks, (double)row->ext_cycles / 100.0,
+                        row->ext_ticks, centi_to_cycles(row->ext_cycles),
                         row->stat.switched ? "; " : "\n");
             if (row->stat.switched)
                 fprintf(f, "switched out inside: %.1f cycles, not counted\n",
-                        (double)row->stat.switched / 100.0);
+                        centi_to_cycles(row->stat.switched));
         }
 }
 

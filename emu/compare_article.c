@@ -7,6 +7,7 @@
  * figure falls inside it, and the same for the published ratios.
  */
 #include "compare.h"
+#include "centi.h"
 #include <string.h>
 #include "published.h"
 
@@ -92,8 +93,8 @@ static void print_one(const struct published *p, const struct compare_run *r, FI
     if (sp->ext_ticks && !p->minus_span)
         fprintf(f, "    timer interrupts inside the span: %llu, %.2f cycles, not counted "
                 "(%.2f per iteration,\n    which the program's own rdtsc figure includes)\n",
-                (unsigned long long)sp->ext_ticks, (double)sp->ext_cycles / 100.0,
-                (double)sp->ext_cycles / 100.0 / (double)calls);
+                (unsigned long long)sp->ext_ticks, centi_to_cycles(sp->ext_cycles),
+                centi_to_cycles(sp->ext_cycles) / (double)calls);
 }
 
 static void print_ratio(const struct published_ratio *pr, const struct compare_run *r,
