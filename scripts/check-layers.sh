@@ -48,6 +48,7 @@ decode        1
 ksyms         1
 kconfig       1
 symbols       1
+dwarf_line    1
 kernel_image  1
 addrspace     1
 addrspace_impl 1
