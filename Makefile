@@ -286,6 +286,16 @@ $(DYNAMIC_BIN): guest/programs/static/hello.c | $(DEPS_OK)
 # test_compare, test_fork).
 $(TESTS): | $(STATIC_BINS) $(DYNAMIC_BIN) $(I386_OK) $(TEST_DEPS_OK)
 
+# ---- a guest program with each DWARF version's line table ----
+# tests/test_dwarf_line.c reads them beside addr2line (its own C unit in
+# version N, the mini library's in gcc's default, 5).
+DWARF_BINS := $(foreach v,2 3 4 5,$(BUILD)/dwarf/syscall_loop-dwarf$(v))
+$(BUILD)/dwarf/syscall_loop-dwarf%: guest/programs/syscall_loop.c $(MINI_OBJS) $(MINI_LIB) \
+		| $(DEPS_OK) $(SYSCALL_NR)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -gdwarf-$* $(GUEST_LDFLAGS) -o $@ $< $(MINI_OBJS) $(MINI_LIB) -lgcc
+$(BUILD)/tests/test_dwarf_line: | $(DWARF_BINS) $(KERNEL) $(PROGRAMS)
+
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.
 FUZZ_HARNESS := $(BUILD)/tests/fuzz/harness.c.o $(GDB_FAKE)
