@@ -12,7 +12,7 @@
 #   0 engine      the engine, its quirks, guest memory
 #   1 core        the machine, the CPU models and their costs (the cost
 #                 model, its calibration data, the published figures), decoding,
-#                 the kernel's symbols, the file tree (vfs_*), the
+#                 the kernel's symbols and source lines (dwarf_line), the file tree (vfs_*), the
 #                 address spaces and what memory management costs, the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, the timer and interrupt
