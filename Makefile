@@ -147,11 +147,22 @@ $(call kernel_elf,$(1)): $(patsubst %,$(BUILD)/kernel/$(1)/%.o,$(KERNEL_SRCS)) g
 endef
 $(foreach v,$(KERNEL_VARIANTS),$(eval $(call kernel_variant,$(v))))
 
+# What emu embeds of each image: all of it but the debug information, except
+# the line table (.debug_line with its .debug_line_str: the source file and
+# line of each instruction, for the callgrind profile's positions). The
+# rest of it (types, variables, frames) is for gdb, which reads
+# build/guest/kernel-NAME.elf; without it an image is 196 KB instead of
+# 607 KB. objcopy copies the loaded sections as they are.
+kernel_embedded = $(BUILD)/guest/kernel-$(1).emu.elf
+$(BUILD)/guest/kernel-%.emu.elf: $(BUILD)/guest/kernel-%.elf
+	objcopy --strip-debug --keep-section=.debug_line --keep-section=.debug_line_str $< $@
+KERNEL_EMBEDDED := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_embedded,$(v)))
+
 # The same list for the emulator (emu/kernel_image.S embeds the images,
 # emu/ksyms.c chooses among them): X(symbol, name, file, march, config, lock).
 KERNEL_IMAGES_H := $(GEN)/kernel_images.h
 kimage_upper = $(shell echo $(1) | tr a-z A-Z)
-kimage_x = X(kernel_$(subst -,_,$(1)), "$(1)", "$(call kernel_elf,$(1))", \
+kimage_x = X(kernel_$(subst -,_,$(1)), "$(1)", "$(call kernel_embedded,$(1))", \
 	MARCH_$(call kimage_upper,$(call kimage_march,$(1))), \
 	KCONFIG_$(call kimage_upper,$(call kimage_config,$(1))), $(call kimage_lock,$(1)))
 $(KERNEL_IMAGES_H): Makefile
@@ -192,7 +203,7 @@ EMU := $(BUILD)/emu/emu
 $(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_IMAGES) $(KERNEL_IMAGES_H)
+$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_EMBEDDED) $(KERNEL_IMAGES_H)
 	@mkdir -p $(@D)
 	$(CC) -c -I$(GEN) $< -o $@
 $(BUILD)/emu/ksyms.c.o: $(KERNEL_IMAGES_H)
@@ -274,6 +285,16 @@ $(DYNAMIC_BIN): guest/programs/static/hello.c | $(DEPS_OK)
 # The tests run these (test_static, test_tree, test_strace, test_report,
 # test_compare, test_fork).
 $(TESTS): | $(STATIC_BINS) $(DYNAMIC_BIN) $(I386_OK) $(TEST_DEPS_OK)
+
+# ---- a guest program with each DWARF version's line table ----
+# tests/test_dwarf_line.c reads them beside addr2line (its own C unit in
+# version N, the mini library's in gcc's default, 5).
+DWARF_BINS := $(foreach v,2 3 4 5,$(BUILD)/dwarf/syscall_loop-dwarf$(v))
+$(BUILD)/dwarf/syscall_loop-dwarf%: guest/programs/syscall_loop.c $(MINI_OBJS) $(MINI_LIB) \
+		| $(DEPS_OK) $(SYSCALL_NR)
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -gdwarf-$* $(GUEST_LDFLAGS) -o $@ $< $(MINI_OBJS) $(MINI_LIB) -lgcc
+$(BUILD)/tests/test_dwarf_line: | $(DWARF_BINS) $(KERNEL) $(PROGRAMS)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.

@@ -88,7 +88,7 @@ int call_tree_init(struct call_tree *t)
     t->nodes = calloc(t->cap, sizeof *t->nodes);
     if (!t->nodes)
         return -1;
-    t->nodes[0] = (struct call_node){ UINT32_MAX, 0, 0, 0 };
+    t->nodes[0] = (struct call_node){ UINT32_MAX, 0, 0, 0, 0 };
     t->nnodes = 1;
     return 0;
 }
@@ -99,6 +99,9 @@ void call_tree_free(struct call_tree *t)
     free(t->fn_key);
     map_free(&t->fns);
     map_free(&t->children);
+    map_free(&t->sites);
+    map_free(&t->cost_at);
+    free(t->costs);
     memset(t, 0, sizeof *t);
 }
 
@@ -125,12 +128,23 @@ uint32_t call_tree_fn(struct call_tree *t, uint64_t key)
     return t->nfns++;
 }
 
-uint32_t call_tree_child(struct call_tree *t, uint32_t parent, uint32_t fn)
+/* The number of a call site (0 once there are too many to tell apart). */
+static uint32_t site_number(struct call_tree *t, uint32_t site)
 {
-    uint64_t key = (uint64_t)parent << 32 | fn;
-    uint32_t node;
+    uint32_t n;
+    if (map_get(&t->sites, site, &n))
+        return n;
+    if (t->nsites == CALL_TREE_MAX_SITES || map_put(&t->sites, site, t->nsites + 1))
+        return 0;
+    return ++t->nsites;
+}
+
+uint32_t call_tree_child(struct call_tree *t, uint32_t parent, uint32_t fn, uint32_t site)
+{
     if (fn == UINT32_MAX)
         return parent;
+    uint64_t key = (uint64_t)parent << 44 | (uint64_t)fn << 24 | site_number(t, site);
+    uint32_t node;
     if (map_get(&t->children, key, &node))
         return node;
     if (t->nnodes == CALL_TREE_MAX_NODES) {
@@ -146,8 +160,42 @@ uint32_t call_tree_child(struct call_tree *t, uint32_t parent, uint32_t fn)
     }
     if (map_put(&t->children, key, t->nnodes))
         return parent;
-    t->nodes[t->nnodes] = (struct call_node){ fn, parent, 0, 0 };
+    t->nodes[t->nnodes] = (struct call_node){ fn, parent, site, 0, 0 };
     return t->nnodes++;
+}
+
+/* The (fn, addr) entry of the costs, added if new; NULL without room. */
+static struct addr_cost *cost_entry(struct call_tree *t, uint32_t fn, uint32_t addr)
+{
+    uint64_t key = (uint64_t)fn << 32 | addr;
+    uint32_t i;
+    if (map_get(&t->cost_at, key, &i))
+        return &t->costs[i];
+    if (t->ncosts == CALL_TREE_MAX_COSTS)
+        return NULL;
+    if (t->ncosts == t->costs_cap) {
+        uint32_t cap = t->costs_cap ? t->costs_cap * 2 : 1024;
+        struct addr_cost *c = realloc(t->costs, cap * sizeof *c);
+        if (!c)
+            return NULL;
+        t->costs = c;
+        t->costs_cap = cap;
+    }
+    if (map_put(&t->cost_at, key, t->ncosts))
+        return NULL;
+    t->costs[t->ncosts] = (struct addr_cost){ fn, addr, 0 };
+    return &t->costs[t->ncosts++];
+}
+
+/* Cycles not placed at an instruction are the function's all the same:
+ * the file writes them at line 0. */
+void call_tree_charge(struct call_tree *t, uint32_t node, bool at, uint32_t addr,
+                      uint64_t cycles)
+{
+    t->nodes[node].self += cycles;
+    struct addr_cost *c = at && node ? cost_entry(t, t->nodes[node].fn, addr) : NULL;
+    if (c)
+        c->cycles += cycles;
 }
 
 /* ---- writing it ---- */
@@ -190,76 +238,176 @@ static bool inner_recursion(const struct call_tree *t, uint32_t i)
     return false;
 }
 
-struct edge {
-    uint32_t from, to;
-    uint64_t calls, inclusive;
+/* What the file says at one source line of a function: its own cycles
+ * there (callee NO_CALLEE), or the calls it makes there. */
+#define NO_CALLEE UINT32_MAX
+
+struct item {
+    uint32_t fn, callee;
+    const char *file;   /* NULL: no line table covers it (line 0) */
+    uint32_t line;
+    uint64_t calls, cycles;
 };
 
-static int by_edge(const void *a, const void *b)
+struct items {
+    struct item *v;
+    size_t n, cap;
+};
+
+static int add_item(struct items *it, struct item x)
 {
-    const struct edge *x = a, *y = b;
-    if (x->from != y->from)
-        return x->from < y->from ? -1 : 1;
-    return x->to < y->to ? -1 : x->to > y->to;
+    if (it->n == it->cap) {
+        size_t cap = it->cap ? it->cap * 2 : 1024;
+        struct item *v = realloc(it->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        it->v = v;
+        it->cap = cap;
+    }
+    it->v[it->n++] = x;
+    return 0;
 }
 
-static void write_fn_header(FILE *f, const char *prefix, bool kernel, const char *name)
+/* The source file and line of the code at addr; NULL and 0 if unknown. */
+static const char *position(const struct symtab *syms, uint32_t addr, uint32_t *line)
 {
-    fprintf(f, "%sfl=%s\n%sfn=%s\n", prefix, kernel ? "kernel" : "user", prefix, name);
+    const char *file;
+    if (syms && symtab_line(syms, addr, &file, line))
+        return file;
+    *line = 0;
+    return NULL;
+}
+
+static int by_file(const char *a, const char *b)
+{
+    if (a == b)
+        return 0;
+    return !a ? -1 : !b ? 1 : strcmp(a, b);
+}
+
+static int by_item(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    int c;
+    if (x->fn != y->fn)
+        return x->fn < y->fn ? -1 : 1;
+    if ((c = by_file(x->file, y->file)))
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+/* Each function's cycles by line, what no line holds at line 0, and the
+ * calls from each call site. */
+static int collect(const struct call_tree *t, const struct symtab *syms, const uint64_t *total,
+                   struct items *it)
+{
+    uint64_t *rest = calloc(t->nfns ? t->nfns : 1, sizeof *rest);
+    if (!rest)
+        return -1;
+    int rc = 0;
+    for (uint32_t i = 1; i < t->nnodes; i++)
+        rest[t->nodes[i].fn] += t->nodes[i].self;
+    for (uint32_t i = 0; i < t->ncosts && !rc; i++) {
+        const struct addr_cost *c = &t->costs[i];
+        uint32_t line;
+        const char *file = position(syms, c->addr, &line);
+        rest[c->fn] -= c->cycles;
+        rc = add_item(it, (struct item){ c->fn, NO_CALLEE, file, line, 0, c->cycles });
+    }
+    for (uint32_t fn = 0; fn < t->nfns && !rc; fn++)
+        if (rest[fn])
+            rc = add_item(it, (struct item){ fn, NO_CALLEE, NULL, 0, 0, rest[fn] });
+    for (uint32_t i = 1; i < t->nnodes && !rc; i++) {
+        const struct call_node *n = &t->nodes[i];
+        uint32_t line;
+        if (!n->parent || inner_recursion(t, i))
+            continue;
+        const char *file = position(syms, n->site, &line);
+        rc = add_item(it, (struct item){ t->nodes[n->parent].fn, n->fn, file, line,
+                                         n->calls ? n->calls : 1, total[i] });
+    }
+    free(rest);
+    if (!rc)
+        qsort(it->v, it->n, sizeof *it->v, by_item);
+    return rc;
+}
+
+#define NO_FILE "???"
+
+/* A function's name, its object, and the file and line it starts at. */
+struct fn_place {
+    char name[32];
+    const char *shown, *object, *file;
+    uint32_t line;
+};
+
+static void place(const struct call_tree *t, const struct symtab *syms,
+                  const struct callgrind_names *names, uint32_t fn, struct fn_place *p)
+{
+    bool kernel;
+    p->shown = fn_name(t, syms, fn, &kernel, p->name, sizeof p->name);
+    p->object = kernel ? names->kernel_object : names->user_object;
+    p->file = position(syms, (uint32_t)t->fn_key[fn], &p->line);
+    if (!p->file)
+        p->file = NO_FILE;
+}
+
+/* One function: its header, then its lines in order, fi=/fe= where the
+ * file changes (code inlined from another file), merging equal lines. */
+static size_t write_fn(const struct call_tree *t, const struct symtab *syms,
+                       const struct callgrind_names *names, uint32_t fn, const struct items *it,
+                       size_t k, FILE *f)
+{
+    struct fn_place home, callee;
+    place(t, syms, names, fn, &home);
+    fprintf(f, "\nob=%s\nfl=%s\nfn=%s\n", home.object, home.file, home.shown);
+    const char *cur = home.file;
+    while (k < it->n && it->v[k].fn == fn) {
+        struct item x = it->v[k++];
+        for (; k < it->n && !by_item(&x, &it->v[k]); k++) {
+            x.calls += it->v[k].calls;
+            x.cycles += it->v[k].cycles;
+        }
+        const char *file = x.file ? x.file : home.file;
+        if (strcmp(file, cur))
+            fprintf(f, "%s=%s\n", strcmp(file, home.file) ? "fi" : "fe", file);
+        cur = file;
+        if (x.callee == NO_CALLEE) {
+            fprintf(f, "%" PRIu32 " %" PRIu64 "\n", x.line, x.cycles);
+            continue;
+        }
+        place(t, syms, names, x.callee, &callee);
+        fprintf(f, "cob=%s\ncfi=%s\ncfn=%s\ncalls=%" PRIu64 " %" PRIu32 "\n%" PRIu32 " %" PRIu64
+                "\n", callee.object, callee.file, callee.shown, x.calls, callee.line, x.line,
+                x.cycles);
+    }
+    return k;
 }
 
 int call_tree_write_callgrind(const struct call_tree *t, const struct symtab *syms,
-                              const char *cmd, FILE *f)
+                              const struct callgrind_names *names, FILE *f)
 {
     uint64_t *total = subtree_totals(t);
-    uint64_t *self = calloc(t->nfns ? t->nfns : 1, sizeof *self);
-    struct edge *edges = malloc(t->nnodes * sizeof *edges);
-    if (!total || !self || !edges) {
+    struct items it = { 0 };
+    if (!total || collect(t, syms, total, &it)) {
         free(total);
-        free(self);
-        free(edges);
+        free(it.v);
         return -1;
     }
-    uint32_t nedges = 0;
-    for (uint32_t i = 1; i < t->nnodes; i++) {
-        const struct call_node *n = &t->nodes[i];
-        self[n->fn] += n->self;
-        if (n->parent && !inner_recursion(t, i))
-            edges[nedges++] = (struct edge){ t->nodes[n->parent].fn, n->fn, n->calls, total[i] };
-    }
-    qsort(edges, nedges, sizeof *edges, by_edge);
     fprintf(f, "# callgrind format\nversion: 1\ncreator: emu\ncmd: %s\npositions: line\n"
-            "events: Cycles\nsummary: %" PRIu64 "\n", cmd, total[0]);
+            "events: Cycles\nsummary: %" PRIu64 "\n", names->cmd, total[0]);
     if (t->truncated)
         fputs("# emu: the call tree reached its limit; deeper calls are in their callers\n", f);
-    char a[32], b[32];
-    uint32_t e = 0;
     if (t->nodes[0].self)
-        fprintf(f, "\nfl=user\nfn=[unknown]\n0 %" PRIu64 "\n", t->nodes[0].self);
-    for (uint32_t fn = 0; fn < t->nfns; fn++) {
-        bool kernel, ckernel;
-        const char *name = fn_name(t, syms, fn, &kernel, a, sizeof a);
-        fputc('\n', f);
-        write_fn_header(f, "", kernel, name);
-        fprintf(f, "0 %" PRIu64 "\n", self[fn]);
-        while (e < nedges && edges[e].from < fn)
-            e++;
-        /* a function's calls to the same callee from several paths add up */
-        for (; e < nedges && edges[e].from == fn; e++) {
-            uint64_t calls = edges[e].calls, incl = edges[e].inclusive;
-            while (e + 1 < nedges && edges[e + 1].from == fn && edges[e + 1].to == edges[e].to) {
-                e++;
-                calls += edges[e].calls;
-                incl += edges[e].inclusive;
-            }
-            const char *callee = fn_name(t, syms, edges[e].to, &ckernel, b, sizeof b);
-            write_fn_header(f, "c", ckernel, callee);
-            fprintf(f, "calls=%" PRIu64 " 0\n0 %" PRIu64 "\n", calls ? calls : 1, incl);
-        }
-    }
+        fprintf(f, "\nob=%s\nfl=" NO_FILE "\nfn=[unknown]\n0 %" PRIu64 "\n",
+                names->user_object, t->nodes[0].self);
+    size_t k = 0;
+    for (uint32_t fn = 0; fn < t->nfns; fn++)
+        k = write_fn(t, syms, names, fn, &it, k, f);
     free(total);
-    free(self);
-    free(edges);
+    free(it.v);
     return ferror(f) ? -1 : 0;
 }
 

@@ -470,7 +470,7 @@ const struct option_spec cli_options[] = {
     { "--trace-window", 0, "FROM:TO", false, CMD_RUN, set_trace_window,
       "only what overlaps these cycles (either may be empty)", NULL, NULL },
     { "--profile", 0, "FILE", false, CMD_RUN, set_profile,
-      "write the cycles by guest function (kernel and user)", NULL, NULL },
+      "write the cycles by guest function (kernel and user) and source line", NULL, NULL },
     { "--profile-format", 0, "F", false, CMD_RUN, set_profile_format,
       "callgrind (default; kcachegrind) or folded (flame graphs)", NULL, NULL },
     { "--symbols", 0, "FILE", false, CMD_RUN, set_symbols,

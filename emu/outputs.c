@@ -76,8 +76,12 @@ int outputs_open(struct outputs *o, struct machine *m)
     if (distinct_files(o, m))
         return 2;
     bool want_symbols = o->trace.path || o->profile_path;
+    /* a callgrind profile has file and line positions */
+    o->syms.want_lines = o->profile_path && o->profile_format == PROFILE_CALLGRIND;
     if (want_symbols && symbols_load(&o->syms, m, o->symbols_path, err, sizeof err))
         return machine_fail(m, 2, "%s", err);
+    if (o->syms.lines_note[0])
+        fprintf(stderr, "emu: profile: %s\n", o->syms.lines_note);
     if (o->strace && !(o->strace_out = strace_open(o->strace_path, &o->filter, err, sizeof err)))
         return machine_fail(m, 2, "%s", err);
     if (o->trace.path && !(o->trace_out = trace_open(&o->trace, m->cpu.model->clock_mhz,

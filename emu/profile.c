@@ -27,8 +27,14 @@ struct profile {
     enum next next;        /* what the last block's end does */
     uint32_t next_ret;     /* a call's return address, an entry's return EIP */
     uint32_t call_addr;    /* the call's own address */
+    uint32_t entry_site;   /* the instruction that entered the kernel */
     bool entry_from_user;
     bool was_kernel;
+    /* The last instruction told (its cycles given to its function): what
+     * the model charges after it (a rep's further runs, an interrupt's
+     * delivery) is placed there while its function is still on top. */
+    uint32_t last_addr, last_node;
+    bool last_valid;
     /* Each process has its stack: the one running is above, the others
      * are kept here, by the tracker's task (task_track.born). */
     const struct syscall_tracker *sys;
@@ -71,30 +77,55 @@ struct profile *profile_open(const char *path, enum profile_format format, char 
     return p;
 }
 
-/* The cycles up to now (whole cycles of the running total) belong to the
- * function on top of the stack. */
-static void charge_to_top(struct profile *p, uint64_t centi)
-{
-    uint64_t now = centi / 100;
-    if (p->depth)
-        p->tree.nodes[p->stack[p->depth - 1].node].self += now - p->mark;
-    else
-        p->tree.nodes[0].self += now - p->mark;
-    p->mark = now;
-}
-
 static uint32_t top_node(const struct profile *p)
 {
     return p->depth ? p->stack[p->depth - 1].node : 0;
 }
 
-static void push(struct profile *p, uint64_t key, uint32_t ret, bool ring_entry)
+/* The whole cycles of the running total up to centi, past those already
+ * given, go to node: at the instruction at addr if at. */
+static void give(struct profile *p, uint32_t node, bool at, uint32_t addr, uint64_t centi)
+{
+    uint64_t now = centi / 100;
+    if (now <= p->mark)
+        return;
+    call_tree_charge(&p->tree, node, at, addr, now - p->mark);
+    p->mark = now;
+}
+
+/* The cycles up to now belong to the function on top of the stack. */
+static void charge_to_top(struct profile *p, uint64_t centi)
+{
+    uint32_t node = top_node(p);
+    give(p, node, p->last_valid && p->last_node == node, p->last_addr, centi);
+}
+
+/* Instructions [from, to) of the block ran: each one's cycles, at its
+ * address, in the function on top. */
+static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
+{
+    struct profile *p = ctx;
+    const struct block *b = m->cur_block;
+    uint32_t node = top_node(p);
+    uint64_t centi = m->block_start_cycles + block_prefix_cost(b, from);
+    for (uint32_t i = from; i < to; i++) {
+        centi += b->insns[i].cost;
+        give(p, node, true, b->insns[i].addr, centi);
+    }
+    p->last_addr = b->insns[to - 1].addr;
+    p->last_node = node;
+    p->last_valid = true;
+}
+
+/* A call of key's function from the instruction at site. */
+static void push(struct profile *p, uint64_t key, uint32_t site, uint32_t ret, bool ring_entry)
 {
     if (p->depth == MAX_DEPTH) {
         p->tree.truncated = true;
         return;
     }
-    uint32_t node = call_tree_child(&p->tree, top_node(p), call_tree_fn(&p->tree, key));
+    uint32_t node =
+        call_tree_child(&p->tree, top_node(p), call_tree_fn(&p->tree, key), site);
     p->tree.nodes[node].calls++;
     p->stack[p->depth++] = (struct frame){ node, ret, ring_entry };
 }
@@ -201,21 +232,22 @@ static void on_block(void *ctx, struct machine *m, const struct block *b)
     uint64_t key = fn_key_at(p, b->addr, &named);
 
     if (p->next == NEXT_ENTRY)
-        push(p, key, p->entry_from_user ? 0 : p->next_ret, p->entry_from_user);
+        push(p, key, p->entry_site, p->entry_from_user ? 0 : p->next_ret, p->entry_from_user);
     else if (p->was_kernel && !kernel)
         leave_kernel(p);
     else if (p->next == NEXT_CALL && !pc_fetch(p, b->addr, key))
-        push(p, key, p->next_ret, false);
+        push(p, key, p->call_addr, p->next_ret, false);
     else if (p->next == NEXT_RET)
         pop_to(p, b->addr);
 
     if (!p->depth) {
-        push(p, key, 0, false);
+        push(p, key, 0, 0, false);
     } else if (named && p->tree.nodes[top_node(p)].fn != call_tree_fn(&p->tree, key)) {
         /* fell or jumped into another function: it takes the frame's place */
         struct frame *top = &p->stack[p->depth - 1];
         uint32_t parent = p->tree.nodes[top->node].parent;
-        top->node = call_tree_child(&p->tree, parent, call_tree_fn(&p->tree, key));
+        top->node = call_tree_child(&p->tree, parent, call_tree_fn(&p->tree, key),
+                                    p->tree.nodes[top->node].site);
         p->tree.nodes[top->node].calls++;
     }
     classify_end(p, b);
@@ -236,9 +268,10 @@ static void on_delivery(void *ctx, struct machine *m, const struct delivery_even
         bool named;
         uint64_t key = fn_key_at(p, e->return_eip, &named);
         if (!pc_fetch(p, e->return_eip, key))
-            push(p, key, p->next_ret, false);
+            push(p, key, p->call_addr, p->next_ret, false);
     }
     p->next = NEXT_ENTRY;
+    p->entry_site = p->last_valid ? p->last_addr : e->return_eip;
     p->entry_from_user = e->from_cpl != 0;
     p->next_ret = e->return_eip;
 }
@@ -246,12 +279,12 @@ static void on_delivery(void *ctx, struct machine *m, const struct delivery_even
 static void on_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
 {
     struct profile *p = ctx;
-    (void)insn_addr;
     if (p->syms)
         symbols_note_sysenter(p->syms, m);
     p->next = NEXT_ENTRY;
     p->entry_from_user = true;
     p->next_ret = 0;
+    p->entry_site = insn_addr;
 }
 
 static void on_boot(void *ctx, uint64_t end, uint32_t entry)
@@ -284,6 +317,7 @@ int profile_attach(struct profile *p, struct machine *m, struct syscall_tracker 
 {
     const struct machine_observer o = {
         .ctx = p, .block = on_block, .delivery = on_delivery, .sysenter = on_sysenter,
+        .insns = on_insns,
     };
     const struct syscall_listener l = { .ctx = p, .boot = on_boot, .record = on_record };
     p->m = m;
@@ -312,8 +346,13 @@ int profile_write(struct profile *p, struct machine *m)
     char cmd[512];
     charge_to_top(p, m->cycles);
     command_line(m, cmd, sizeof cmd);
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "kernel-%s.elf", m->kernel->name);
+    const struct callgrind_names names = {
+        cmd, m->opts && m->opts->program ? m->opts->program : "user", kernel,
+    };
     int rc = p->format == PROFILE_FOLDED ? call_tree_write_folded(&p->tree, p->syms, p->f)
-                                         : call_tree_write_callgrind(&p->tree, p->syms, cmd, p->f);
+                                         : call_tree_write_callgrind(&p->tree, p->syms, &names, p->f);
     return rc || fflush(p->f) ? -1 : 0;
 }
 

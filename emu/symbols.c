@@ -160,7 +160,23 @@ void symtab_free(struct symtab *st)
     free(st->v);
     free(st->strings);
     free(st->pie);
+    line_table_free(&st->lines);
     memset(st, 0, sizeof *st);
+}
+
+bool symtab_line(const struct symtab *st, uint32_t addr, const char **file, uint32_t *line)
+{
+    return line_table_find(&st->lines, addr, file, line);
+}
+
+/* The source lines of an image, if wanted; a malformed table is noted. */
+static void add_lines(struct symtab *st, const uint8_t *image, size_t size, uint32_t bias,
+                      const char *what)
+{
+    char err[160];
+    if (st->want_lines && dwarf_line_load(&st->lines, image, size, bias, err, sizeof err) < 0)
+        snprintf(st->lines_note, sizeof st->lines_note,
+                 "%s: %s: its code is named by function only", what, err);
 }
 
 /* The headers of a file are copied out: nothing aligns them for us. */
@@ -248,8 +264,10 @@ static uint8_t *read_whole(const char *path, size_t *size, char *err, size_t err
     return buf;
 }
 
-/* The program's symbols now, or (position-independent) once it runs. */
-static int add_program(struct symtab *st, const uint8_t *image, size_t size, bool own)
+/* The program's symbols (and lines) now, or (position-independent) once
+ * it runs. */
+static int add_program(struct symtab *st, const uint8_t *image, size_t size, bool own,
+                       const char *what)
 {
     Elf32_Ehdr eh = { 0 };
     if (size >= sizeof eh)
@@ -262,9 +280,11 @@ static int add_program(struct symtab *st, const uint8_t *image, size_t size, boo
             memcpy(st->pie, image, size);
         st->pie_size = size;
         st->pie_entry = eh.e_entry;
+        st->pie_name = what;
         return 0;
     }
     int rc = symtab_add_elf(st, image, size, 0, 0);
+    add_lines(st, image, size, 0, what);
     if (own)
         free((void *)image);
     return rc;
@@ -274,26 +294,27 @@ int symbols_load(struct symtab *st, const struct machine *m, const char *symbols
                  char *err, size_t errlen)
 {
     const struct run_options *o = m->opts;
-    symtab_add_elf(st, m->kernel->start, (size_t)(m->kernel->end - m->kernel->start), 0,
-                   SYM_KERNEL);
+    size_t ksize = (size_t)(m->kernel->end - m->kernel->start);
+    symtab_add_elf(st, m->kernel->start, ksize, 0, SYM_KERNEL);
+    add_lines(st, m->kernel->start, ksize, 0, "the built-in kernel");
     symtab_add(st, "__kernel_vsyscall", VSYSCALL_BASE, VSYSCALL_EHDR, 0);
     if (symbols_file) {
         size_t size;
         uint8_t *image = read_whole(symbols_file, &size, err, errlen);
         if (!image)
             return -1;
-        if (add_program(st, image, size, true)) {
+        if (add_program(st, image, size, true, symbols_file)) {
             snprintf(err, errlen, "%s: not an i386 ELF file with a symbol table", symbols_file);
             return -1;
         }
     } else if (o && o->program_image) {
-        add_program(st, o->program_image, o->program_size, false);
+        add_program(st, o->program_image, o->program_size, false, o->program ? o->program : "the program");
     } else if (o && o->program) {
         size_t size;
         char ignored[256];
         uint8_t *image = read_whole(o->program, &size, ignored, sizeof ignored);
         if (image)
-            add_program(st, image, size, true);   /* a stripped program has none */
+            add_program(st, image, size, true, o->program);   /* a stripped program has none */
     }
     symtab_finish(st);
     return 0;
@@ -304,6 +325,7 @@ void symbols_note_start(struct symtab *st, uint32_t eip)
     if (!st->pie)
         return;
     symtab_add_elf(st, st->pie, st->pie_size, eip - st->pie_entry, 0);
+    add_lines(st, st->pie, st->pie_size, eip - st->pie_entry, st->pie_name);
     free(st->pie);
     st->pie = NULL;
     symtab_finish(st);

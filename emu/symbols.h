@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "dwarf_line.h"
 #include "machine.h"
 
 #define SYM_FUNC   0x1   /* an ELF function (not a label) */
@@ -33,7 +34,11 @@ struct symtab {
     uint8_t *pie;              /* a position-independent program's image, */
     size_t pie_size;           /* whose symbols wait for its load address */
     uint32_t pie_entry;
+    const char *pie_name;      /* its file, for lines_note */
     uint32_t generation;       /* symtab_finish()es so far: names may change */
+    bool want_lines;           /* read source lines too (set before symbols_load) */
+    struct line_table lines;   /* the kernel's and the program's, if they have them */
+    char lines_note[256];      /* why the program's could not be read, or "" */
 };
 
 /* Add the code symbols of an ELF32 i386 image (each flagged with flags),
@@ -59,10 +64,16 @@ void symtab_free(struct symtab *st);
  * The symbols of a run of m: the kernel's and the vsyscall page's, and
  * the program's from symbols_file, or else from the program's own file
  * (which may have none: stripped). 0, or -1 with a reason in err when
- * symbols_file cannot be read or has no symbols.
+ * symbols_file cannot be read or has no symbols. With want_lines, the
+ * source lines of the kernel and of that file too (.debug_line): a file
+ * without them or with a malformed table has none (lines_note says why
+ * when it is malformed), and is named by function only.
  */
 int symbols_load(struct symtab *st, const struct machine *m, const char *symbols_file,
                  char *err, size_t errlen);
+/* The source file and line of the code at addr (with want_lines set):
+ * false where no line table covers it. */
+bool symtab_line(const struct symtab *st, uint32_t addr, const char **file, uint32_t *line);
 /* The sysenter trampoline is where SYSENTER_EIP points: name it once the
  * kernel has set it (call on each sysenter; it reads the MSR once). */
 void symbols_note_sysenter(struct symtab *st, struct machine *m);

@@ -12,7 +12,7 @@
 #   0 engine      the engine, its quirks, guest memory
 #   1 core        the machine, the CPU models and their costs (the cost
 #                 model, its calibration data, the published figures), decoding,
-#                 the kernel's symbols, the file tree (vfs_*), the
+#                 the kernel's symbols and source lines (dwarf_line), the file tree (vfs_*), the
 #                 address spaces and what memory management costs, the
 #                 names of things
 #   2 mechanisms  what the CPU does: IDT delivery, the timer and interrupt
@@ -48,6 +48,7 @@ decode        1
 ksyms         1
 kconfig       1
 symbols       1
+dwarf_line    1
 kernel_image  1
 addrspace     1
 addrspace_impl 1
