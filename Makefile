@@ -5,10 +5,13 @@
 #   make run          replay the published experiments on the model (the main job)
 #   make test         the layer and facts checks, then every test suite
 #   make test-asan    the tests under AddressSanitizer + UBSan
+#   make test-engines the same bytes from the default engine and the system's
+#                     (traces, make run's spans, a busybox run; not in make test)
 #   make bench        emu (with and without the cycle model) against qemu-i386
 #                     and native on the same static binaries (not in make test)
-#   make test-unicorn21  make test against Debian trixie's Unicorn 2.1, fetched
-#                     into build/unicorn21 (no root; not in make test)
+#   make UNICORN=system ...  the same against the system's Unicorn (pkg-config;
+#                     Debian 12's 2.0.1), in build-system/; the default engine
+#                     is Unicorn 2.1 (below)
 #   make lat          lmbench's process latencies on the four models
 #   make validate     lmbench 2.0's latencies beside the published ones (not in make test)
 #   make plot         the comparison as an SVG bar chart
@@ -23,14 +26,32 @@
 
 .DEFAULT_GOAL := all
 
+# The engine. UNICORN=2.1 (the default): the system's Unicorn when it is 2.1
+# or newer, otherwise Debian trixie's 2.1 packages, unpacked without root
+# into build/unicorn21 (scripts/unicorn21.sh; every build tree shares them),
+# whose unicorn.pc pkg-config then finds first. UNICORN=system: the system's
+# Unicorn whatever its version (Debian 12's 2.0.1), built in build-system/.
+UNICORN ?= 2.1
+ifeq ($(UNICORN),2.1)
 BUILD ?= build
+UC21 := $(CURDIR)/build/unicorn21
+UC_READY := $(UC21)/.ok
+PKG_CONFIG := PKG_CONFIG_PATH=$(UC21)/pkgconfig$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH} pkg-config
+else ifeq ($(UNICORN),system)
+BUILD ?= build-system
+UC_READY :=
+PKG_CONFIG := pkg-config
+else
+$(error UNICORN=$(UNICORN): the engine is 2.1 (the default) or system)
+endif
 SAN ?=
 CC ?= cc
 DEPS_OK := $(BUILD)/.deps-ok
 GEN := $(BUILD)/gen
 
-# pkg-config runs when a recipe needs it, after the dependency check.
-UC_CFLAGS = $(shell pkg-config --cflags unicorn capstone)
+# pkg-config runs when a recipe needs it, after the dependency check and,
+# for the default engine, its unpacking.
+UC_CFLAGS = $(shell $(PKG_CONFIG) --cflags unicorn capstone)
 # Unicorn and Capstone are linked in statically, into a position-dependent
 # binary, when their archives sit beside the shared libraries (Debian's
 # libunicorn-dev and libcapstone-dev ship them): the dynamic loader then
@@ -39,17 +60,31 @@ UC_CFLAGS = $(shell pkg-config --cflags unicorn capstone)
 # grows from 2.6 to 25 MB. UC_LINK=shared links the shared libraries;
 # without either archive they are linked anyway.
 UC_LINK ?= static
-UC_ARCHIVES = $(patsubst %,%/libunicorn.a,$(shell pkg-config --variable=libdir unicorn)) \
-	$(patsubst %,%/libcapstone.a,$(shell pkg-config --variable=libdir capstone))
+, := ,
+UC_ARCHIVES = $(patsubst %,%/libunicorn.a,$(shell $(PKG_CONFIG) --variable=libdir unicorn)) \
+	$(patsubst %,%/libcapstone.a,$(shell $(PKG_CONFIG) --variable=libdir capstone))
 UC_STATIC = $(and $(filter static,$(UC_LINK)),$(filter 2,$(words $(wildcard $(UC_ARCHIVES)))))
-UC_SHARED_LIBS = $(shell pkg-config --libs unicorn capstone)
-UC_LIBS = $(if $(UC_STATIC),-no-pie $(UC_ARCHIVES) $(filter-out -lunicorn -lcapstone -L%,\
-	$(shell pkg-config --static --libs unicorn capstone)),$(UC_SHARED_LIBS))
+UC_SHARED_LIBS = $(shell $(PKG_CONFIG) --libs unicorn capstone)
+UC_LIBS = $(if $(UC_STATIC),-no-pie $(UC_ARCHIVES) $(filter-out -lunicorn -lcapstone -L% -Wl$(,)-rpath$(,)%,\
+	$(shell $(PKG_CONFIG) --static --libs unicorn capstone)),$(UC_SHARED_LIBS))
 # The test binaries (61 of them) link the shared libraries: static, each
 # would be 25 MB and build/tests 1.5 GB. The tests that run emu run the
 # static one.
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
 CHECK_LIBS = $(shell pkg-config --libs check)
+# Every host object is compiled against the engine's headers: when the
+# engine changes (its version, its place), they are built again.
+UC_ID := $(BUILD)/gen/unicorn.id
+$(UC_ID): FORCE | $(DEPS_OK) $(UC_READY)
+	@mkdir -p $(@D)
+	@v="$$($(PKG_CONFIG) --modversion --variable=libdir unicorn | tr '\n' ' ')"; \
+	 [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+FORCE:
+
+# ---- the default engine: Unicorn 2.1 (scripts/unicorn21.sh) ----
+$(UC21)/.ok: scripts/unicorn21.sh | $(DEPS_OK)
+	@sh scripts/unicorn21.sh $(UC21)
+	@touch $@
 
 WARN := -Wall -Wextra -Werror
 HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN)
@@ -200,7 +235,7 @@ EMU_OBJS := $(patsubst %,$(BUILD)/%.o,$(EMU_SRCS)) $(BUILD)/emu/kernel_image.S.o
 EMU_LIB_OBJS := $(filter-out $(BUILD)/emu/main.c.o,$(EMU_OBJS))
 EMU := $(BUILD)/emu/emu
 
-$(BUILD)/emu/%.c.o: emu/%.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
+$(BUILD)/emu/%.c.o: emu/%.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 $(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_EMBEDDED) $(KERNEL_IMAGES_H)
@@ -222,7 +257,7 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_SUPPORT := $(BUILD)/tests/support.c.o $(BUILD)/tests/machines.c.o
 
-$(BUILD)/tests/%.c.o: tests/%.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
+$(BUILD)/tests/%.c.o: tests/%.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) -DEMU_PATH='"$(EMU)"' -DBUILD_DIR='"$(BUILD)"' -c $< -o $@
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
@@ -308,7 +343,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -fno-sanitize-coverage=trace-cmp
 
-$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
+$(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DFUZZ_TARGET_NAME='"$*"' -c $< -o $@
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS)
@@ -330,7 +365,7 @@ fuzz:
 # Objects made by chained pattern rules are kept, so nothing rebuilds twice.
 .SECONDARY:
 
-.PHONY: all run test test-asan test-unicorn21 bench lat validate plot clean traces strace-reference samples fuzz fuzz-targets fuzz-seeds install
+.PHONY: all run test test-asan test-engines test-unicorn21 bench lat validate plot clean traces strace-reference samples fuzz fuzz-targets fuzz-seeds install
 all: $(EMU) $(PROGRAMS) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
@@ -362,22 +397,26 @@ run: $(EMU) $(REPLAYS)
 			sed -n -e '/^cpu /,/^$$/p' -e '/ of the time /p'; \
 	done
 
-test: all $(TESTS)
+# SUITES="test_engine test_run": make test runs only those suites.
+RUN_TESTS = $(if $(SUITES),$(patsubst %,$(BUILD)/tests/%,$(SUITES)),$(TESTS))
+test: all $(RUN_TESTS)
 	@sh scripts/check-layers.sh
 	@sh scripts/check-facts.sh
-	@sh tests/run-tests.sh $(TESTS)
+	@sh tests/run-tests.sh $(RUN_TESTS)
 
 test-asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan \
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan \
 		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
-# Unicorn 2.1 from Debian trixie, unpacked privately (scripts/unicorn21.sh);
-# pkg-config finds it first, and the build and the tests, in a build tree of
-# their own, link it by rpath.
-UNICORN21 := $(BUILD)/unicorn21
-test-unicorn21:
-	@pc=$$(sh scripts/unicorn21.sh $(UNICORN21)) && \
-	PKG_CONFIG_PATH=$$pc $(MAKE) --no-print-directory BUILD=build-unicorn21 test
+# The same machine on both engines (tests/cross-engine.sh): the default
+# build's emu and UNICORN=system's run the reference traces, make run's
+# comparisons and a busybox md5sum, and write the same bytes.
+test-engines:
+	@$(MAKE) --no-print-directory UNICORN=2.1 BUILD=build all build/i386/.ok
+	@$(MAKE) --no-print-directory UNICORN=system BUILD=build-system build-system/emu/emu
+	@sh tests/cross-engine.sh build build-system $(REPLAY_N)
+# The old name of the tests on Unicorn 2.1, which make test now runs.
+test-unicorn21: test
 
 # qemu-i386 (Debian's qemu-user) runs the same binaries; time measures the
 # start-up's memory.
@@ -464,6 +503,6 @@ install: $(EMU)
 	for f in $(DOCS); do install -D -m 644 $$f $(DOC_DIR)/$$f || exit 1; done
 
 clean:
-	rm -rf build build-asan build-fuzz build-unicorn21
+	rm -rf build build-system build-asan build-system-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
