@@ -65,6 +65,11 @@ static const char common_options[] =
     "                       was an input); smp is CONFIG_SMP on one CPU; the\n"
     "                       image is built for the CPU model's family (-march);\n"
     "                       --smp N > 1 is smp\n"
+    "  --kernel VARIANT     the step of the sysenter patch's history the kernel is\n"
+    "                       built as: 2.5.53-seed (the patch Linus timed, the\n"
+    "                       default), 2.5.53 or 2.5.54 as released, 2.6.0; the\n"
+    "                       later ones for --kernel-config up on the pentium4\n"
+    "                       and pentium3 families only (docs/fidelity.md)\n"
     "  --fs-size SIZE       what the file tree's in-memory layer may hold, past\n"
     "                       which writes fail with ENOSPC (default 64M; up to 4G)\n"
     "  -v, --verbose        show the guest kernel's boot messages\n";
@@ -443,6 +448,11 @@ int main(int argc, char **argv)
             if (opts.kernel_config < 0)
                 return usage_error("bad --kernel-config '%s' (up or smp)", val);
             co.kconfigs = val;
+        } else if (!strcmp(a, "--kernel") && val) {
+            opts.kernel_history = khist_parse(val);
+            if (opts.kernel_history < 0)
+                return usage_error("bad --kernel '%s' (2.5.53-seed, 2.5.53, 2.5.54 or 2.6.0)",
+                                   val);
         } else if (compare && !strcmp(a, "--kernel-configs") && val) {
             if (kconfig_parse_list(val) < 0)
                 return usage_error("bad --kernel-configs '%s' (up, smp, ';'-separated)", val);
@@ -527,6 +537,10 @@ int main(int argc, char **argv)
     if (opts.smp > 1 && co.kconfigs && (kconfig_parse_list(co.kconfigs) & (1 << KCONFIG_UP)))
         return usage_error("%s", "--smp N > 1 boots the smp kernel; --kernel-config up "
                                  "cannot have it");
+    if (opts.kernel_history != KHIST_SEED &&
+        (opts.smp > 1 || (co.kconfigs && (kconfig_parse_list(co.kconfigs) & (1 << KCONFIG_SMP)))))
+        return usage_error("--kernel %s is built for the up configuration only",
+                           khist_name(opts.kernel_history));
     for (int c = opts.smp > 1 ? opts.smp : 1; c < SMP_MAX_CPUS; c++)
         if (opts.tsc_skew[c].set)
             return usage_error("%s", "--tsc-skew names a CPU the machine does not have "
