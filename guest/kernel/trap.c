@@ -121,6 +121,11 @@ void tss_init(uint32_t esp0)
 
     tss->esp0 = esp0;
     tss->ss0 = __KERNEL_DS;
+#if KHIST >= KHIST_260
+    /* 2.6.0's INIT_TSS: ss1 says SYSENTER_CS is __KERNEL_CS from the
+     * start, so load_esp0 writes no MSR on a CPU without SEP either */
+    tss->ss1 = __KERNEL_CS;
+#endif
     tss->io_bitmap_base = sizeof(*tss) + 0x1000;
     gdt[GDT_ENTRY_TSS] =
         system_descriptor((uint32_t)tss, sizeof(*tss) - 1, X86_AR_P | X86_TYPE_TSS32);
