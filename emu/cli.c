@@ -288,6 +288,11 @@ static int check_machine(const struct cli *c)
         (kconfig_parse_list(c->compare.kconfigs) & (1 << KCONFIG_UP)))
         return cli_usage_error("--smp N > 1 boots the smp kernel; --kernel-config up "
                                "cannot have it");
+    if (r->kernel_history != KHIST_SEED &&
+        (r->smp > 1 ||
+         (c->compare.kconfigs && (kconfig_parse_list(c->compare.kconfigs) & (1 << KCONFIG_SMP)))))
+        return cli_usage_error("--kernel %s is built for the up configuration only",
+                               khist_name(r->kernel_history));
     for (int cpu = r->smp > 1 ? r->smp : 1; cpu < SMP_MAX_CPUS; cpu++)
         if (r->tsc_skew[cpu].set)
             return cli_usage_error("--tsc-skew names a CPU the machine does not have (--smp)");

@@ -359,6 +359,8 @@ static int kconfigs_of(const struct run_options *base, const struct compare_opti
     char err[160];
     if (base->smp > 1)
         return 1 << KCONFIG_SMP;
+    if (base->kernel_history != KHIST_SEED)    /* the later steps: up only */
+        return 1 << KCONFIG_UP;
     if (co->kconfigs)
         return kconfig_parse_list(co->kconfigs);
     if ((!co->article && !co->validate) || cpu_config_parse(spec, false, &c, err, sizeof err))

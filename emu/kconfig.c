@@ -4,6 +4,7 @@
 static const char *const config_names[NKCONFIGS] = { "up", "smp" };
 static const char *const march_names[NMARCHES] = { "pentium4", "pentium3", "i686",
                                                       "athlon" };
+static const char *const history_names[NKHIST] = { "2.5.53-seed", "2.5.53", "2.5.54", "2.6.0" };
 
 const char *kconfig_name(int config)
 {
@@ -41,4 +42,17 @@ int kconfig_parse_list(const char *list)
 const char *kmarch_name(int march)
 {
     return march >= 0 && march < NMARCHES ? march_names[march] : "?";
+}
+
+const char *khist_name(int history)
+{
+    return history >= 0 && history < NKHIST ? history_names[history] : "?";
+}
+
+int khist_parse(const char *s)
+{
+    for (int h = 0; h < NKHIST; h++)
+        if (!strcmp(s, history_names[h]))
+            return h;
+    return -1;
 }

@@ -3,7 +3,7 @@
  * file; emu/ksyms.c says which runs. */
 #include "kernel_images.h"
 	.section .rodata
-#define X(sym, name, file, march, config, lock) \
+#define X(sym, name, file, march, config, lock, history) \
 	.balign 16; \
 	.globl sym##_start, sym##_end; \
 sym##_start: \

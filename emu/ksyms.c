@@ -144,28 +144,41 @@ int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t 
     return 0;
 }
 
-#define X(sym, name, file, march, config, lock) extern const uint8_t sym##_start[], sym##_end[];
+#define X(sym, name, file, march, config, lock, history) \
+    extern const uint8_t sym##_start[], sym##_end[];
 KERNEL_IMAGES(X)
 #undef X
-#define X(sym, name, file, march, config, lock) \
-    { name, march, config, lock, sym##_start, sym##_end },
+#define X(sym, name, file, march, config, lock, history) \
+    { name, march, config, lock, history, sym##_start, sym##_end },
 static const struct kernel_image images[] = { KERNEL_IMAGES(X) };
 #undef X
 const int kernel_image_count = sizeof images / sizeof images[0];
 
-const struct kernel_image *kernel_builtin(int march, int config, int ncpus)
+const struct kernel_image *kernel_builtin_history(int march, int config, int ncpus,
+                                                  int history)
 {
     for (int i = 0; i < kernel_image_count; i++)
-        if (ncpus > 1 ? images[i].big_lock
-                      : !images[i].big_lock && images[i].march == march &&
-                        images[i].config == config)
+        if (images[i].history == history &&
+            (ncpus > 1 ? images[i].big_lock
+                       : !images[i].big_lock && images[i].march == march &&
+                         images[i].config == config))
             return &images[i];
-    return &images[0];
+    return NULL;
+}
+
+const struct kernel_image *kernel_builtin(int march, int config, int ncpus)
+{
+    const struct kernel_image *k = kernel_builtin_history(march, config, ncpus, KHIST_SEED);
+    return k ? k : &images[0];
 }
 
 void kernel_image_describe(const struct kernel_image *k, char *buf, size_t len)
 {
-    snprintf(buf, len, "2.5.53 %s%s, -march=%s (kernel-%s.elf)", kconfig_name(k->config),
+    /* the seed is "2.5.53", as the report always said; the released
+     * 2.5.53 is told apart */
+    snprintf(buf, len, "%s%s %s%s, -march=%s (kernel-%s.elf)",
+             k->history == KHIST_SEED ? "2.5.53" : khist_name(k->history),
+             k->history == KHIST_2_5_53 ? " as released" : "", kconfig_name(k->config),
              k->big_lock ? " with the big kernel lock on every entry" : "",
              kmarch_name(k->march), k->name);
 }

@@ -19,7 +19,8 @@
     X(sys_ni_syscall)   /* the handler of numbers the kernel has none for */ \
     X(__switch_to)      /* on the next task's stack: another task runs */ \
     X(exec_boot_program) /* loading the program: where the fuzz targets keep */ \
-    X(sys_read)         /* ... or its first read: a machine to restore per input */
+    X(sys_read)         /* ... or its first read: a machine to restore per input */ \
+    X(vsyscall_page_entry) /* the vsyscall page's system-call entry (AT_SYSINFO) */
 
 enum ksym {
 #define X(name) KSYM_##name,
@@ -54,14 +55,21 @@ struct kernel_image {
     int march;                  /* enum kernel_march: its -march */
     int config;                 /* enum kernel_config */
     int big_lock;               /* SMP_BIG_LOCK: the lock on every entry */
+    int history;                /* enum kernel_history: --kernel */
     const uint8_t *start, *end;
 };
 
 /* The image a machine of ncpus CPUs boots: march's image of config, or
- * with ncpus > 1 the big-lock SMP image (there is one, for every march). */
+ * with ncpus > 1 the big-lock SMP image (there is one, for every march);
+ * both the seed's. */
 const struct kernel_image *kernel_builtin(int march, int config, int ncpus);
+/* The same for a step of the patch's history (enum kernel_history): NULL
+ * when there is no such image (the later steps are built for the up
+ * configuration of the pentium4 and pentium3 families only). */
+const struct kernel_image *kernel_builtin_history(int march, int config, int ncpus,
+                                                  int history);
 extern const int kernel_image_count;
-/* "2.5.53 up, -march=pentium4" (the report and --version). */
+/* "2.5.53 up, -march=pentium4" (the seed; the report and --version). */
 void kernel_image_describe(const struct kernel_image *k, char *buf, size_t len);
 
 extern const uint8_t kernel_image_start[], kernel_image_end[];

@@ -52,7 +52,14 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "%s", err);
     /* The kernel's code gets mappings of its own (memory.h): a page
      * fault's host time is mostly the kernel's stores. */
-    m->kernel = kernel_builtin(m->cpu.model->march, m->cpu.kconfig, opts->smp);
+    if (opts->kernel_history == KHIST_SEED)
+        m->kernel = kernel_builtin(m->cpu.model->march, m->cpu.kconfig, opts->smp);
+    else if (!(m->kernel = kernel_builtin_history(m->cpu.model->march, m->cpu.kconfig,
+                                                  opts->smp, opts->kernel_history)))
+        return machine_fail(m, 2, "--kernel %s is built for the up configuration of the "
+                            "pentium4 and pentium3 families only, not %s's %s",
+                            khist_name(opts->kernel_history), m->cpu.model->name,
+                            kconfig_name(m->cpu.kconfig));
     if (kernel_code_range(m->kernel->start, (size_t)(m->kernel->end - m->kernel->start),
                           &m->mem.code_lo, &m->mem.code_hi))
         m->mem.code_lo = m->mem.code_hi = 0;

@@ -78,6 +78,7 @@ struct run_options {
     int smp;                   /* --smp: CPUs (0 or 1: one) */
     int kernel_config;         /* --kernel-config: enum kernel_config (default up;
                                   --smp N > 1 boots the big-lock SMP image) */
+    int kernel_history;        /* --kernel: enum kernel_history (default the seed) */
     struct tsc_skew tsc_skew[SMP_MAX_CPUS]; /* by CPU; default: every TSC in step */
     uint32_t smp_test;         /* BOOT_FLAG_SMP_*: test hooks (test_smp) */
 };

@@ -192,6 +192,14 @@ static int set_kernel_config(struct cli *c, const char *v, char *err, size_t err
     return 0;
 }
 
+static int set_kernel(struct cli *c, const char *v, char *err, size_t errlen)
+{
+    c->run.kernel_history = khist_parse(v);
+    if (c->run.kernel_history < 0)
+        return FAIL("bad --kernel '%s' (2.5.53-seed, 2.5.53, 2.5.54 or 2.6.0)", v);
+    return 0;
+}
+
 static int set_fs_size(struct cli *c, const char *v, char *err, size_t errlen)
 {
     if (!parse_size(v, &c->run.fs_bytes) || c->run.fs_bytes == 0 ||
@@ -440,6 +448,11 @@ const struct option_spec cli_options[] = {
       "the guest kernel's configuration (default up: the kernel the model's figures came "
       "from before this was an input); smp is CONFIG_SMP on one CPU; the image is built for "
       "the CPU model's family (-march); --smp N > 1 is smp", NULL, NULL },
+    { "--kernel", 0, "VARIANT", false, RUN_COMPARE, set_kernel,
+      "the step of the sysenter patch's history the kernel is built as: 2.5.53-seed (the "
+      "patch Linus timed, the default), 2.5.53 or 2.5.54 as released, 2.6.0; the later ones "
+      "for --kernel-config up on the pentium4 and pentium3 families only (docs/fidelity.md)",
+      NULL, NULL },
     { "--fs-size", 0, "SIZE", false, RUN_COMPARE, set_fs_size,
       "what the file tree's in-memory layer may hold, past which writes fail with ENOSPC "
       "(default 64M; up to 4G)", NULL, NULL },

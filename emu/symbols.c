@@ -297,7 +297,14 @@ int symbols_load(struct symtab *st, const struct machine *m, const char *symbols
     size_t ksize = (size_t)(m->kernel->end - m->kernel->start);
     symtab_add_elf(st, m->kernel->start, ksize, 0, SYM_KERNEL);
     add_lines(st, m->kernel->start, ksize, 0, "the built-in kernel");
-    symtab_add(st, "__kernel_vsyscall", VSYSCALL_BASE, VSYSCALL_EHDR, 0);
+    /* the page's entry to the next thing on the page: the ELF image in
+     * the seed's second half, or 2.6.0's sigreturn stub */
+    uint32_t entry = ksym_find(m->kernel->start, ksize, "vsyscall_page_entry");
+    if (!entry)
+        entry = VSYSCALL_BASE;
+    symtab_add(st, "__kernel_vsyscall", entry,
+               entry == VSYSCALL_BASE ? VSYSCALL_EHDR
+                                      : VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET, 0);
     if (symbols_file) {
         size_t size;
         uint8_t *image = read_whole(symbols_file, &size, err, errlen);

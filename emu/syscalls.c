@@ -668,6 +668,7 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m)
     t->sysenter_exit = m->ksyms.addr[KSYM_sysenter_exit];
     t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
     t->switch_to = m->ksyms.addr[KSYM___switch_to];
+    t->page_entry = m->ksyms.addr[KSYM_vsyscall_page_entry];
     switch_task(t, m, running_key(m), m->cycles, m->class_count);
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,

@@ -221,6 +221,7 @@ struct syscall_tracker {
     uint32_t syscall_call, syscall_return, sysenter_call, sysenter_return, sysenter_exit;
     uint32_t ni_syscall;     /* the kernel's handler of unknown numbers */
     uint32_t switch_to;      /* __switch_to: on the next task's stack */
+    uint32_t page_entry;     /* the vsyscall page's entry (AT_SYSINFO) */
     struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
     int nlisteners;
     /* --smp: the running CPU, and what is per CPU of the above while

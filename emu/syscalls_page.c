@@ -15,7 +15,7 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
                            const struct block *b, const uint64_t at_block[NCLASSES])
 {
     struct task_track *task = t->task;
-    if (b->addr == VSYSCALL_BASE && !task->in_vsyscall) {
+    if (b->addr == t->page_entry && !task->in_vsyscall) {
         task->in_vsyscall = true;
         /* from the call, the last instruction of the block before */
         task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;

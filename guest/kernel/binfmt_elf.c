@@ -8,6 +8,7 @@
  * the tree, else ELIBBAD: dynamic linking is not supported.
  */
 #include "kernel.h"
+#include "variant.h"
 #include "binfmt.h"
 #include "elf.h"
 #include "file.h"
@@ -281,7 +282,7 @@ static long setup_stack(struct binprm *b, struct image *im, uint32_t *stack)
 #define AUX(type, val) (aux[naux++] = (type), aux[naux++] = (val))
     if (vsyscall_entry) {
         AUX(AT_SYSINFO, vsyscall_entry);
-        AUX(AT_SYSINFO_EHDR, VSYSCALL_EHDR);
+        AUX(AT_SYSINFO_EHDR, KV_EHDR);
     }
     AUX(AT_HWCAP, boot_cpu.features);
     AUX(AT_PAGESZ, PAGE_SIZE);

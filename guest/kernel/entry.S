@@ -9,6 +9,7 @@
 #include "ptrace.h"
 #include "errno.h"
 #include "syscall_nr.h"
+#include "variant.h"
 
 #define ENTRY(name) .globl name; .type name, @function; .align 16; name:
 
@@ -34,14 +35,17 @@
  * descriptor is gone by the time we return (a TLS entry it cleared); the
  * pop then faults in the kernel, and the fixup loads a null selector.
  */
-#define RESTORE_REGS \
+#define RESTORE_INT_REGS \
 	popl %ebx; \
 	popl %ecx; \
 	popl %edx; \
 	popl %esi; \
 	popl %edi; \
 	popl %ebp; \
-	popl %eax; \
+	popl %eax
+
+#define RESTORE_REGS \
+	RESTORE_INT_REGS; \
 1:	popl %ds; \
 2:	popl %es; \
 .section .fixup, "ax"; \
@@ -70,6 +74,15 @@
 	movl $-THREAD_SIZE, reg; \
 	andl %esp, reg;
 
+/* The register that holds the thread_info on the way out: EBX in 2.5,
+ * EBP in 2.6.0, whose sysexit path restores no register from the frame
+ * (EBX must still be the caller's; the page's stub pops EBP). */
+#if KHIST >= KHIST_260
+#define TI %ebp
+#else
+#define TI %ebx
+#endif
+
 /*
  * SMP_BIG_LOCK (the kernel for --smp N > 1, not 2.5.53's shape): the big
  * kernel lock (smp.c) is taken on every entry, right after
@@ -96,10 +109,10 @@ ENTRY(system_call)
 	pushl %eax
 	SAVE_ALL
 	LOCK_KERNEL
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	cmpl $(NR_syscalls), %eax
 	jae syscall_badsys
-	testb $(_TIF_SYSCALL_TRACE), TI_FLAGS(%ebx)
+	testb $(_TIF_SYSCALL_TRACE), TI_FLAGS(TI)
 	jnz syscall_trace_entry
 	.globl syscall_call
 syscall_call:
@@ -109,7 +122,7 @@ syscall_return:
 	movl %eax, PT_EAX(%esp)
 syscall_exit:
 	cli
-	movl TI_FLAGS(%ebx), %ecx
+	movl TI_FLAGS(TI), %ecx
 	testw $_TIF_ALLWORK_MASK, %cx
 	jne syscall_exit_work
 	.globl restore_all
@@ -169,12 +182,19 @@ syscall_badsys:
  * SYSENTER_RETURN. Build the same frame as int $0x80 would.
  */
 ENTRY(sysenter_entry)
+#if KHIST >= KHIST_260
+	/* 2.6.0: SYSENTER_ESP is the end of this CPU's TSS; its esp0 lies
+	 * at a fixed offset below */
+	movl KV_TSS_ESP0_OFFSET(%esp), %esp
+	.globl sysenter_past_esp
+sysenter_past_esp:
+#endif
 	sti
 	pushl $(__USER_DS)
 	pushl %ebp
 	pushfl
 	pushl $(__USER_CS)
-	pushl $(SYSENTER_RETURN)
+	pushl $(KV_SYSENTER_RETURN)
 	/* The sixth argument: a user pointer read in the kernel, so range
 	 * check it and let a fault land on the fixup. */
 	cmpl $(USER_SPACE_TOP - 3), %ebp
@@ -187,10 +207,10 @@ ENTRY(sysenter_entry)
 	pushl %eax
 	SAVE_ALL
 	LOCK_KERNEL
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	cmpl $(NR_syscalls), %eax
 	jae syscall_badsys
-	testb $(_TIF_SYSCALL_TRACE), TI_FLAGS(%ebx)
+	testb $(_TIF_SYSCALL_TRACE), TI_FLAGS(TI)
 	jnz syscall_trace_entry
 	.globl sysenter_call
 sysenter_call:
@@ -199,15 +219,30 @@ sysenter_call:
 sysenter_return:
 	movl %eax, PT_EAX(%esp)
 	cli
-	movl TI_FLAGS(%ebx), %ecx
+	movl TI_FLAGS(TI), %ecx
 	testw $_TIF_ALLWORK_MASK, %cx
 	jne syscall_exit_work
 	UNLOCK_KERNEL
-	RESTORE_REGS
 	/* sysexit takes EIP from EDX and ESP from ECX; the stub restores
 	 * the caller's EDX and ECX from the user stack. */
+#if KHIST >= KHIST_260
+	/* 2.6.0: no register comes from the frame. EBX, ESI and EDI are
+	 * the caller's still (the handlers preserve them), EAX is the
+	 * result, the stub pops EBP; a call that changes registers leaves
+	 * by iret (TIF_IRET). */
+	movl PT_EIP(%esp), %edx
+	movl PT_OLDESP(%esp), %ecx
+#elif KHIST >= KHIST_2554
+	/* 2.5.54: DS and ES are the user's already (SAVE_ALL loads
+	 * __USER_DS): only the general registers are popped */
+	RESTORE_INT_REGS
+	movl (PT_EIP - PT_DS)(%esp), %edx
+	movl (PT_OLDESP - PT_DS)(%esp), %ecx
+#else
+	RESTORE_REGS
 	movl (PT_EIP - PT_ORIG_EAX)(%esp), %edx
 	movl (PT_OLDESP - PT_ORIG_EAX)(%esp), %ecx
+#endif
 	sti
 	.globl sysenter_exit
 sysenter_exit:
@@ -218,7 +253,7 @@ sysenter_badstack:
 	SAVE_ALL
 	LOCK_KERNEL
 	CLEAR_SYSENTER_FLAGS
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	movl $(-EFAULT), PT_EAX(%esp)
 	jmp syscall_exit
 
@@ -226,7 +261,7 @@ sysenter_badstack:
  * stack: the usual way out, which takes iret (exec set TIF_IRET). */
 ENTRY(start_user)
 	movl 4(%esp), %esp
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	jmp syscall_exit
 
 /* A new task's first switch lands here (__switch_to returns to it), its
@@ -234,7 +269,7 @@ ENTRY(start_user)
  * mode through iret, whichever way the parent came in. */
 ENTRY(ret_from_fork)
 	call schedule_tail
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	jmp syscall_exit
 
 /*
@@ -254,7 +289,7 @@ irq0_tick:
 	pushl %eax
 	call do_timer_interrupt
 	addl $4, %esp
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	testl $3, PT_CS(%esp)
 	jnz syscall_exit
 	jmp restore_all
@@ -288,7 +323,7 @@ ENTRY(apic_timer_interrupt)
 	pushl %eax
 	call smp_apic_timer_interrupt
 	addl $4, %esp
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	testl $3, PT_CS(%esp)
 	jnz syscall_exit
 	jmp restore_all
@@ -313,7 +348,28 @@ ENTRY(name) \
 	jmp trap_common
 
 TRAP(divide_error, X86_VEC_DE)
+#if KHIST >= KHIST_260
+/*
+ * 2.6.0: a debug trap on sysenter_entry's first instruction (TF set across
+ * sysenter) runs on the few words after the TSS; before anything else,
+ * move to the task's stack, loaded from the TSS as the entry would, and
+ * make the frame a return to the instruction after that load. (2.6.0 does
+ * the same for NMI; this machine raises none.)
+ */
+ENTRY(debug)
+	cmpl $sysenter_entry, (%esp)
+	jne debug_stack_correct
+	movl (KV_TSS_ESP0_OFFSET + 12)(%esp), %esp
+	pushfl
+	pushl $(__KERNEL_CS)
+	pushl $sysenter_past_esp
+debug_stack_correct:
+	pushl $0
+	pushl $(X86_VEC_DB)
+	jmp trap_common
+#else
 TRAP(debug, X86_VEC_DB)
+#endif
 TRAP(nmi, X86_VEC_NMI)
 TRAP(int3, X86_VEC_BP)
 TRAP(overflow, X86_VEC_OF)
@@ -367,7 +423,7 @@ ret_to_user_from_trap:
 	jnz 2b
 	addl $4, %esp
 	movl $-1, PT_ORIG_EAX(%esp)
-	GET_THREAD_INFO(%ebx)
+	GET_THREAD_INFO(TI)
 	jmp syscall_exit
 
 /* An iret back to user space faulted: the frame is bad. Kill the task. */
@@ -379,5 +435,10 @@ iret_fault:
 	call lock_kernel
 #endif
 	call do_iret_fault
+
+/* Where the vsyscall page's system-call entry lies (AT_SYSINFO): the
+ * emulator reads it from this image (emu/ksyms.h). */
+	.globl vsyscall_page_entry
+	.set vsyscall_page_entry, KV_VSYSCALL_ENTRY
 
 	.section .note.GNU-stack, "", @progbits

@@ -109,6 +109,8 @@ extern uint64_t gdt_table[GDT_ENTRIES];
 void trap_init(void);
 void tss_init(uint32_t esp0);
 uint32_t *tss_esp0_slot(void);
+uint16_t *tss_ss1_slot(void);           /* 2.6.0: SYSENTER_CS is set */
+uint32_t tss_sysenter_stack_top(void);  /* 2.6.0: SYSENTER_ESP */
 #ifdef CONFIG_SMP
 uint32_t *tss_esp0_slot_of(int cpu);
 void ap_trap_init(void);          /* an AP loads the IDT the boot CPU made */
@@ -149,6 +151,7 @@ void random_init(void);
 
 /* entry.S */
 void sysenter_entry(void);
+void sysenter_past_esp(void);    /* 2.6.0: after its stack load */
 
 static inline void outl_hypercall(unsigned port, uint32_t addr)
 {

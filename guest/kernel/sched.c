@@ -13,6 +13,7 @@
  * (smp.c), where 2.5.53 has one per CPU and balances them.
  */
 #include "sched.h"
+#include "variant.h"
 #include "mm.h"
 #include "smp.h"
 
@@ -724,6 +725,33 @@ void load_TLS(const struct task_struct *t)
 }
 
 /*
+ * The next task's kernel stack for the TSS, after the seed (whose
+ * trampoline reads esp0 there, and __switch_to stores it itself). 2.5.53 as released and 2.5.54 also give it to sysenter, with
+ * SYSENTER_CS, on every switch: two wrmsr where the CPU has SEP
+ * (0bd0ed9719). 2.6.0 only checks that SYSENTER_CS is still set, in the
+ * TSS's ss1 (f3abf939b9): it changes only around vm86, which this kernel
+ * has not.
+ */
+#if KHIST != KHIST_SEED
+static inline void load_esp0(uint32_t esp0)
+{
+    *tss_esp0_slot() = esp0;
+#if KHIST == KHIST_2553 || KHIST == KHIST_2554
+    if (cpu_has(CPUID_FEATURE_SEP)) {
+        wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
+        wrmsr(MSR_IA32_SYSENTER_ESP, esp0, 0);
+    }
+#elif KHIST >= KHIST_260
+    uint16_t *ss1 = tss_ss1_slot();
+    if (__builtin_expect(*ss1 != __KERNEL_CS, 0)) {
+        *ss1 = __KERNEL_CS;
+        wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
+    }
+#endif
+}
+#endif
+
+/*
  * The second half of a switch, on the next task's stack: its kernel stack
  * for the TSS (the sysenter trampoline reads esp0 there), its TLS
  * descriptors, its %fs and %gs when either task has one, and the FPU
@@ -736,7 +764,11 @@ fastcall void __switch_to(task_t *prev_p, task_t *next_p)
     struct thread_struct *prev = &prev_p->thread, *next = &next_p->thread;
 
     fpu_switch_out(prev_p);
+#if KHIST == KHIST_SEED
     *tss_esp0_slot() = next->esp0;
+#else
+    load_esp0(next->esp0);
+#endif
     load_TLS(next_p);
     savesegment(fs, prev->fs);
     savesegment(gs, prev->gs);

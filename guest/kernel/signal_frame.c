@@ -19,6 +19,7 @@
  * changes under the siglock.
  */
 #include "kernel.h"
+#include "variant.h"
 #include "sched.h"
 #include "mm.h"
 #include "uaccess.h"
@@ -323,7 +324,7 @@ static void syscall_restart(struct pt_regs *regs, const struct k_sigaction *ka)
         return;
     }
     regs->eax = err == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : regs->orig_eax;
-    regs->eip -= regs->eip == SYSENTER_RETURN ? SYSENTER_RESTART_BACK : 2;
+    regs->eip -= regs->eip == KV_SYSENTER_RETURN ? KV_STUB_RESTART_BACK : 2;
 }
 
 /*

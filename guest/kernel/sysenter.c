@@ -6,6 +6,7 @@
 #include "mm.h"
 #include "sched.h"
 #include "smp.h"
+#include "variant.h"
 
 extern const uint8_t vsyscall_int80_start[], vsyscall_int80_end[];
 extern const uint8_t vsyscall_sysenter_start[], vsyscall_sysenter_end[];
@@ -27,6 +28,18 @@ uint32_t vsyscall_entry;
  * December 2002, that stack is not the code's page, so the trap's frame
  * never lands on a page of code.
  */
+#if KHIST != KHIST_SEED
+static void sep_enabled_message(void)
+{
+#ifdef CONFIG_SMP
+    printk("Enabling SEP on CPU %d", smp_processor_id());
+#else
+    printk("Enabling SEP on CPU 0");
+#endif
+}
+#endif
+
+#if KHIST == KHIST_SEED
 static void enable_sep_cpu(void)
 {
     uint8_t *page = get_zeroed_page();
@@ -55,6 +68,35 @@ static void enable_sep_cpu(void)
     printk("Enabling SEP on CPU 0");
 #endif
 }
+#elif KHIST < KHIST_260
+/*
+ * 2.5.53 as released and 2.5.54 ("Sysenter cleanups", 0bd0ed9719): no
+ * trampoline. sysenter lands on sysenter_entry itself with ESP already
+ * the running task's kernel stack, because every context switch writes
+ * SYSENTER_ESP (and SYSENTER_CS) in load_esp0 (sched.c, __switch_to).
+ */
+static void enable_sep_cpu(void)
+{
+    wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
+    wrmsr(MSR_IA32_SYSENTER_ESP, *tss_esp0_slot(), 0);
+    wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)sysenter_entry, 0);
+    sep_enabled_message();
+}
+#else
+/*
+ * 2.6.0 (f3abf939b9, 1b8f4be288): SYSENTER_ESP never changes; it points
+ * just past this CPU's TSS, and sysenter_entry loads esp0 from there. The
+ * TSS's ss1 remembers that SYSENTER_CS is set (load_esp0 tests it).
+ */
+static void enable_sep_cpu(void)
+{
+    *tss_ss1_slot() = __KERNEL_CS;
+    wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
+    wrmsr(MSR_IA32_SYSENTER_ESP, tss_sysenter_stack_top(), 0);
+    wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)sysenter_entry, 0);
+    sep_enabled_message();
+}
+#endif
 
 void sysenter_setup(void)
 {
@@ -69,7 +111,7 @@ void sysenter_setup(void)
      * user space sees: present, user, read-only. */
     set_fixmap(VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
     memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
-    memcpy((void *)VSYSCALL_BASE, stub, len);
+    memcpy((void *)KV_VSYSCALL_ENTRY, stub, len);
     memcpy((void *)(VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET), vsyscall_sigreturn_start,
            vsyscall_sigreturn_end - vsyscall_sigreturn_start);
     memcpy((void *)(VSYSCALL_BASE + VSYSCALL_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
@@ -78,9 +120,9 @@ void sysenter_setup(void)
     if (vgtod)
         memcpy((void *)(VSYSCALL_BASE + VSYSCALL_GTOD_OFFSET), vsyscall_vgtod_start,
                vsyscall_vgtod_end - vsyscall_vgtod_start);
-    vdso_fill((void *)VSYSCALL_EHDR, vgtod);
+    vdso_fill((void *)KV_EHDR, vgtod);
     set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
-    vsyscall_entry = VSYSCALL_BASE;
+    vsyscall_entry = KV_VSYSCALL_ENTRY;
     if (vgtod) {
         vgtod_init();
         set_intr_gate(FIRST_EXTERNAL_VECTOR + IRQ_TIMER, irq0_interrupt_vgtod);

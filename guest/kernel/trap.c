@@ -1,5 +1,6 @@
 /* IDT, TSS and the C side of exception handling. */
 #include "kernel.h"
+#include "variant.h"
 #include "mm.h"
 #include "sched.h"
 #include "smp.h"
@@ -22,9 +23,19 @@ struct tss_struct {
     uint16_t es, __esh, cs, __csh, ss, __ssh, ds, __dsh, fs, __fsh, gs, __gsh;
     uint16_t ldt, __ldth;
     uint16_t trace, io_bitmap_base;
+#if KHIST >= KHIST_260
+    uint32_t sysenter_stack[KV_SYSENTER_STACK_WORDS]; /* SYSENTER_ESP: its end */
+#endif
 } __attribute__((packed));
 
-_Static_assert(sizeof(struct tss_struct) == 104, "TSS layout");
+_Static_assert(__builtin_offsetof(struct tss_struct, io_bitmap_base) + 2 == KV_TSS_SIZE,
+               "TSS layout");
+#if KHIST >= KHIST_260
+_Static_assert(__builtin_offsetof(struct tss_struct, esp0) - sizeof(struct tss_struct) ==
+               (uint32_t)KV_TSS_ESP0_OFFSET, "2.6.0's TSS_ESP0_OFFSET");
+#else
+_Static_assert(sizeof(struct tss_struct) == KV_TSS_SIZE, "TSS layout");
+#endif
 _Static_assert(__builtin_offsetof(struct pt_regs, orig_eax) == PT_ORIG_EAX, "pt_regs");
 _Static_assert(__builtin_offsetof(struct pt_regs, xss) == PT_OLDSS, "pt_regs");
 _Static_assert(sizeof(struct pt_regs) == PT_SIZE, "pt_regs size");
@@ -110,6 +121,11 @@ void tss_init(uint32_t esp0)
 
     tss->esp0 = esp0;
     tss->ss0 = __KERNEL_DS;
+#if KHIST >= KHIST_260
+    /* 2.6.0's INIT_TSS: ss1 says SYSENTER_CS is __KERNEL_CS from the
+     * start, so load_esp0 writes no MSR on a CPU without SEP either */
+    tss->ss1 = __KERNEL_CS;
+#endif
     tss->io_bitmap_base = sizeof(*tss) + 0x1000;
     gdt[GDT_ENTRY_TSS] =
         system_descriptor((uint32_t)tss, sizeof(*tss) - 1, X86_AR_P | X86_TYPE_TSS32);
@@ -185,8 +201,18 @@ static int kernel_single_step(struct trap_frame *tf)
     struct thread_info *ti = (struct thread_info *)(*tss_esp0_slot() - THREAD_SIZE);
 #endif
 
-    if (tf->vector != X86_VEC_DB || !(tf->eflags & X86_EFLAGS_TF))
+    if (tf->vector != X86_VEC_DB)
         return 0;
+#if KHIST >= KHIST_260
+    /* 2.6.0's debug stub made the frame anew (pushfl, TF already off):
+     * a step is told by where it returns, the instruction after the
+     * stack load */
+    if (tf->eip != (uint32_t)sysenter_past_esp && !(tf->eflags & X86_EFLAGS_TF))
+        return 0;
+#else
+    if (!(tf->eflags & X86_EFLAGS_TF))
+        return 0;
+#endif
     tf->eflags &= ~X86_EFLAGS_TF;
     ti->flags |= _TIF_SINGLESTEP;
     return 1;
@@ -242,6 +268,7 @@ void do_iret_fault(void)
     kill_user(&tf, 0, SIGSEGV);
 }
 
+#if KHIST == KHIST_SEED
 /* The sysenter step's SIGTRAP (kernel_single_step), with TF back on. */
 static void single_step_done(struct pt_regs *regs)
 {
@@ -253,6 +280,7 @@ static void single_step_done(struct pt_regs *regs)
     regs->eflags |= X86_EFLAGS_TF;
     user_fault(&tf, 0, SIGTRAP, TRAP_BRKPT, regs->eip, NULL_PTR);
 }
+#endif
 
 /*
  * The work syscall_exit_work was sent for (Linux's do_notify_resume):
@@ -269,8 +297,15 @@ void do_exit_work(struct pt_regs *regs)
             schedule();
         } else if (ti->flags & _TIF_SINGLESTEP) {
             ti->flags &= ~_TIF_SINGLESTEP;
+#if KHIST == KHIST_SEED
             if (user_mode(regs->xcs))
                 single_step_done(regs);
+#else
+            /* 2.5.53 as released on (e2fb41343a, do_notify_resume): TF
+             * goes back on in the frame and nothing more; the iret's TF
+             * traps after the program's next instruction */
+            regs->eflags |= X86_EFLAGS_TF;
+#endif
         } else if (ti->flags & _TIF_SIGPENDING) {
             if (do_signal(regs))
                 break;
@@ -286,6 +321,18 @@ uint32_t *tss_esp0_slot(void)
 {
     return (uint32_t *)((uint8_t *)this_tss() + __builtin_offsetof(struct tss_struct, esp0));
 }
+
+#if KHIST >= KHIST_260
+uint16_t *tss_ss1_slot(void)
+{
+    return (uint16_t *)((uint8_t *)this_tss() + __builtin_offsetof(struct tss_struct, ss1));
+}
+
+uint32_t tss_sysenter_stack_top(void)
+{
+    return (uint32_t)this_tss() + sizeof(struct tss_struct);
+}
+#endif
 
 #ifdef CONFIG_SMP
 uint32_t *tss_esp0_slot_of(int cpu)

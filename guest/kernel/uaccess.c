@@ -1,5 +1,6 @@
 /* Checked copies between kernel and user memory. */
 #include "kernel.h"
+#include "variant.h"
 
 int __get_user_1(uint8_t *val, uint32_t addr);
 int __get_user_4(uint32_t *val, uint32_t addr);
@@ -20,7 +21,8 @@ extern const struct exception_table_entry __start___ex_table[], __stop___ex_tabl
  * (2.5.53's callers made that test themselves).
  */
 
-#ifdef CONFIG_MPENTIUMIII
+/* 2.5.54 prefetches on the P4 too (CONFIG_X86_PREFETCH, e17f572d4d). */
+#if defined(CONFIG_MPENTIUMIII) || (KHIST >= KHIST_2554 && defined(CONFIG_MPENTIUM4))
 static inline void prefetch(const void *x)
 {
     __asm__ volatile("prefetchnta (%0)" : : "r"(x));

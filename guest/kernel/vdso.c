@@ -17,8 +17,11 @@
  */
 #include "kernel.h"
 #include "elf.h"
+#include "variant.h"
 
-#define VDSO_SIZE  (PAGE_SIZE - VSYSCALL_EHDR_OFFSET)
+/* 2.6.0's page is the image, from its first byte (KV_EHDR); before that it
+ * is the page's second half. */
+#define VDSO_SIZE  (PAGE_SIZE - (KV_EHDR - VSYSCALL_BASE))
 
 #define DT_NULL    0
 #define DT_HASH    4
@@ -38,7 +41,7 @@ struct elf_sym {
 };
 
 static const struct { const char *name; uint32_t offset; } vdso_syms[] = {
-    { "__kernel_vsyscall", 0 },
+    { "__kernel_vsyscall", KV_ENTRY_OFFSET },
     { "__kernel_sigreturn", VSYSCALL_SIGRETURN_OFFSET },
     { "__kernel_rt_sigreturn", VSYSCALL_RT_SIGRETURN_OFFSET },
     { "__vdso_gettimeofday", VSYSCALL_GTOD_OFFSET },
@@ -59,6 +62,13 @@ struct vdso_image {
 
 _Static_assert(sizeof(struct elf_sym) == 16, "ELF symbol layout");
 _Static_assert(sizeof(struct vdso_image) <= VDSO_SIZE, "vDSO image too large");
+#if KHIST >= KHIST_260
+_Static_assert(sizeof(struct vdso_image) <= KV_ENTRY_OFFSET, "vDSO image over its code");
+/* 2.6.0's image always names its entry and sigreturn stubs (LINUX_2.5) */
+#define ALWAYS_SYMS 3
+#else
+#define ALWAYS_SYMS 0
+#endif
 
 /* The SysV ELF hash of a symbol name (the gABI's DT_HASH function). */
 static uint32_t elf_hash(const char *s)
@@ -75,19 +85,20 @@ static uint32_t elf_hash(const char *s)
     return h;
 }
 
-#define AT(field) (VSYSCALL_EHDR + __builtin_offsetof(struct vdso_image, field))
+#define AT(field) (KV_EHDR + __builtin_offsetof(struct vdso_image, field))
 
-/* The symbols, their names and the hash chains. */
-static void vdso_symbols(struct vdso_image *im)
+/* The symbols (the first nsyms - 1 of vdso_syms), their names and the
+ * hash chains. */
+static void vdso_symbols(struct vdso_image *im, uint32_t nsyms)
 {
     uint32_t *bucket = im->hash + 2, *chain = im->hash + 2 + NBUCKET;
     uint32_t strsz = 1;
 
     im->hash[0] = NBUCKET;
-    im->hash[1] = NSYMS;
+    im->hash[1] = nsyms;
     memcpy(im->str + strsz, SONAME, sizeof(SONAME));
     strsz += sizeof(SONAME);
-    for (uint32_t i = 1; i < NSYMS; i++) {
+    for (uint32_t i = 1; i < nsyms; i++) {
         const char *name = vdso_syms[i - 1].name;
         uint32_t len = strlen(name) + 1;
         if (strsz + len > sizeof(im->str))
@@ -111,29 +122,32 @@ static void vdso_symbols(struct vdso_image *im)
 
 void vdso_fill(void *where, int with_symbols)
 {
+    int full = with_symbols || ALWAYS_SYMS;
     static const uint8_t ident[16] = { 0x7f, 'E', 'L', 'F', ELFCLASS32, ELFDATA2LSB,
                                        EV_CURRENT };
     static struct vdso_image im;   /* too big for the boot stack's comfort */
     uint32_t dyn_off = __builtin_offsetof(struct vdso_image, dyn);
-    uint32_t dyn_size = with_symbols ? sizeof(im.dyn) : sizeof(im.dyn[0]);
-    uint32_t size = with_symbols ? sizeof(im) : dyn_off + sizeof(im.dyn[0]);
+    uint32_t dyn_size = full ? sizeof(im.dyn) : sizeof(im.dyn[0]);
+    uint32_t size = full ? sizeof(im) : dyn_off + sizeof(im.dyn[0]);
 
     memset(&im, 0, size);
     memcpy(im.eh.ident, ident, sizeof(ident));
     im.eh.type = ET_DYN;
     im.eh.machine = EM_386;
     im.eh.version = EV_CURRENT;
-    im.eh.entry = VSYSCALL_BASE;
+    im.eh.entry = KV_VSYSCALL_ENTRY;
     im.eh.phoff = sizeof(im.eh);
     im.eh.ehsize = sizeof(im.eh);
     im.eh.phentsize = sizeof(im.ph[0]);
     im.eh.phnum = 2;
 
-    im.ph[0] = (struct elf_phdr){ PT_LOAD, 0, VSYSCALL_EHDR, VSYSCALL_EHDR,
+    im.ph[0] = (struct elf_phdr){ PT_LOAD, 0, KV_EHDR, KV_EHDR,
                                     VDSO_SIZE, VDSO_SIZE, PF_R | PF_X, VDSO_SIZE };
-    im.ph[1] = (struct elf_phdr){ PT_DYNAMIC, dyn_off, VSYSCALL_EHDR + dyn_off,
-                                    VSYSCALL_EHDR + dyn_off, dyn_size, dyn_size, PF_R, 4 };
+    im.ph[1] = (struct elf_phdr){ PT_DYNAMIC, dyn_off, KV_EHDR + dyn_off,
+                                    KV_EHDR + dyn_off, dyn_size, dyn_size, PF_R, 4 };
     if (with_symbols)
-        vdso_symbols(&im);
+        vdso_symbols(&im, NSYMS);
+    else if (ALWAYS_SYMS)
+        vdso_symbols(&im, 1 + ALWAYS_SYMS);
     memcpy(where, &im, size);
 }

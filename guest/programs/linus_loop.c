@@ -16,6 +16,15 @@
  */
 #include "mini/mini.h"
 
+/* Where the loop calls: the vsyscall page's entry. The Makefile builds
+ * linus_loop-2.6.0 with 2.6.0's (--kernel 2.6.0: past the page's ELF
+ * header), as Linus's program built for 2.6 called 0xffffe400. */
+#ifndef PAGE_ENTRY
+#define PAGE_ENTRY 0xfffff000
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /*
  * unsigned long NAME(long nr, long n, long ebx, long ecx): the timed loop,
  * returning end - start of the low 32 bits of the TSC. The page stub keeps
@@ -67,9 +76,9 @@ __asm__(
     "	ret\n"
     ".endm\n"
     "	.text\n"
-    "	loop_reg page_reg, call 0xfffff000\n"
+    "	loop_reg page_reg, call " STR(PAGE_ENTRY) "\n"
     "	loop_reg int80_reg, int $0x80\n"
-    "	loop_mem page_mem, call 0xfffff000\n"
+    "	loop_mem page_mem, call " STR(PAGE_ENTRY) "\n"
     "	loop_mem int80_mem, int $0x80\n");
 
 unsigned long page_reg(long nr, long n, long ebx, long ecx);
@@ -95,7 +104,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct timeval tv;
-    report("call 0xfffff000", (mem ? page_mem : page_reg)(nr, n, (long)&tv, 0), n);
+    report("call " STR(PAGE_ENTRY), (mem ? page_mem : page_reg)(nr, n, (long)&tv, 0), n);
     report("int $0x80", (mem ? int80_mem : int80_reg)(nr, n, (long)&tv, 0), n);
     return 0;
 }

@@ -9,6 +9,7 @@
  * a call a signal interrupted restarts at the movl (SYSENTER_RESTART_BACK).
  */
 #include "../abi.h"
+#include "../kernel/variant.h"
 
 	.section .rodata.vsyscall, "a"
 	.globl vsyscall_sysenter_start, vsyscall_sysenter_end
@@ -19,6 +20,13 @@ vsyscall_sysenter_start:
 vsyscall_sysenter_restart:
 	movl %esp, %ebp
 	sysenter
+#if KHIST != KHIST_SEED
+	/* from 2.5.53 as released (752cd93fc8): the return point aligned
+	 * with nops, and before it the restart point, a jump back */
+	.fill 7, 1, 0x90
+	.byte 0xeb, 0xf3        /* jmp to the movl: 3 - 16 = -13 (a fixed
+	                           encoding, so the offsets stay constant) */
+#endif
 vsyscall_sysenter_return:
 	popl %ebp
 	popl %edx
@@ -26,11 +34,13 @@ vsyscall_sysenter_return:
 	ret
 vsyscall_sysenter_end:
 
-	.if (vsyscall_sysenter_return - vsyscall_sysenter_start) - SYSENTER_RETURN_OFFSET
-	.error "SYSENTER_RETURN_OFFSET does not match the stub"
+	.if (vsyscall_sysenter_return - vsyscall_sysenter_start) - KV_STUB_RETURN_OFFSET
+	.error "the stub's return offset does not match SYSENTER_RETURN"
 	.endif
+#if KHIST == KHIST_SEED
 	.if (vsyscall_sysenter_return - vsyscall_sysenter_restart) - SYSENTER_RESTART_BACK
 	.error "SYSENTER_RESTART_BACK does not match the stub"
 	.endif
+#endif
 
 	.section .note.GNU-stack, "", @progbits
