@@ -181,6 +181,22 @@ START_TEST(hostile_signal_use_ends_cleanly)
 }
 END_TEST
 
+/* A frame on an alternate stack that was unmapped: killed by SIGSEGV,
+ * with the frame's address in the report (inside the stack), not the
+ * interrupted ESP. */
+START_TEST(an_unwritable_frame_is_reported_at_the_frame)
+{
+    struct emu_result r;
+    emu(&r, "run", program("sighostile"), "altstack-unmapped", NULL);
+    long alt = hex_after(r.out, "altstack "), cr2 = hex_after(r.err, "cr2 ");
+    ck_assert_msg(r.status == 139 && alt > 0 &&
+                  strstr(r.err, "killed by SIGSEGV: no room for the frame of signal 10") &&
+                  cr2 >= alt && cr2 < alt + 65536 && !strstr(r.out, "handler ran"),
+                  "exit %d, out %s, err %s", r.status, r.out, r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* One SIGTRAP per user instruction: after the call, each push, the movl,
  * sysenter (owed by the kernel, at SYSENTER_RETURN), each pop, the ret;
  * through int $0x80, none for the int itself (its gate clears TF). */
@@ -316,6 +332,7 @@ int main(void)
     tcase_add_loop_test(tc, hostile_signal_use_ends_cleanly, 0, NHOSTILE);
     tcase_add_loop_test(tc, stop_and_continue_as_natively, 0, 2);
     tcase_add_test(tc, a_stop_nobody_can_continue_ends_the_run);
+    tcase_add_test(tc, an_unwritable_frame_is_reported_at_the_frame);
     tcase_add_loop_test(tc, tf_single_step_through_the_vsyscall_page, 0, NCPUS);
     tcase_add_test(tc, a_busy_process_is_preempted);
     tcase_add_test(tc, sleeping_is_deterministic_modeled_time);
