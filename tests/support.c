@@ -280,6 +280,8 @@ const char *fixture(const char *name)
     char *p = path[next++ % 8];
     if (!strcmp(name, "busybox"))
         snprintf(p, 256, "%s/i386/root/bin/busybox", BUILD_DIR);
+    else if (!strcmp(name, "zsh"))
+        snprintf(p, 256, "%s/i386/root/bin/zsh-static", BUILD_DIR);
     else
         snprintf(p, 256, "%s/static/%s", BUILD_DIR, name);
     ck_assert_msg(access(p, X_OK) == 0, "fixture %s is missing: run make", p);
