@@ -24,6 +24,11 @@ bool unicorn_at_least(unsigned major, unsigned minor);
 
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);
+/* Run emu with argv (argv[0] included) in a child, its stdout into the
+ * file out: its status (128 + N if a signal N ended it), and in *ru what
+ * wait4 says it used (host CPU time, peak resident memory). */
+struct rusage;
+int run_emu_rusage(const char *const *argv, const char *out, struct rusage *ru);
 void emu_result_free(struct emu_result *r);
 /* Run argv[0] natively (a host i386 program) in directory cwd, with stdin
  * /dev/null and the environment emu gives its guest by default
