@@ -125,7 +125,7 @@ static void hup_orphaned_pgrp(uint32_t pgrp, const struct task_struct *leaving)
 
 /* The children of a dying process go to init; their groups, and the
  * dying one's own, may be orphaned by it. */
-static void forget_children(struct task_struct *t)
+static __attribute__((noinline)) void forget_children(struct task_struct *t)
 {
     struct task_struct *parent = t->parent;
 

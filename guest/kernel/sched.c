@@ -455,28 +455,6 @@ int wake_up_process(struct task_struct *t)
     return try_to_wake_up(t, 0);
 }
 
-/* SIGCONT or SIGKILL for a stopped task (signal.c): runnable again, as
- * 2.5.53's wake_up_process, which woke a task in any state. A task that
- * set TASK_STOPPED but has not switched out yet is still on the queue. */
-int wake_up_stopped(struct task_struct *p)
-{
-    uint32_t flags;
-    runqueue_t *rq;
-    int success = 0;
-
-    if (p->state != TASK_STOPPED)
-        return 0;
-    rq = task_rq_lock(p, &flags);
-    if (!p->array) {
-        activate_task(p, rq);
-        wake_up_preempt(rq, p);
-        success = 1;
-    }
-    p->state = TASK_RUNNING;
-    task_rq_unlock(rq, &flags);
-    return success;
-}
-
 /* A new child's first time on the run queue; forking costs parent and
  * child some of their sleep average, so that forking keeps no task
  * interactive. */
@@ -1195,4 +1173,26 @@ long sys_sched_getaffinity(uint32_t pid, uint32_t len, uint32_t umask,
     if (put_user_u32(mask, umask))
         return -EFAULT;
     return sizeof(uint32_t);
+}
+
+/* SIGCONT or SIGKILL for a stopped task (signal.c): runnable again, as
+ * 2.5.53's wake_up_process, which woke a task in any state. A task that
+ * set TASK_STOPPED but has not switched out yet is still on the queue. */
+int wake_up_stopped(struct task_struct *p)
+{
+    uint32_t flags;
+    runqueue_t *rq;
+    int success = 0;
+
+    if (p->state != TASK_STOPPED)
+        return 0;
+    rq = task_rq_lock(p, &flags);
+    if (!p->array) {
+        activate_task(p, rq);
+        wake_up_preempt(rq, p);
+        success = 1;
+    }
+    p->state = TASK_RUNNING;
+    task_rq_unlock(rq, &flags);
+    return success;
 }
