@@ -310,7 +310,8 @@ $(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile \
 # ---- real static i386 programs: glibc, musl, busybox (tests/test_static.c) ----
 # Each guest/programs/static/NAME.c becomes static/NAME-glibc (gcc-multilib's
 # glibc) and static/NAME-musl (Debian's i386 musl); busybox is Debian's
-# busybox-static. scripts/i386-fixtures.sh fetches the i386 packages.
+# busybox-static, zsh its zsh-static. scripts/i386-fixtures.sh fetches the
+# i386 packages.
 I386_DIR := $(BUILD)/i386
 I386_OK := $(I386_DIR)/.ok
 MUSL_LIB := $(I386_DIR)/root/usr/lib/i386-linux-musl

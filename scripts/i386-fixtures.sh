@@ -1,6 +1,7 @@
 #!/bin/sh
-# Debian's i386 musl (musl, musl-dev) and busybox-static, unpacked under
-# DEST/root, for the static-binary tests (tests/test_static.c).
+# Debian's i386 musl (musl, musl-dev), busybox-static and zsh-static,
+# unpacked under DEST/root, for the static-binary tests (tests/test_static.c)
+# and the shells run beside their native runs (busybox sh, zsh).
 #   sh scripts/i386-fixtures.sh DEST
 # Debian's musl on amd64 is x86_64-only, so these come from the i386
 # architecture. apt runs with a private state under DEST/apt (its own
@@ -9,13 +10,14 @@
 # root is needed: only the network to the system's Debian mirrors.
 set -eu
 dest=${1:?usage: i386-fixtures.sh DEST}
-PACKAGES="musl musl-dev busybox-static"
+PACKAGES="musl musl-dev busybox-static zsh-static"
 
 have_all() {
     [ -f "$dest/root/usr/lib/i386-linux-musl/libc.a" ] &&
     [ -f "$dest/root/usr/lib/i386-linux-musl/crt1.o" ] &&
     [ -d "$dest/root/usr/include/i386-linux-musl" ] &&
-    [ -x "$dest/root/bin/busybox" ]
+    [ -x "$dest/root/bin/busybox" ] &&
+    [ -x "$dest/root/bin/zsh-static" ]
 }
 
 have_all && exit 0
@@ -30,7 +32,7 @@ private_apt() {
         -o Dir::Cache="$apt_dir/cache" -o Debug::NoLocking=1 "$@"
 }
 
-if [ "$(ls "$dest/debs"/*.deb 2>/dev/null | wc -l)" -lt 3 ]; then
+if [ "$(ls "$dest/debs"/*.deb 2>/dev/null | wc -l)" -lt "$(echo $PACKAGES | wc -w)" ]; then
     rm -f "$dest/debs"/*.deb
     if ! private_apt update >"$apt_dir/update.log" 2>&1 ||
        ! (cd "$dest/debs" && private_apt download $PACKAGES) >"$apt_dir/download.log" 2>&1; then
@@ -45,10 +47,10 @@ mkdir -p "$dest/root"
 for deb in "$dest/debs"/*.deb; do
     dpkg-deb -x "$deb" "$dest/root"
 done
-# Keep what the build uses: musl's libraries and headers, and busybox.
+# Keep what the build uses: musl's libraries and headers, busybox and zsh.
 rm -rf "$dest/root/etc" "$dest/root/usr/share" "$dest/root/usr/bin"
 if ! have_all; then
-    echo "i386-fixtures: $dest/root lacks musl's libc.a, crt1.o, headers or busybox" >&2
+    echo "i386-fixtures: $dest/root lacks musl's libc.a, crt1.o, headers, busybox or zsh" >&2
     exit 1
 fi
-echo "i386 fixtures: musl and busybox-static in $dest/root" >&2
+echo "i386 fixtures: musl, busybox-static and zsh-static in $dest/root" >&2

@@ -131,6 +131,22 @@ void run_native(struct emu_result *r, const char *cwd, const char *const *argv)
     run_in(r, QEMU_I386, qargv, cwd, env);
 }
 
+int run_emu_rusage(const char *const *argv, const char *out, struct rusage *ru)
+{
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0)
+            _exit(126);
+        execv(EMU_PATH, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    ck_assert_int_eq(wait4(pid, &st, 0, ru), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 void run_command(struct emu_result *r, const char *const *argv)
 {
     run_in(r, argv[0], argv, NULL, NULL);
@@ -280,6 +296,8 @@ const char *fixture(const char *name)
     char *p = path[next++ % 8];
     if (!strcmp(name, "busybox"))
         snprintf(p, 256, "%s/i386/root/bin/busybox", BUILD_DIR);
+    else if (!strcmp(name, "zsh"))
+        snprintf(p, 256, "%s/i386/root/bin/zsh-static", BUILD_DIR);
     else
         snprintf(p, 256, "%s/static/%s", BUILD_DIR, name);
     ck_assert_msg(access(p, X_OK) == 0, "fixture %s is missing: run make", p);

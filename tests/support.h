@@ -24,6 +24,11 @@ bool unicorn_at_least(unsigned major, unsigned minor);
 
 /* Run build/emu/emu with argv (NULL-terminated, without argv[0]). */
 void run_emu(struct emu_result *r, const char *const *args);
+/* Run emu with argv (argv[0] included) in a child, its stdout into the
+ * file out: its status (128 + N if a signal N ended it), and in *ru what
+ * wait4 says it used (host CPU time, peak resident memory). */
+struct rusage;
+int run_emu_rusage(const char *const *argv, const char *out, struct rusage *ru);
 void emu_result_free(struct emu_result *r);
 /* Run argv[0] natively (a host i386 program) in directory cwd, with stdin
  * /dev/null and the environment emu gives its guest by default
@@ -31,10 +36,11 @@ void emu_result_free(struct emu_result *r);
  * program, under Debian's qemu-i386 instead (native_runner() says which). */
 void run_native(struct emu_result *r, const char *cwd, const char *const *argv);
 const char *native_runner(void);
-/* Does run_native run on the host itself? Under qemu-i386 two things are
- * not Linux's: an execve of an i386 image fails (the host kernel cannot
- * run it), and qemu-user 7.2 does not give back the x87 control word a
- * signal handler changed. Tests that meet them say so and hold the run to
+/* Does run_native run on the host itself? Under qemu-i386 three things
+ * are not Linux's: an execve of an i386 image fails (the host kernel
+ * cannot run it), qemu-user 7.2 does not give back the x87 control word a
+ * signal handler changed, and it does not honour SA_NOCLDSTOP (every
+ * SIGCHLD reaches the guest). Tests that meet them say so and hold the run to
  * Linux's documented rule there instead. */
 bool native_is_host(void);
 /* Run any program (argv[0] found on PATH), stdin from /dev/null. */
@@ -65,7 +71,8 @@ bool parse_report(const char *err, struct report *rep);
 /* The first four of them (the line without its ENOSYS count is enough). */
 bool report_paths(const char *err, long *sysenter, long *int80, long *sysexits, long *irets);
 
-/* A static i386 program of build/static, or "busybox" (Debian's). */
+/* A static i386 program of build/static, or "busybox" or "zsh" (Debian's
+ * busybox-static and zsh-static). */
 const char *fixture(const char *name);
 
 /*

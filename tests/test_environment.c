@@ -262,6 +262,41 @@ START_TEST(a_file_in_the_roots_tmp_is_seen)
 }
 END_TEST
 
+/* ---- Debian's zsh-static in pipelines (5: the machine halted) ---- */
+
+/* zsh forks every element of a pipeline but the last, which runs in the
+ * shell itself: builtins, a while loop and subshells joined by pipes,
+ * $pipestatus, pipefail, the exit status; and an external command at the
+ * end (the issue's pipeline that stopped the machine, 125: natively the
+ * host's sort, which qemu-i386's zsh can run, under emu busybox's). */
+static const char *const zsh_lines[][2] = {
+    { "print -l a b c | while read x; do echo $x$x; done | "
+      "(while read y; do print -r -- ${(U)y}; done); echo $pipestatus", NULL },
+    { "setopt pipefail; false | true; echo $? $pipestatus; "
+      "for i in 1 2 3; do echo $i; done | (read a; read b; echo $b$a); exit 3", NULL },
+    { "print -l c a b | sort; echo $pipestatus",
+      "print -l c a b | /bin/busybox sort; echo $pipestatus" },
+};
+
+START_TEST(a_zsh_pipeline_as_natively)
+{
+    const char *line = zsh_lines[_i][0], *emu_line = zsh_lines[_i][1] ? zsh_lines[_i][1] : line;
+    char nat[1024], em[1024], setup[512];
+    struct emu_result r;
+    snprintf(setup, sizeof setup, "cp %s %%D/root/bin/zsh && cp %s %%D/root/bin/busybox",
+             fixture("zsh"), fixture("busybox"));
+    shell(&r, setup);
+    ck_assert_int_eq(r.status, 0);
+    emu_result_free(&r);
+    snprintf(nat, sizeof nat, "%%N %s -f -c '%s'", fixture("zsh"), line);
+    for (int smp = 1; smp <= 2; smp++) {
+        snprintf(em, sizeof em, "%%E --smp %d --root %%D/root %%D/root/bin/zsh -f -c '%s'", smp,
+                 emu_line);
+        same_output(nat, em);
+    }
+}
+END_TEST
+
 /* ---- 4. credentials ---- */
 
 START_TEST(busybox_id_as_natively)
@@ -395,6 +430,8 @@ int main(void)
     tcase_add_loop_test(tc, execve_argument_limits_are_linuxs, 0,
                         (int)(sizeof arg_cases / sizeof arg_cases[0]));
     tcase_add_test(tc, an_unwritable_report_file_is_refused_up_front);
+    tcase_add_loop_test(tc, a_zsh_pipeline_as_natively, 0,
+                        (int)(sizeof zsh_lines / sizeof zsh_lines[0]));
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "support.h"
 
@@ -73,21 +71,11 @@ END_TEST
  * used (wait4's rusage: not the wall clock of a shared machine). */
 static int run_timed(const char *const *argv, const char *out, double *cpu_s)
 {
-    pid_t pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || dup2(fd, 1) < 0)
-            _exit(126);
-        execv(EMU_PATH, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
     struct rusage ru;
-    ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+    int status = run_emu_rusage(argv, out, &ru);
     *cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
              (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return status;
 }
 
 /*

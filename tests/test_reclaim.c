@@ -6,13 +6,11 @@
  * status, and emu's host memory stays bounded.
  */
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "support.h"
 
@@ -44,23 +42,13 @@ static void root_remove(void)
 }
 
 /* emu with argv, stdout into out (a scratch file): its status, and its
- * peak resident memory in KiB (wait4's rusage of the child). */
+ * peak resident memory in KiB. */
 static int run_measured(const char *const *argv, const char *out, long *maxrss_kib)
 {
-    pid_t pid = fork();
-    ck_assert(pid >= 0);
-    if (pid == 0) {
-        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || dup2(fd, 1) < 0)
-            _exit(126);
-        execv(EMU_PATH, (char *const *)argv);
-        _exit(127);
-    }
-    int st;
     struct rusage ru;
-    ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+    int status = run_emu_rusage(argv, out, &ru);
     *maxrss_kib = ru.ru_maxrss;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return status;
 }
 
 /* The bound is the real emu's (make test). A sanitized emu (make

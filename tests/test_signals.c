@@ -20,6 +20,9 @@ static const char *const shell_lines[] = {
     "sleep 5 & kill $!; wait $!; echo $?",
     "yes | head -3",
     "trap \"echo alarm\" ALRM; (sleep 1; kill -ALRM $$) & wait; echo waited",
+    "sleep 5 & kill -STOP $!; kill -CONT $!; kill $!; wait $!; echo $?",
+    "sleep 1 & p=$!; kill -STOP $p; sleep 2; kill -CONT $p; wait $p; echo $?",
+    "sleep 5 & p=$!; kill -STOP $p; kill -TERM $p; sleep 1; kill -CONT $p; wait $p; echo $?",
 };
 #define NLINES (int)(sizeof shell_lines / sizeof shell_lines[0])
 
@@ -78,6 +81,70 @@ START_TEST(libc_signal_program_prints_what_it_prints_natively)
 }
 END_TEST
 
+/* Stopping and continuing (guest/programs/static/stop_cont.c): WUNTRACED
+ * and WCONTINUED once each, SIGCHLD's CLD_STOPPED and CLD_CONTINUED,
+ * SIGKILL and SIGTERM on a stopped child, a pending stop taken back by
+ * SIGCONT, SIGCONT blocked, SA_NOCLDSTOP, SIGTSTP in a group of its own
+ * and dropped in an orphaned one; on one CPU and two. */
+START_TEST(stop_and_continue_as_natively)
+{
+    const char *name = _i ? "static/stop_cont-musl" : "static/stop_cont-glibc";
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", BUILD_DIR, name);
+    const char *argv[] = { path, NULL };
+    struct emu_result native, r;
+    run_native(&native, "/", argv);
+    ck_assert_msg(native.status == 0 && strstr(native.out, "self stop: stopped by 19"),
+                  "native: %s", native.out);
+    static const char qemu_line[] = "nocldstop: SIGCHLD 3 times\n",
+                      linux_line[] = "nocldstop: SIGCHLD 1 times\n";
+    const char *at = strstr(native.out, qemu_line);
+    if (!native_is_host() && at) {
+        /* qemu-user does not pass SA_NOCLDSTOP on to the host kernel and
+         * hands the guest every SIGCHLD; Linux sends none for a stop or a
+         * continue under SA_NOCLDSTOP (the same program built for the
+         * host says 1) */
+        fprintf(stderr, "%s: under %s SA_NOCLDSTOP is not honoured; held to Linux's rule "
+                        "(one SIGCHLD, the exit) instead\n", name, native_runner());
+        memcpy((char *)at, linux_line, strlen(linux_line));
+    }
+    const char *runs[][3] = { { "--cpu", "pentium4" }, { "--cpu", "pentium3,-sep" },
+                              { "--smp", "2" } };
+    for (int m = 0; m < 3; m++) {
+        emu(&r, "run", runs[m][0], runs[m][1], path, NULL);
+        ck_assert_msg(r.status == 0 && !strcmp(r.out, native.out),
+                      "%s %s %s: exit %d:\n%s\nnatively:\n%s\nerr: %s", name, runs[m][0],
+                      runs[m][1], r.status, r.out, native.out, r.err);
+        emu_result_free(&r);
+    }
+    emu_result_free(&native);
+}
+END_TEST
+
+/* A process stopped with nobody left to continue it: the run cannot make
+ * progress, and ends as a deadlock does (124, the report), not hanging.
+ * Natively these never end. */
+START_TEST(a_stop_nobody_can_continue_ends_the_run)
+{
+    static const char *const lines[][2] = {
+        { "kill -STOP $$; echo continued", "deadlock: pid 2 (busybox) is stopped" },
+        { "sleep 1 & kill -STOP $!; wait; echo waited",
+          "pid 3 (busybox) is stopped" },
+    };
+    for (int k = 0; k < 2; k++) {
+        for (int smp = 1; smp <= 2; smp++) {
+            struct emu_result r;
+            emu(&r, "run", "--smp", smp == 1 ? "1" : "2", fixture("busybox"), "sh", "-c",
+                lines[k][0], NULL);
+            ck_assert_msg(r.status == 124 && strstr(r.err, lines[k][1]) && !*r.out,
+                          "sh -c '%s' --smp %d: exit %d, out %s, err %s", lines[k][0], smp,
+                          r.status, r.out, r.err);
+            emu_result_free(&r);
+        }
+    }
+}
+END_TEST
+
 struct hostile {
     const char *args[3];
     int status;
@@ -111,6 +178,22 @@ START_TEST(hostile_signal_use_ends_cleanly)
                       cpus[m], r.status, h->status, r.out, r.err);
         emu_result_free(&r);
     }
+}
+END_TEST
+
+/* A frame on an alternate stack that was unmapped: killed by SIGSEGV,
+ * with the frame's address in the report (inside the stack), not the
+ * interrupted ESP. */
+START_TEST(an_unwritable_frame_is_reported_at_the_frame)
+{
+    struct emu_result r;
+    emu(&r, "run", program("sighostile"), "altstack-unmapped", NULL);
+    long alt = hex_after(r.out, "altstack "), cr2 = hex_after(r.err, "cr2 ");
+    ck_assert_msg(r.status == 139 && alt > 0 &&
+                  strstr(r.err, "killed by SIGSEGV: no room for the frame of signal 10") &&
+                  cr2 >= alt && cr2 < alt + 65536 && !strstr(r.out, "handler ran"),
+                  "exit %d, out %s, err %s", r.status, r.out, r.err);
+    emu_result_free(&r);
 }
 END_TEST
 
@@ -247,6 +330,9 @@ int main(void)
     tcase_add_loop_test(tc, busybox_sh_signals_and_sleeps_as_natively, 0, NLINES);
     tcase_add_loop_test(tc, libc_signal_program_prints_what_it_prints_natively, 0, 2);
     tcase_add_loop_test(tc, hostile_signal_use_ends_cleanly, 0, NHOSTILE);
+    tcase_add_loop_test(tc, stop_and_continue_as_natively, 0, 2);
+    tcase_add_test(tc, a_stop_nobody_can_continue_ends_the_run);
+    tcase_add_test(tc, an_unwritable_frame_is_reported_at_the_frame);
     tcase_add_loop_test(tc, tf_single_step_through_the_vsyscall_page, 0, NCPUS);
     tcase_add_test(tc, a_busy_process_is_preempted);
     tcase_add_test(tc, sleeping_is_deterministic_modeled_time);

@@ -1111,7 +1111,7 @@ void schedule(void)
 
 /*
  * No task can run, and nothing can wake one: every process waits for
- * another, and no timer is set. The machine stops
+ * another or is stopped, and no timer is set. The machine stops
  * with one line naming each process and what it waits for.
  */
 void deadlock(void)
@@ -1122,9 +1122,12 @@ void deadlock(void)
 
     list_for_each(p, &task_list) {
         struct task_struct *t = list_entry(p, struct task_struct, tasks);
-        if (t->state != TASK_INTERRUPTIBLE && t->state != TASK_UNINTERRUPTIBLE)
-            continue;
-        if (n < sizeof(line))
+        if (n >= sizeof(line))
+            break;
+        if (t->state == TASK_STOPPED)
+            n += snprintf(line + n, sizeof(line) - n, "%spid %u (%s) is stopped",
+                          n ? "; " : "", t->pid, t->comm);
+        else if (t->state == TASK_INTERRUPTIBLE || t->state == TASK_UNINTERRUPTIBLE)
             n += snprintf(line + n, sizeof(line) - n, "%spid %u (%s) waits for %s",
                           n ? "; " : "", t->pid, t->comm,
                           t->waiting_on ? t->waiting_on->what : "nothing");
@@ -1202,4 +1205,26 @@ long sys_sched_getaffinity(uint32_t pid, uint32_t len, uint32_t umask,
     if (put_user_u32(mask, umask))
         return -EFAULT;
     return sizeof(uint32_t);
+}
+
+/* SIGCONT or SIGKILL for a stopped task (signal.c): runnable again, as
+ * 2.5.53's wake_up_process, which woke a task in any state. A task that
+ * set TASK_STOPPED but has not switched out yet is still on the queue. */
+int wake_up_stopped(struct task_struct *p)
+{
+    uint32_t flags;
+    runqueue_t *rq;
+    int success = 0;
+
+    if (p->state != TASK_STOPPED)
+        return 0;
+    rq = task_rq_lock(p, &flags);
+    if (!p->array) {
+        activate_task(p, rq);
+        wake_up_preempt(rq, p);
+        success = 1;
+    }
+    p->state = TASK_RUNNING;
+    task_rq_unlock(rq, &flags);
+    return success;
 }

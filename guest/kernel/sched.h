@@ -21,6 +21,10 @@
 #define TASK_UNINTERRUPTIBLE 2
 #define TASK_ZOMBIE          4  /* exited, not yet waited for */
 #define TASK_DEAD            8
+#define TASK_STOPPED        16  /* by a stop signal, until SIGCONT or SIGKILL */
+
+#define CONT_WAIT   1  /* task_struct.continued: for wait's WCONTINUED */
+#define CONT_NOTIFY 2  /* ... for the parent's SIGCHLD (CLD_CONTINUED) */
 
 #define PID_MAX   32768
 #define TASK_LIMIT 64          /* RLIMIT_NPROC-like: fork beyond it is EAGAIN */
@@ -180,7 +184,11 @@ struct task_struct {
     struct wait_queue *waiting_on; /* for the deadlock report */
     struct wait_queue wait_chldexit; /* a child exited (wait4 sleeps here) */
     struct wait_queue wait_vfork;    /* a vfork child let go of our memory */
-    int exit_code;             /* the wait status */
+    int exit_code;             /* the wait status; while stopped, the stop
+                                  signal until a wait reports it (then 0) */
+    int continued;             /* SIGCONT resumed it: CONT_WAIT until a
+                                  WCONTINUED wait reports it, CONT_NOTIFY until
+                                  it runs and tells its parent (signal.c) */
     int exit_signal;           /* sent to the parent at exit: SIGCHLD or 0 */
     struct thread_struct thread;
     uint64_t tls_array[GDT_ENTRY_TLS_ENTRIES];
@@ -195,6 +203,8 @@ struct task_struct {
     uint64_t sig_blocked, sig_pending;
     uint64_t saved_blocked;    /* the mask to restore after sigsuspend/ppoll */
     int restore_blocked;       /* ... when set */
+    uint64_t real_blocked;     /* the mask rt_sigtimedwait lifted for its
+                                  wait: its signals are not dropped as ignored */
     struct wait_queue wait_signal;   /* pause and sigsuspend sleep here */
     struct restart_block restart;
     /* timers (timer.c): TSC cycles; 0 = off */
@@ -269,6 +279,7 @@ void sched_init(void);
 void schedule(void);
 void scheduler_tick(int user_ticks, int sys_ticks);
 int wake_up_process(struct task_struct *t);
+int wake_up_stopped(struct task_struct *t);
 void wake_up_forked_process(struct task_struct *p);
 void sched_exit(struct task_struct *p);
 fastcall void __wake_up(wait_queue_head_t *q, unsigned mode, int nr_exclusive);
@@ -309,6 +320,7 @@ void exit_mm_late(struct task_struct *t);
 void mm_release(struct task_struct *t);
 void reaper_init(struct task_struct *parent);
 void reap_orphans(void);
+int is_orphaned_pgrp(uint32_t pgrp);
 
 /* signal.c */
 struct sighand *sighand_alloc(const struct sighand *from);
@@ -316,6 +328,7 @@ void sighand_free(struct sighand *s);
 void flush_signal_handlers(struct task_struct *t);
 void send_signal(struct task_struct *t, uint32_t sig);
 int send_sig_info(uint32_t sig, const struct sig_info *info, struct task_struct *p);
+int kill_pg(uint32_t pgrp, uint32_t sig);
 static inline void send_signal_info(struct task_struct *t, uint32_t sig,
                                     const struct sig_info *info)
 {
@@ -352,6 +365,7 @@ int timers_armed(void);
 int timers_pending(void);
 void run_timers(void);
 void tick_nohz_idle(void);
+int read_timespec(uint32_t uts, int wide, uint64_t *sec, uint32_t *nsec);
 int sleep_until(struct wait_queue *wq, uint64_t deadline);
 uint64_t clock_ticks(uint64_t cycles);
 int nr_running(void);

@@ -5,7 +5,10 @@
  * back to user mode). The calls and locks are 2.5.53's kernel/signal.c:
  * the task list is searched under tasklist_lock (read), and the actions,
  * masks and pending set change under the process's siglock, interrupts
- * off. Stopping and continuing are ignored (there is no job control).
+ * off. A stop signal's default action stops the process until SIGCONT
+ * or SIGKILL, and its parent hears of it (SIGCHLD, wait4's WUNTRACED), as
+ * in 2.5.53; SIGCONT's continuing is also reported as later Linux does
+ * (WCONTINUED, CLD_CONTINUED).
  * A non-real-time signal pending twice is pending once with its first
  * siginfo; real-time signals queue, each with its own, as in Linux.
  */
@@ -23,8 +26,8 @@
 static const uint64_t unblockable = ((uint64_t)1 << (SIGKILL - 1)) |
                                     ((uint64_t)1 << (SIGSTOP - 1));
 
-/* The default action ignores it (IGN), or stops or continues, which without
- * job control is ignoring too. */
+/* The default action ignores it (IGN), or continues, which is all SIGCONT
+ * does once sent (handle_stop_signal). */
 int sig_default_ignored(uint32_t sig)
 {
     switch (sig) {
@@ -32,7 +35,7 @@ int sig_default_ignored(uint32_t sig)
 #define SIGACT_TERM 0
 #define SIGACT_CORE 0
 #define SIGACT_IGN  1
-#define SIGACT_STOP 1
+#define SIGACT_STOP 0
 #define SIGACT_CONT 1
 #include "../signals.def"
 #undef SIGNAL
@@ -43,6 +46,28 @@ int sig_default_ignored(uint32_t sig)
 #undef SIGACT_CONT
     default:
         return 0;   /* real-time signals terminate */
+    }
+}
+
+/* The default action stops the process (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU). */
+static int sig_default_stops(uint32_t sig)
+{
+    switch (sig) {
+#define SIGNAL(nr, name, action) case nr: return SIGACT_##action;
+#define SIGACT_TERM 0
+#define SIGACT_CORE 0
+#define SIGACT_IGN  0
+#define SIGACT_STOP 1
+#define SIGACT_CONT 0
+#include "../signals.def"
+#undef SIGNAL
+#undef SIGACT_TERM
+#undef SIGACT_CORE
+#undef SIGACT_IGN
+#undef SIGACT_STOP
+#undef SIGACT_CONT
+    default:
+        return 0;
     }
 }
 
@@ -272,11 +297,68 @@ static uint32_t dequeue_signal(const uint64_t *mask, struct sig_info *info)
     return sig;
 }
 
+/* ---- stopping and continuing ---- */
+
+/*
+ * The parent hears that t stopped (CLD_STOPPED, with the signal) or was
+ * continued (CLD_CONTINUED, with SIGCONT): SIGCHLD unless its action has
+ * SA_NOCLDSTOP, and its waits wake (2.5.53's notify_parent; init, which
+ * reaps only zombies, is not told).
+ */
+static void notify_parent_cldstop(struct task_struct *t, int32_t why, uint32_t sig)
+{
+    struct sig_info info = { why, { t->pid, 0, sig } };
+    struct task_struct *parent;
+
+    read_lock(&tasklist_lock);
+    parent = t->parent;
+    if (parent != child_reaper) {
+        if (!(sig_action(parent, SIGCHLD)->flags & SA_NOCLDSTOP))
+            send_sig_info(SIGCHLD, &info, parent);
+        wake_up(&parent->wait_chldexit);
+    }
+    read_unlock(&tasklist_lock);
+}
+
+/* A stop signal's default action: stopped until SIGCONT or SIGKILL wakes
+ * the task (handle_stop_signal); a wait4 with WUNTRACED reports the
+ * signal once (exit_code). */
+static void do_signal_stop(uint32_t signr)
+{
+    struct task_struct *me = current;
+
+    spin_lock_irq(&me->sighand->siglock);
+    me->state = TASK_STOPPED;
+    me->exit_code = (int)signr;
+    me->continued = 0;
+    spin_unlock_irq(&me->sighand->siglock);
+    notify_parent_cldstop(me, CLD_STOPPED, signr);
+    schedule();
+}
+
+/* The terminal's stop signals are dropped in an orphaned process group;
+ * SIGSTOP always stops. */
+static int stop_is_dropped(uint32_t signr)
+{
+    return signr != SIGSTOP && is_orphaned_pgrp(current->pgid);
+}
+
+/* Resumed by SIGCONT: the parent is told now that the task runs (later
+ * Linux's SIGNAL_CLD_CONTINUED; 2.5.53 told it nothing). */
+static void report_continued(struct task_struct *me)
+{
+    if (!(me->continued & CONT_NOTIFY))
+        return;
+    me->continued &= ~CONT_NOTIFY;
+    notify_parent_cldstop(me, CLD_CONTINUED, SIGCONT);
+}
+
 /*
  * The next signal to act on, for do_signal: ignored ones are dropped, a
- * default action that is not ignoring ends the task here (killed by the
- * signal); 0 when none is left. No init exemption: the program under test
- * may be pid 1, and it dies of a signal as it would natively.
+ * stop signal's default action stops the task here, any other default
+ * action that is not ignoring ends it (killed by the signal); 0 when none
+ * is left. No init exemption: the program under test may be pid 1, and
+ * it dies of a signal as it would natively.
  */
 uint32_t get_signal_to_deliver(struct sig_info *info)
 {
@@ -286,6 +368,7 @@ uint32_t get_signal_to_deliver(struct sig_info *info)
         struct k_sigaction *ka;
         uint32_t signr;
 
+        report_continued(me);
         spin_lock_irq(&me->sighand->siglock);
         signr = dequeue_signal(&me->sig_blocked, info);
         spin_unlock_irq(&me->sighand->siglock);
@@ -297,6 +380,11 @@ uint32_t get_signal_to_deliver(struct sig_info *info)
         if (ka->handler == SIG_DFL) {
             if (sig_default_ignored(signr))
                 continue;
+            if (sig_default_stops(signr)) {
+                if (!stop_is_dropped(signr))
+                    do_signal_stop(signr);
+                continue;
+            }
             do_exit((int)signr);
         }
         return signr;
@@ -339,6 +427,34 @@ static void signal_wake_up(struct task_struct *t, uint32_t sig)
         wake_up_process(t);
 }
 
+/*
+ * What a signal does to the stopped state as soon as it is sent, whether
+ * caught, blocked or ignored (2.5.53's handle_stop_signal): SIGKILL and
+ * SIGCONT wake a stopped task and take back its pending stop signals (a
+ * SIGCONT marks it continued, for WCONTINUED and its parent); a stop
+ * signal takes back a pending SIGCONT. Called with t's siglock held.
+ */
+static void handle_stop_signal(uint32_t sig, struct task_struct *t)
+{
+    if (sig == SIGKILL || sig == SIGCONT) {
+        if (t->state == TASK_STOPPED) {
+            wake_up_stopped(t);
+            if (sig == SIGCONT) {
+                t->continued = CONT_WAIT | CONT_NOTIFY;
+                wake_up(&t->parent->wait_chldexit);
+            }
+        }
+        t->exit_code = 0;
+        for (uint32_t s = 1; s < SIGRTMIN; s++)
+            if (sig_default_stops(s))
+                rm_sig_from_queue(s, t);
+        recalc_sigpending(t);
+    } else if (sig_default_stops(sig)) {
+        if (rm_sig_from_queue(SIGCONT, t))
+            recalc_sigpending(t);
+    }
+}
+
 static int deliver_signal(uint32_t sig, const struct sig_info *info, struct task_struct *t)
 {
     int ret = __send_signal(sig, info, t);
@@ -349,10 +465,12 @@ static int deliver_signal(uint32_t sig, const struct sig_info *info, struct task
 }
 
 /* A signal acted on at once and ignored is dropped when sent, and so
- * interrupts nothing; a blocked one waits. */
+ * interrupts nothing; a blocked one waits, and so does one that
+ * rt_sigtimedwait waits for (later Linux's real_blocked; 2.5.53 dropped
+ * it, and a sigwaitinfo for SIGCHLD at its default never returned). */
 static int ignored_signal(uint32_t sig, struct task_struct *t)
 {
-    if (t->sig_blocked & sigbit(sig))
+    if ((t->sig_blocked | t->real_blocked) & sigbit(sig))
         return 0;
     return ignored(t, sig);
 }
@@ -380,6 +498,7 @@ static int specific_send_sig_info(uint32_t sig, const struct sig_info *info,
         return -EINVAL;
     if (!sig || t->state == TASK_ZOMBIE || t->state == TASK_DEAD)
         return 0;
+    handle_stop_signal(sig, t);
     if (ignored_signal(sig, t))
         return 0;
     if (sig < SIGRTMIN && (t->sig_pending & sigbit(sig)))
@@ -459,6 +578,15 @@ static int kill_pg_info(uint32_t sig, const struct sig_info *info, uint32_t pgrp
     }
     read_unlock(&tasklist_lock);
     return retval;
+}
+
+/* From the kernel to a process group (exit.c: an orphaned group with a
+ * stopped member gets SIGHUP and SIGCONT): SI_KERNEL. */
+int kill_pg(uint32_t pgrp, uint32_t sig)
+{
+    struct sig_info info = { SI_KERNEL, { 0, 0, 0 } };
+
+    return kill_pg_info(sig, &info, pgrp);
 }
 
 /* kill(-1): every process but init and the caller */
@@ -738,6 +866,76 @@ long sys_rt_sigsuspend(uint32_t umask, uint32_t sigsetsize, uint32_t a3,
         return -EFAULT;
     set_temporary_mask(mask);
     return wait_for_signal();
+}
+
+/*
+ * Wait for one of the signals in uset, taken off the pending set without
+ * running its action (2.5.53's sys_rt_sigtimedwait): they are unblocked
+ * for the sleep only, the mask put back after. -EAGAIN when the timeout
+ * passes, -EINTR when another signal came.
+ */
+static long do_sigtimedwait(uint32_t uset, uint32_t uinfo, uint32_t uts,
+                            uint32_t sigsetsize, int wide)
+{
+    struct task_struct *me = current;
+    uint64_t these, saved, deadline = 0;
+    struct sig_info info;
+    uint32_t sig, si[32];
+    long err;
+
+    if (sigsetsize != sizeof(uint64_t))
+        return -EINVAL;
+    if (copy_from_user(&these, uset, sizeof(these)))
+        return -EFAULT;
+    these = ~(these & ~unblockable);
+    if (uts) {
+        uint64_t sec;
+        uint32_t nsec;
+        if ((err = read_timespec(uts, wide, &sec, &nsec)) != 0)
+            return err;
+        deadline = rdtsc() + ns_to_cycles(sec, nsec);
+    }
+    spin_lock_irq(&me->sighand->siglock);
+    sig = dequeue_signal(&these, &info);
+    if (!sig && !(uts && rdtsc() >= deadline)) {
+        saved = me->real_blocked = me->sig_blocked;
+        me->sig_blocked &= these;
+        recalc_sigpending(me);
+        spin_unlock_irq(&me->sighand->siglock);
+        if (uts)
+            sleep_until(&me->wait_signal, deadline);
+        else
+            sleep_on(&me->wait_signal, TASK_INTERRUPTIBLE);
+        spin_lock_irq(&me->sighand->siglock);
+        sig = dequeue_signal(&these, &info);
+        me->sig_blocked = saved;
+        me->real_blocked = 0;
+        recalc_sigpending(me);
+    }
+    spin_unlock_irq(&me->sighand->siglock);
+    if (!sig)
+        return (uts && rdtsc() >= deadline) ? -EAGAIN : -EINTR;
+    memset(si, 0, sizeof(si));   /* signo, errno, code, then the union */
+    si[0] = sig;
+    si[2] = (uint32_t)info.code;
+    si[3] = info.w[0];
+    si[4] = info.w[1];
+    si[5] = info.w[2];
+    if (uinfo && copy_to_user(uinfo, si, sizeof(si)))
+        return -EFAULT;
+    return sig;
+}
+
+long sys_rt_sigtimedwait(uint32_t uset, uint32_t uinfo, uint32_t uts,
+                         uint32_t sigsetsize, uint32_t a5, uint32_t a6)
+{
+    return do_sigtimedwait(uset, uinfo, uts, sigsetsize, 0);
+}
+
+long sys_rt_sigtimedwait_time64(uint32_t uset, uint32_t uinfo, uint32_t uts,
+                                uint32_t sigsetsize, uint32_t a5, uint32_t a6)
+{
+    return do_sigtimedwait(uset, uinfo, uts, sigsetsize, 1);
 }
 
 /* The old sigsuspend(history0, history1, mask). */

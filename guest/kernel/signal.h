@@ -44,6 +44,8 @@ enum {
 #define TRAP_TRACE  2
 #define CLD_EXITED  1
 #define CLD_KILLED  2
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
 
 #define SS_ONSTACK  1
 #define SS_DISABLE  2

@@ -187,8 +187,11 @@ static uint32_t restorer(const struct k_sigaction *ka, int rt)
 }
 
 /* The frame could not be written (the stack is gone or full): the task
- * dies of SIGSEGV, reported like the fault it is (2.5.53: force_sig). */
-static __attribute__((noreturn)) void give_sigsegv(const struct pt_regs *regs, uint32_t sig)
+ * dies of SIGSEGV, reported like the fault it is, with the frame's
+ * address as cr2 (2.5.53: force_sig, whose siginfo, never seen since the
+ * task dies, is SI_KERNEL with si_addr 0). */
+static __attribute__((noreturn)) void give_sigsegv(const struct pt_regs *regs, uint32_t sig,
+                                                   const void *frame)
 {
     struct trap_frame tf = {
         .vector = X86_VEC_PF, .error_code = X86_PF_USER | X86_PF_WRITE,
@@ -198,7 +201,7 @@ static __attribute__((noreturn)) void give_sigsegv(const struct pt_regs *regs, u
     static char note[64];
 
     snprintf(note, sizeof(note), "no room for the frame of signal %u", sig);
-    kill_user_why(&tf, regs->esp, SIGSEGV, note);
+    kill_user_why(&tf, (uint32_t)frame, SIGSEGV, note);
 }
 
 /* The registers the handler starts with; EAX, EDX and ECX carry its
@@ -226,22 +229,22 @@ static void setup_frame(uint32_t sig, const struct k_sigaction *ka, const uint64
     long err = 0;
 
     if (!access_ok((uint32_t)frame, sizeof(*frame)))
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     err |= __put_user(sig, &frame->sig);
     if (err)
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     err |= setup_sigcontext(&frame->sc, &frame->fpstate, regs, (uint32_t)*set);
     if (err)
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     if (__copy_to_user((uint32_t)frame->extramask, (const uint32_t *)set + 1,
                        sizeof(frame->extramask)))
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     err |= __put_user(restorer(ka, 0), &frame->pretcode);
     err |= __put_user(0xb858, (uint16_t *)(frame->retcode + 0));
     err |= __put_user(SYS_sigreturn, (uint32_t *)(frame->retcode + 2));
     err |= __put_user(0x80cd, (uint16_t *)(frame->retcode + 6));
     if (err)
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     start_handler(regs, ka, frame, sig, 0, 0);
 }
 
@@ -270,13 +273,13 @@ static void setup_rt_frame(uint32_t sig, const struct k_sigaction *ka,
     long err = 0;
 
     if (!access_ok((uint32_t)frame, sizeof(*frame)))
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     err |= __put_user(sig, &frame->sig);
     err |= __put_user((uint32_t)&frame->info, &frame->pinfo);
     err |= __put_user((uint32_t)&frame->uc, &frame->puc);
     err |= copy_siginfo_to_user(&frame->info, sig, info);
     if (err)
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     err |= __put_user(0, &frame->uc.flags);
     err |= __put_user(0, &frame->uc.link);
     err |= __put_user(alt->sp, &frame->uc.stack.sp);
@@ -285,13 +288,13 @@ static void setup_rt_frame(uint32_t sig, const struct k_sigaction *ka,
     err |= setup_sigcontext(&frame->uc.mcontext, &frame->fpstate, regs, (uint32_t)*set);
     err |= __copy_to_user((uint32_t)&frame->uc.sigmask, set, sizeof(*set)) ? -EFAULT : 0;
     if (err)
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     err |= __put_user(restorer(ka, 1), &frame->pretcode);
     err |= __put_user(0xb8, (uint8_t *)(frame->retcode + 0));
     err |= __put_user(SYS_rt_sigreturn, (uint32_t *)(frame->retcode + 1));
     err |= __put_user(0x80cd, (uint16_t *)(frame->retcode + 5));
     if (err)
-        give_sigsegv(regs, sig);
+        give_sigsegv(regs, sig, frame);
     start_handler(regs, ka, frame, sig, (uint32_t)&frame->info, (uint32_t)&frame->uc);
 }
 

@@ -104,7 +104,8 @@ long sys_clock_gettime64(uint32_t id, uint32_t uts, uint32_t a3,
 
 static struct wait_queue sleepers = WAIT_QUEUE_INIT(sleepers, "the clock (a sleep)");
 
-static int read_timespec(uint32_t uts, int wide, uint64_t *sec, uint32_t *nsec)
+/* A user timespec (wide: the 64-bit one of the _time64 calls). */
+int read_timespec(uint32_t uts, int wide, uint64_t *sec, uint32_t *nsec)
 {
     if (wide) {
         int64_t ts[2];

@@ -14,6 +14,9 @@
  *   storm N             N kill()s of SIGUSR1 to itself, each caught
  *   fault-forever       a SIGSEGV handler that faults itself: killed by SIGSEGV
  *   ignore-term         SIGTERM ignored: it survives kill(self, SIGTERM)
+ *   altstack-unmapped   a SA_ONSTACK handler whose alternate stack was
+ *                       unmapped: no room for the frame, killed by SIGSEGV
+ *                       (prints the stack's address and size first)
  *   step                EFLAGS.TF set around a getpid through the vsyscall
  *                       page: one SIGTRAP per instruction, the page's
  *                       offsets printed as they were stepped
@@ -154,6 +157,25 @@ static void step(void)
     printf("\n");
 }
 
+#define SA_ONSTACK 0x08000000
+#define ALT_SIZE 65536
+
+static void altstack_unmapped(void)
+{
+    long map = syscall6(SYS_mmap2, 0, ALT_SIZE, 3, 0x22, -1, 0);
+    uint32_t ss[3] = { (uint32_t)map, 0, ALT_SIZE };
+
+    if ((unsigned long)map >= 0xfffff000u || syscall2(SYS_munmap, map, ALT_SIZE) != 0 ||
+        syscall2(SYS_sigaltstack, (long)ss, 0) != 0) {
+        printf("altstack: setup failed\n");
+        return;
+    }
+    printf("altstack %08x size %u\n", (uint32_t)map, ALT_SIZE);
+    catch_signal(SIGUSR1, count, SA_ONSTACK);
+    syscall2(SYS_kill, syscall0(SYS_getpid), SIGUSR1);
+    printf("altstack: the handler ran %u times\n", caught);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -175,6 +197,10 @@ int main(int argc, char **argv)
         catch_signal(SIGTERM, (void *)1, 0);
         syscall2(SYS_kill, syscall0(SYS_getpid), SIGTERM);
         printf("still here after SIGTERM\n");
+        return 0;
+    }
+    if (!strcmp(c, "altstack-unmapped")) {
+        altstack_unmapped();
         return 0;
     }
     if (!strcmp(c, "step")) {
