@@ -361,6 +361,7 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     memset(r, 0, sizeof *r);
     r->seq = ++t->seq;
     r->pid = task->pid;
+    r->cpu = (uint8_t)m->cpu_id;
     if (t->seq == 1)
         t->first_pid = r->pid;
     else if (r->pid != t->first_pid)

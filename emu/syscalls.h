@@ -31,6 +31,7 @@ struct syscall_record {
     uint32_t args[6];
     int32_t result;
     uint8_t path, ret, via;
+    uint8_t cpu;          /* the CPU it began on (--smp) */
     uint32_t error_code;  /* traps */
     uint32_t user_eip;    /* where user space entered the kernel */
     uint32_t user_esp;    /* its stack then (int $0x80 only; 0: unknown) */

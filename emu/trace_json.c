@@ -130,12 +130,12 @@ void trace_json_record(struct json_trace *t, const struct syscall_record *r, con
              "{\"nr\":%u,\"path\":\"%s\",\"return\":\"%s\",\"result\":%d,"
              "\"round_trip_cycles\":%.2f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
              "\"exit_cycles\":%.2f,\"interrupt_cycles\":%.2f,\"switched_out_cycles\":%.2f,"
-             "\"from\":\"%s\",\"from_addr\":\"%08x\"}",
+             "\"from\":\"%s\",\"from_addr\":\"%08x\",\"cpu\":%u}",
              r->nr, sys_path_name(r->path), sys_return_name(r->ret), r->result,
              centi_to_cycles(record_own(r)), centi_to_cycles(r->own_entry),
              centi_to_cycles(r->own_body), centi_to_cycles(r->own_exit),
              centi_to_cycles(r->ext_entry + r->ext_body + r->ext_exit),
-             centi_to_cycles(r->switched), esym, r->user_eip);
+             centi_to_cycles(r->switched), esym, r->user_eip, r->cpu);
     bool trap = r->path == PATH_TRAP;
     trace_json_slice(t, r->pid, trap ? vector_name(r->nr) : syscall_name(r->nr),
                      trap ? "trap" : "syscall", r->start, r->end, args);

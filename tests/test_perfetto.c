@@ -268,12 +268,45 @@ START_TEST(each_guest_process_has_a_named_track_of_its_own)
 }
 END_TEST
 
+/* Several CPUs: the same tracks, each process's slices still nest on its
+ * own, and each call says the CPU it began on, which is every CPU here
+ * (three children that compute and call, on two CPUs). */
+START_TEST(on_several_cpus_each_process_keeps_its_track_and_each_call_its_cpu)
+{
+    const char *path = scratch("smp.json");
+    struct emu_result r;
+    emu(&r, "run", "--smp", "2", "--strace", "--trace", path, "--trace-format", "json",
+        program("smp"), "spread", "3", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char *cpus = jq("[.traceEvents[] | select(.cat == \"syscall\") | .args.cpu] | unique | "
+                    "map(tostring) | join(\" \")", path);
+    ck_assert_str_eq(cpus, "0 1\n");
+    free(cpus);
+    /* the first process's pid: its first call's (strace names it once a
+     * second one calls) */
+    char *first = jq("[.traceEvents[] | select(.cat == \"syscall\")][0].pid", path);
+    struct procs ps;
+    strace_procs(r.err, atol(first), program("smp"), &ps);
+    free(first);
+    ck_assert_int_eq(ps.n, 4);
+    struct event *ev;
+    int n = chrome_events(path, &ev);
+    check_tracks(ev, n, &ps, path);
+    check_boot_track(ev, n, &ps, path);
+    chrome_check_nesting(ev, n, path);
+    free(ev);
+    unlink(path);
+    emu_result_free(&r);
+}
+END_TEST
+
 Suite *perfetto_suite(void)
 {
     Suite *s = suite_create("perfetto");
     TCase *tc = tcase_create("tracks");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, each_guest_process_has_a_named_track_of_its_own);
+    tcase_add_test(tc, on_several_cpus_each_process_keeps_its_track_and_each_call_its_cpu);
     suite_add_tcase(s, tc);
     return s;
 }
