@@ -93,6 +93,11 @@ int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, s
             return -1;
         }
     }
+    ks->task_comm = ksym_find(image, size, "task_comm_offset");
+    if (!ks->task_comm) {
+        snprintf(err, errlen, "built-in kernel image lacks symbol task_comm_offset");
+        return -1;
+    }
     return 0;
 }
 

@@ -32,12 +32,15 @@ enum ksym {
 struct ksyms {
     uint32_t entry;
     uint32_t addr[NKSYMS];
+    /* not an address: where comm lies in a task_struct (the image's
+     * absolute symbol task_comm_offset; sched.c) */
+    uint32_t task_comm;
 };
 
 struct guest_memory;
 
-/* The entry and every KERNEL_SYMBOLS address of an ELF32 i386 image.
- * 0, or -1 with a reason in err. */
+/* The entry, every KERNEL_SYMBOLS address and task_comm of an ELF32 i386
+ * image. 0, or -1 with a reason in err. */
 int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, size_t errlen);
 /* The address of any symbol of the image, 0 if it has none (tests). */
 uint32_t ksym_find(const uint8_t *image, size_t size, const char *name);

@@ -128,8 +128,8 @@ static void switch_out(struct task_track *task, const struct machine *m, uint64_
 /* The task runs again from now on the running CPU: the time since it left
  * is its call's time switched out (0 if it left by another CPU's clock,
  * ahead of this one). */
-static void switch_in(struct task_track *task, struct machine *m, uint64_t now,
-                      const uint64_t counts[NCLASSES])
+static void switch_in(struct syscall_tracker *t, struct task_track *task, struct machine *m,
+                      uint64_t now, const uint64_t counts[NCLASSES])
 {
     task->seg_start = now;
     task->seg_idle = cpu_idle(m);
@@ -141,6 +141,13 @@ static void switch_in(struct task_track *task, struct machine *m, uint64_t now,
     }
     if (task->out && task->active && now > task->out_at)
         task->rec.switched += now - task->out_at;
+    /* told of a task that has been in user mode (the idle task never is) */
+    if (task->out && now > task->out_at && task->comm[0])
+        for (int i = 0; i < t->nlisteners; i++)
+            if (t->listeners[i].switched)
+                t->listeners[i].switched(t->listeners[i].ctx, task->pid, task->out_at, now);
+    if (task->user_open)
+        task->user_since = now;
     task->out = false;
 }
 
@@ -253,6 +260,47 @@ static uint32_t ti_word(struct machine *m, uint32_t key, uint32_t offset)
     return v;
 }
 
+/* The task's user mode ran from its user_since to now. */
+static void tell_user(struct syscall_tracker *t, const struct task_track *task, uint64_t now)
+{
+    if (!task->user_open || task->user_since >= now || !task->pid)
+        return;
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].user_span)
+            t->listeners[i].user_span(t->listeners[i].ctx, task->pid, task->user_since, now);
+}
+
+/* The task's name, from its task_struct, if it changed since last told. */
+static void tell_name(struct syscall_tracker *t, struct machine *m, struct task_track *task)
+{
+    if (!t->names_wanted)
+        return;
+    uint32_t ts = ti_word(m, task->key, TI_TASK);
+    const uint8_t *at = in_kernel_ram(ts)
+                        ? guest_ptr(&m->mem, ts + m->ksyms.task_comm, TASK_COMM_LEN) : NULL;
+    const char *comm = (const char *)at;
+    if (!comm || !task->pid || !strncmp(comm, task->comm, TASK_COMM_LEN - 1))
+        return;
+    memcpy(task->comm, comm, TASK_COMM_LEN - 1);
+    task->comm[TASK_COMM_LEN - 1] = 0;
+    for (int i = 0; i < t->nlisteners; i++)
+        if (t->listeners[i].named)
+            t->listeners[i].named(t->listeners[i].ctx, task->pid, task->comm);
+}
+
+/* The running task is in user mode from now, with no call in flight. */
+static void open_user(struct syscall_tracker *t, struct machine *m, uint64_t now)
+{
+    struct task_track *task = t->task;
+    if (!task->key)
+        task->key = running_key(m);
+    if (!task->pid)
+        task->pid = ti_word(m, task->key, TI_PID);
+    task->user_open = true;
+    task->user_since = now;
+    tell_name(t, m, task);
+}
+
 static void tell_exit(struct syscall_tracker *t, const struct exit_record *x)
 {
     for (int i = 0; i < t->nlisteners; i++)
@@ -267,6 +315,8 @@ static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t k
                         uint64_t now, const uint64_t counts[NCLASSES])
 {
     struct task_track *old = t->task;
+    if (old)
+        tell_user(t, old, now);
     if (old && !(old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)))
         switch_out(old, m, now, counts);
     if (old && old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)) {
@@ -283,8 +333,10 @@ static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t k
         memset(old, 0, sizeof *old);
     }
     t->task = slot_for(t, key);
+    if (!t->task->pid && key)
+        t->task->pid = ti_word(m, key, TI_PID);
     t->task->last_used = ++t->switches;
-    switch_in(t->task, m, now, counts);
+    switch_in(t, t->task, m, now, counts);
 }
 
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
@@ -293,24 +345,23 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
 {
     static const int arg_regs[6] = { UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
                                      UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP };
-    if (t->user_since < start)
-        for (int i = 0; i < t->nlisteners; i++)
-            if (t->listeners[i].user_span)
-                t->listeners[i].user_span(t->listeners[i].ctx, t->user_since, start);
     struct task_track *task = t->task;
     struct syscall_record *r = &task->rec;
     /* the first task runs before the kernel has a TSS: learn its stack now */
     if (!task->key)
         task->key = running_key(m);
+    if (!task->pid)
+        task->pid = ti_word(m, task->key, TI_PID);
+    tell_user(t, task, start);
     /* The last call returned to user mode, whose first instruction trapped
      * (an execve's entry point not yet paged in): it was over. */
     if (task->active)
         finish(t, m, start, start_counts, r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
+    task->user_open = false;
     memset(r, 0, sizeof *r);
     r->seq = ++t->seq;
-    if (!task->pid)
-        task->pid = ti_word(m, task->key, TI_PID);
     r->pid = task->pid;
+    r->cpu = (uint8_t)m->cpu_id;
     if (t->seq == 1)
         t->first_pid = r->pid;
     else if (r->pid != t->first_pid)
@@ -369,20 +420,17 @@ static void follow_cpu(struct syscall_tracker *t, struct machine *m)
     if (m->cpu_id == t->cpu)
         return;
     t->cpus[t->cpu].task = t->task;
-    t->cpus[t->cpu].user_since = t->user_since;
     t->cpus[t->cpu].prev_last_cost = t->prev_last_cost;
     t->cpus[t->cpu].prev_last_cls = t->prev_last_cls;
     t->cpus[t->cpu].seen = true;
     t->cpu = m->cpu_id;
     if (t->cpus[t->cpu].seen) {
         t->task = t->cpus[t->cpu].task;
-        t->user_since = t->cpus[t->cpu].user_since;
         t->prev_last_cost = t->cpus[t->cpu].prev_last_cost;
         t->prev_last_cls = t->cpus[t->cpu].prev_last_cls;
         own_task(t, m);
     } else {
         t->task = slot_for(t, running_key(m));
-        t->user_since = m->block_start_cycles;
         t->prev_last_cost = 0;
         t->prev_last_cls = -1;
     }
@@ -488,10 +536,11 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     account(t);
     t->task->active = false;
     t->task->phase = PHASE_NONE;
-    t->user_since = end;
     for (int i = 0; i < t->nlisteners; i++)
         if (t->listeners[i].record)
             t->listeners[i].record(t->listeners[i].ctx, r);
+    if (how != RET_EXITED)
+        open_user(t, m, end);
 }
 
 /* The call has returned to the kernel's exit path (syscall_return,
@@ -552,8 +601,9 @@ static bool nothing_to_track(const struct syscall_tracker *t, const struct machi
                              const struct block *b)
 {
     const struct task_track *task = t->task;
-    return m->cpu_id == t->cpu && t->user_started && !in_kernel_ram(b->addr) &&
-           !in_vsyscall_page(b->addr) && !task->active && !task->ext_open &&
+    return m->cpu_id == t->cpu && t->user_started && task->user_open &&
+           !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr) && !task->active &&
+           !task->ext_open &&
            !task->in_vsyscall && !task->in_vclock;
 }
 
@@ -579,11 +629,14 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
     if (!kernel) {
         if (!t->user_started) {
             t->user_started = true;
-            t->boot_end = t->user_since = m->block_start_cycles;
+            t->boot_end = m->block_start_cycles;
             for (int i = 0; i < t->nlisteners; i++)
                 if (t->listeners[i].boot)
                     t->listeners[i].boot(t->listeners[i].ctx, t->boot_end, b->addr);
         }
+        /* a task's first user block (a fork's child, the boot program) */
+        if (!task->user_open && !task->active)
+            open_user(t, m, m->block_start_cycles);
     }
     if (task->active) {
         struct syscall_record *r = &task->rec;
@@ -642,6 +695,7 @@ static void tracker_on_exit(void *ctx, struct machine *m)
     uint32_t pid = t->task->pid;
     if (t->task->active)
         finish(t, m, m->cycles, m->class_count, RET_EXITED);
+    tell_user(t, t->task, m->cycles);
     if (e->killed) {
         struct signal_record s = { .pid = pid, .signo = e->signal, .vector = e->vector,
                                    .when = m->cycles };
@@ -682,5 +736,6 @@ int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l)
     if (t->nlisteners == SYSCALL_MAX_LISTENERS)
         return -1;
     t->listeners[t->nlisteners++] = *l;
+    t->names_wanted |= l->named != NULL;
     return 0;
 }

@@ -31,6 +31,7 @@ struct syscall_record {
     uint32_t args[6];
     int32_t result;
     uint8_t path, ret, via;
+    uint8_t cpu;          /* the CPU it began on (--smp) */
     uint32_t error_code;  /* traps */
     uint32_t user_eip;    /* where user space entered the kernel */
     uint32_t user_esp;    /* its stack then (int $0x80 only; 0: unknown) */
@@ -111,8 +112,16 @@ struct call_row {
 struct syscall_listener {
     void *ctx;
     void (*record)(void *ctx, const struct syscall_record *r);
-    /* user mode ran from start to end (centicycles), before a record began */
-    void (*user_span)(void *ctx, uint64_t start, uint64_t end);
+    /* process pid's user mode ran from start to end (centicycles): from its
+     * return from a call (or its first user instruction, or its switch back
+     * in) to its next call (or its switch out, or its end) */
+    void (*user_span)(void *ctx, uint32_t pid, uint64_t start, uint64_t end);
+    /* process pid is named comm (the kernel's task comm): told before its
+     * first user span, and again when an exec changes it */
+    void (*named)(void *ctx, uint32_t pid, const char *comm);
+    /* process pid was off its CPU from out to in (centicycles: others ran,
+     * or the CPU idled), in a call or in user mode */
+    void (*switched)(void *ctx, uint32_t pid, uint64_t out, uint64_t in);
     /* a call or trap has begun: number and arguments are known */
     void (*enter)(void *ctx, const struct syscall_record *r);
     /* the machine booted until end, when the program's first instruction
@@ -183,6 +192,9 @@ struct task_track {
     uint64_t phase_run;
     bool out;                /* switched out ... */
     uint64_t out_at;         /* ... at this many centicycles (its CPU's clock) */
+    bool user_open;          /* in user mode (no call in flight) since */
+    uint64_t user_since;     /* this many centicycles, or its switch back in */
+    char comm[TASK_COMM_LEN]; /* its name as last told ("": not yet) */
 };
 
 struct syscall_tracker {
@@ -212,7 +224,6 @@ struct syscall_tracker {
     int ncall_rows;
     uint64_t calls_dropped;
     uint64_t begun[NPATHS][NVIAS];          /* records begun, every number */
-    uint64_t user_since;     /* start of the current user-mode span */
     bool user_started;       /* the program has run its first instruction */
     uint64_t boot_end;       /* when it did, centicycles */
     uint32_t prev_last_cost; /* cost of the last insn of the previous block, */
@@ -224,12 +235,12 @@ struct syscall_tracker {
     uint32_t page_entry;     /* the vsyscall page's entry (AT_SYSINFO) */
     struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
     int nlisteners;
+    bool names_wanted;       /* a listener wants the processes' names */
     /* --smp: the running CPU, and what is per CPU of the above while
      * another runs (a call is followed on the CPU it runs on) */
     int cpu;
     struct {
         struct task_track *task;
-        uint64_t user_since;
         uint32_t prev_last_cost;
         int prev_last_cls;
         bool seen;

@@ -131,13 +131,16 @@ static void csv_span(struct trace *t, const char *kind, uint64_t start, uint64_t
             cyc(end - start), !strcmp(kind, "user") ? "user" : "kernel");
 }
 
-static void write_span(struct trace *t, const char *kind, uint64_t start, uint64_t end)
+/* A user span of process pid, or the boot (pid 0). */
+static void write_span(struct trace *t, uint32_t pid, const char *kind, uint64_t start,
+                       uint64_t end)
 {
     if (!trace_in_window(t, start, end))
         return;
-    if (t->o.format == TRACE_JSON)
-        trace_json_slice(&t->json, kind, !strcmp(kind, "user") ? "user" : "kernel", start, end,
-                         NULL);
+    if (t->o.format == TRACE_JSON && !strcmp(kind, "boot"))
+        trace_json_boot(&t->json, end);
+    else if (t->o.format == TRACE_JSON)
+        trace_json_slice(&t->json, pid, kind, "user", start, end, NULL);
     else if (t->o.format == TRACE_CSV)
         csv_span(t, kind, start, end);
     else
@@ -145,8 +148,8 @@ static void write_span(struct trace *t, const char *kind, uint64_t start, uint64
                 cyc(end), cyc(end - start));
 }
 
-static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *text,
-                       uint64_t start, uint64_t end)
+static void write_line(struct trace *t, uint32_t pid, uint32_t addr, bool kernel,
+                       const char *text, uint64_t start, uint64_t end)
 {
     char sym[128] = "";
     if (!trace_in_window(t, start, end))
@@ -163,7 +166,7 @@ static void write_line(struct trace *t, uint32_t addr, bool kernel, const char *
         trace_out_write(&t->out, t->line.buf, t->line.len);
         break;
     case TRACE_JSON:
-        trace_json_insn(&t->json, addr, kernel, text, sym, start, end);
+        trace_json_insn(&t->json, pid, addr, kernel, text, sym, start, end);
         break;
     }
 }
@@ -223,7 +226,7 @@ static void write_insn(struct trace *t, const struct trace_insn *in)
             return;
         }
     }
-    write_line(t, in->addr, in->kernel, in->text, in->start, in->end);
+    write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
 /* The instruction seen last has completed (or, faulting, was refunded). */
@@ -288,11 +291,27 @@ static void on_record(void *ctx, const struct syscall_record *r)
         write_record(t, r);
 }
 
-static void on_user_span(void *ctx, uint64_t start, uint64_t end)
+static void on_user_span(void *ctx, uint32_t pid, uint64_t start, uint64_t end)
 {
     struct trace *t = ctx;
     flush_insn(t);
-    write_span(t, "user", start, end);
+    write_span(t, pid, "user", start, end);
+}
+
+/* Names and the time switched out: on the JSON's tracks only. */
+static void on_named(void *ctx, uint32_t pid, const char *comm)
+{
+    struct trace *t = ctx;
+    if (t->o.format == TRACE_JSON)
+        trace_json_name(&t->json, pid, comm);
+}
+
+static void on_switched(void *ctx, uint32_t pid, uint64_t out, uint64_t in)
+{
+    struct trace *t = ctx;
+    flush_insn(t);
+    if (t->o.format == TRACE_JSON && trace_in_window(t, out, in))
+        trace_json_slice(&t->json, pid, "switched out", "sched", out, in, NULL);
 }
 
 static void on_boot(void *ctx, uint64_t end, uint32_t entry)
@@ -300,7 +319,7 @@ static void on_boot(void *ctx, uint64_t end, uint32_t entry)
     struct trace *t = ctx;
     if (t->syms)
         symbols_note_start(t->syms, entry);
-    write_span(t, "boot", 0, end);
+    write_span(t, 0, "boot", 0, end);
 }
 
 static void on_signal(void *ctx, const struct signal_record *s)
@@ -313,7 +332,7 @@ static void on_signal(void *ctx, const struct signal_record *s)
     if (t->o.format == TRACE_JSON) {
         snprintf(args, sizeof args, "{\"si_code\":%d,\"si_addr\":\"%08x\",\"handled\":%s}",
                  s->code, s->addr, s->handled ? "true" : "false");
-        trace_json_instant(&t->json, signal_name(s->signo), s->when, args);
+        trace_json_instant(&t->json, s->pid, signal_name(s->signo), s->when, args);
     } else if (t->o.format == TRACE_CSV) {
         trace_out_printf(&t->out, "signal,,%s,,,%u,,,,,,,,%.2f,%.2f,0.00,,,,,%08x,,user,\n",
                 signal_name(s->signo), s->signo, cyc(s->when), cyc(s->when), s->addr);
@@ -334,7 +353,7 @@ static void on_exit_record(void *ctx, const struct exit_record *e)
     const char *how = e->killed ? "killed" : "exited";
     if (t->o.format == TRACE_JSON) {
         snprintf(args, sizeof args, "{\"%s\":%d}", e->killed ? "signal" : "status", e->status);
-        trace_json_instant(&t->json, how, e->when, args);
+        trace_json_instant(&t->json, e->pid, how, e->when, args);
     } else if (t->o.format == TRACE_CSV) {
         trace_out_printf(&t->out, "%s,,,,,,,,,,,,%d,%.2f,%.2f,0.00,,,,,,,user,\n", how, e->status,
                 cyc(e->when), cyc(e->when));
@@ -391,14 +410,16 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
         return;
     trace_out_sync(&t->out);
     const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+    uint32_t pid = t->sys->task ? t->sys->task->pid : 0;
     if (!last) {
-        write_line(t, in->addr, kernel, text, end - cost, end);
+        write_line(t, pid, in->addr, kernel, text, end - cost, end);
         return;
     }
     struct trace_insn *p = &t->pending;
     size_t n = strnlen(text, sizeof p->text - 1);
     memcpy(p->text, text, n);
     p->text[n] = 0;
+    p->pid = pid;
     p->addr = in->addr;
     p->kernel = kernel;
     p->start = end - cost;
@@ -449,7 +470,7 @@ int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys
 {
     const struct syscall_listener l = {
         .ctx = t, .record = on_record, .user_span = on_user_span, .boot = on_boot,
-        .signal = on_signal, .exit = on_exit_record,
+        .signal = on_signal, .exit = on_exit_record, .named = on_named, .switched = on_switched,
     };
     const struct machine_observer o = {
         .ctx = t, .insns = t->o.insns != INSNS_NONE ? on_insns : NULL, .delivery = on_delivery,

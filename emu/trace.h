@@ -37,6 +37,7 @@ struct trace_options {
 /* An instruction seen, written once the next event shows it completed. */
 struct trace_insn {
     bool valid;
+    uint32_t pid;               /* the process it ran in */
     uint32_t addr;
     bool kernel;
     uint64_t start, end;        /* centicycles */

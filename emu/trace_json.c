@@ -2,9 +2,9 @@
 #include <inttypes.h>
 #include "names.h"
 
-/* The guest has one process, which the machine does not number yet. */
-#define TRACE_PID 1
-#define TRACE_TID 1
+/* The boot's track: no guest process has pid 0 but the idle task, which
+ * runs no user code (Linux's swapper). */
+#define BOOT_PID 0
 
 uint64_t trace_ns(const struct json_trace *t, uint64_t centi)
 {
@@ -53,18 +53,34 @@ static void print_us(struct trace_out *f, uint64_t ns)
     trace_out_printf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
+static void metadata(struct json_trace *t, const char *what, uint32_t pid, const char *name)
+{
+    event_start(t);
+    trace_out_printf(t->out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                     ",\"args\":{\"name\":", what, pid, pid);
+    json_string(t->out, name);
+    trace_out_puts(t->out, "}}");
+}
+
 void trace_json_begin(struct json_trace *t, const char *name)
 {
     trace_out_puts(t->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"clock\":\"modeled cycles at the CPU "
-          "model's clock\"},\"traceEvents\":[\n");
-    static const char *const meta[] = { "process_name", "thread_name" };
-    for (int i = 0; i < 2; i++) {
-        event_start(t);
-        trace_out_printf(t->out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-                meta[i], TRACE_PID, TRACE_TID);
-        json_string(t->out, name);
-        trace_out_puts(t->out, "}}");
-    }
+          "model's clock\",\"program\":");
+    json_string(t->out, name);
+    trace_out_puts(t->out, "},\"traceEvents\":[\n");
+    metadata(t, "process_name", BOOT_PID, "kernel");
+    metadata(t, "thread_name", BOOT_PID, "boot");
+}
+
+void trace_json_name(struct json_trace *t, uint32_t pid, const char *comm)
+{
+    metadata(t, "process_name", pid, comm);
+    metadata(t, "thread_name", pid, comm);
+}
+
+void trace_json_boot(struct json_trace *t, uint64_t end)
+{
+    trace_json_slice(t, BOOT_PID, "boot", "kernel", 0, end, NULL);
 }
 
 void trace_json_end(struct json_trace *t)
@@ -72,15 +88,15 @@ void trace_json_end(struct json_trace *t)
     trace_out_puts(t->out, "\n]}\n");
 }
 
-void trace_json_slice(struct json_trace *t, const char *name, const char *cat, uint64_t start,
-                      uint64_t end, const char *args)
+void trace_json_slice(struct json_trace *t, uint32_t pid, const char *name, const char *cat,
+                      uint64_t start, uint64_t end, const char *args)
 {
     uint64_t s = trace_ns(t, start), e = trace_ns(t, end);
     event_start(t);
     trace_out_puts(t->out, "{\"name\":");
     json_string(t->out, name);
-    trace_out_printf(t->out, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, TRACE_PID,
-            TRACE_TID);
+    trace_out_printf(t->out, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                     ",\"ts\":", cat, pid, pid);
     print_us(t->out, s);
     trace_out_puts(t->out, ",\"dur\":");
     print_us(t->out, e - s);
@@ -89,13 +105,14 @@ void trace_json_slice(struct json_trace *t, const char *name, const char *cat, u
     trace_out_putc(t->out, '}');
 }
 
-void trace_json_instant(struct json_trace *t, const char *name, uint64_t when, const char *args)
+void trace_json_instant(struct json_trace *t, uint32_t pid, const char *name, uint64_t when,
+                        const char *args)
 {
     event_start(t);
     trace_out_puts(t->out, "{\"name\":");
     json_string(t->out, name);
-    trace_out_printf(t->out, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":",
-            TRACE_PID, TRACE_TID);
+    trace_out_printf(t->out, ",\"cat\":\"process\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%" PRIu32
+                     ",\"tid\":%" PRIu32 ",\"ts\":", pid, pid);
     print_us(t->out, trace_ns(t, when));
     if (args)
         trace_out_printf(t->out, ",\"args\":%s", args);
@@ -113,31 +130,31 @@ void trace_json_record(struct json_trace *t, const struct syscall_record *r, con
              "{\"nr\":%u,\"path\":\"%s\",\"return\":\"%s\",\"result\":%d,"
              "\"round_trip_cycles\":%.2f,\"entry_cycles\":%.2f,\"body_cycles\":%.2f,"
              "\"exit_cycles\":%.2f,\"interrupt_cycles\":%.2f,\"switched_out_cycles\":%.2f,"
-             "\"from\":\"%s\",\"from_addr\":\"%08x\"}",
+             "\"from\":\"%s\",\"from_addr\":\"%08x\",\"cpu\":%u}",
              r->nr, sys_path_name(r->path), sys_return_name(r->ret), r->result,
              centi_to_cycles(record_own(r)), centi_to_cycles(r->own_entry),
              centi_to_cycles(r->own_body), centi_to_cycles(r->own_exit),
              centi_to_cycles(r->ext_entry + r->ext_body + r->ext_exit),
-             centi_to_cycles(r->switched), esym, r->user_eip);
+             centi_to_cycles(r->switched), esym, r->user_eip, r->cpu);
     bool trap = r->path == PATH_TRAP;
-    trace_json_slice(t, trap ? vector_name(r->nr) : syscall_name(r->nr), trap ? "trap" : "syscall",
-                     r->start, r->end, args);
+    trace_json_slice(t, r->pid, trap ? vector_name(r->nr) : syscall_name(r->nr),
+                     trap ? "trap" : "syscall", r->start, r->end, args);
     if (trap)
         return;
-    trace_json_slice(t, "entry", "phase", r->start, body, NULL);
+    trace_json_slice(t, r->pid, "entry", "phase", r->start, body, NULL);
     if (r->body_start)
-        trace_json_slice(t, "body", "phase", body, exit, NULL);
+        trace_json_slice(t, r->pid, "body", "phase", body, exit, NULL);
     if (r->exit_start)
-        trace_json_slice(t, "exit", "phase", exit, r->end, NULL);
+        trace_json_slice(t, r->pid, "exit", "phase", exit, r->end, NULL);
 }
 
-void trace_json_insn(struct json_trace *t, uint32_t addr, bool kernel, const char *text,
-                     const char *symbol, uint64_t start, uint64_t end)
+void trace_json_insn(struct json_trace *t, uint32_t pid, uint32_t addr, bool kernel,
+                     const char *text, const char *symbol, uint64_t start, uint64_t end)
 {
     char esym[256], args[384];
     escaped(esym, sizeof esym, symbol);
     snprintf(args, sizeof args, "{\"addr\":\"%08x\",\"symbol\":\"%s\",\"mode\":\"%s\","
              "\"cycles\":%.2f}", addr, esym, kernel ? "kernel" : "user",
              centi_to_cycles(end - start));
-    trace_json_slice(t, text, "insn", start, end, args);
+    trace_json_slice(t, pid, text, "insn", start, end, args);
 }

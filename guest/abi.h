@@ -42,6 +42,9 @@
 #define TI_FLAG_EXITED 0x10000 /* in TI_FLAGS: the task has exited and will not run again */
 #define TI_EXIT_CODE 0x0c    /* once exited: its wait status (code << 8, or the signal) */
 #define TI_ADDR_LIMIT 0x10   /* the end of what access_ok lets it reach: USER_SPACE_TOP */
+#define TI_TASK     0x08     /* its struct task_struct, whose comm the emulator reads
+                                (at the image's task_comm_offset: sched.c) */
+#define TASK_COMM_LEN 16     /* comm: the command (exec's file name), NUL-ended */
 
 /* ---- The Linux i386 system call: int $0x80 ---- */
 #define SYSCALL_VECTOR 0x80

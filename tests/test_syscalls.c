@@ -38,13 +38,44 @@ static void on_record(void *ctx, const struct syscall_record *r)
     heard->order[heard->norder++ % (2 * MAX_RECORDS)] = (int)(intptr_t)ctx;
 }
 
-static void on_span(void *ctx, uint64_t start, uint64_t end)
+static void on_span(void *ctx, uint32_t pid, uint64_t start, uint64_t end)
 {
     (void)ctx;
+    ck_assert_uint_ne(pid, 0);
     ck_assert_uint_lt(start, end);
     if (heard->nrec < MAX_RECORDS)
         heard->span_end[heard->nrec] = end;
     heard->spans++;
+}
+
+/* The names heard, in order, and whether each span's process had one. */
+#define MAX_NAMES 8
+static struct {
+    uint32_t pid[MAX_NAMES];
+    char comm[MAX_NAMES][TASK_COMM_LEN];
+    int n;
+    int unnamed_spans, spans;
+} names;
+
+static void on_named(void *ctx, uint32_t pid, const char *comm)
+{
+    (void)ctx;
+    ck_assert_int_lt(names.n, MAX_NAMES);
+    ck_assert_uint_lt(strlen(comm), TASK_COMM_LEN);
+    names.pid[names.n] = pid;
+    snprintf(names.comm[names.n++], TASK_COMM_LEN, "%s", comm);
+}
+
+static void on_named_span(void *ctx, uint32_t pid, uint64_t start, uint64_t end)
+{
+    (void)ctx;
+    (void)start;
+    (void)end;
+    bool named = false;
+    for (int i = 0; i < names.n; i++)
+        named |= names.pid[i] == pid;
+    names.unnamed_spans += !named;
+    names.spans++;
 }
 
 static struct guest *listen_to(const char *cpu, const char *prog, const char *arg)
@@ -185,6 +216,29 @@ START_TEST(user_time_between_calls_reaches_the_listener_first)
 }
 END_TEST
 
+/* proc exec: the program forks a child that execs /proc/self/exe. Each
+ * process is named (the kernel's comm) before its first user span: the
+ * program's file name, the child its parent's, then after the exec the
+ * last part of the path it ran. */
+START_TEST(each_process_is_named_before_it_runs_and_again_after_an_exec)
+{
+    struct guest *g = guest_new("pentium4", "proc", "exec", NULL);
+    const struct syscall_listener l = { .named = on_named, .user_span = on_named_span };
+    memset(&names, 0, sizeof names);
+    ck_assert_int_eq(syscalls_listen(&g->sys, &l), 0);
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_int_eq(names.n, 3);
+    ck_assert_str_eq(names.comm[0], "proc");
+    ck_assert_str_eq(names.comm[1], "proc");
+    ck_assert_str_eq(names.comm[2], "exe");
+    ck_assert_uint_ne(names.pid[0], names.pid[1]);
+    ck_assert_uint_eq(names.pid[1], names.pid[2]);
+    ck_assert_int_gt(names.spans, 4);
+    ck_assert_int_eq(names.unnamed_spans, 0);
+    guest_free(g);
+}
+END_TEST
+
 START_TEST(every_listener_hears_every_record_in_the_order_they_listened)
 {
     struct guest *g = listen_to("pentium3", "one_call", "getpid");
@@ -218,6 +272,7 @@ Suite *syscalls_suite(void)
     tcase_add_test(tc, calls_the_kernel_has_no_handler_for_count_as_enosys);
     tcase_add_test(tc, user_time_between_calls_reaches_the_listener_first);
     tcase_add_test(tc, every_listener_hears_every_record_in_the_order_they_listened);
+    tcase_add_test(tc, each_process_is_named_before_it_runs_and_again_after_an_exec);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "chrome_trace.h"
 #include "support.h"
 
 /* Commas outside double quotes. */
@@ -83,103 +84,6 @@ START_TEST(csv_trace_has_one_schema_with_or_without_instructions)
 }
 END_TEST
 
-/* A Chrome Trace Event file's events, as jq reads them. */
-struct event {
-    char ph;
-    char name[64], cat[16];
-    long pid, tid;
-    long long ts, dur;      /* ns; -1 if absent */
-};
-
-static long long ns_of(const char *us)
-{
-    /* ts and dur are microseconds with at most 3 decimals: whole ns */
-    const char *dot = strchr(us, '.');
-    long long whole = atoll(us), frac = 0;
-    if (dot) {
-        char digits[4] = "000";
-        for (int k = 0; k < 3 && dot[1 + k] >= '0' && dot[1 + k] <= '9'; k++)
-            digits[k] = dot[1 + k];
-        ck_assert_msg(strlen(dot + 1) <= 3, "more precision than a nanosecond: %s", us);
-        frac = atoll(digits);
-    }
-    return whole * 1000 + frac;
-}
-
-static int read_events(const char *path, struct event **out)
-{
-    char *tsv = jq(".traceEvents[] | [.ph, .name, (.cat // \"\"), .pid, .tid, "
-                   "(if has(\"ts\") then .ts|tostring else \"-\" end), "
-                   "(if has(\"dur\") then .dur|tostring else \"-\" end)] | @tsv", path);
-    int n = count_char(tsv, '\n'), k = 0;
-    struct event *ev = calloc((size_t)n + 1, sizeof *ev);
-    for (char *save = NULL, *line = strtok_r(tsv, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        char ts[64], dur[64];
-        struct event *e = &ev[k++];
-        char *f[7];
-        int nf = 0;
-        for (char *p = line; nf < 7; nf++) {
-            f[nf] = p;
-            p = strchr(p, '\t');
-            if (!p) {
-                nf++;
-                break;
-            }
-            *p++ = 0;
-        }
-        ck_assert_int_eq(nf, 7);
-        e->ph = f[0][0];
-        snprintf(e->name, sizeof e->name, "%s", f[1]);
-        snprintf(e->cat, sizeof e->cat, "%s", f[2]);
-        e->pid = atol(f[3]);
-        e->tid = atol(f[4]);
-        snprintf(ts, sizeof ts, "%s", f[5]);
-        snprintf(dur, sizeof dur, "%s", f[6]);
-        e->ts = strcmp(ts, "-") ? ns_of(ts) : -1;
-        e->dur = strcmp(dur, "-") ? ns_of(dur) : -1;
-    }
-    free(tsv);
-    *out = ev;
-    return k;
-}
-
-static int by_start(const void *a, const void *b)
-{
-    const struct event *x = a, *y = b;
-    if (x->ts != y->ts)
-        return x->ts < y->ts ? -1 : 1;
-    return x->dur > y->dur ? -1 : x->dur < y->dur;   /* the longer one contains */
-}
-
-/* Complete slices on one thread must nest: each one that starts inside
- * another ends inside it too. Returns how many slices were checked. */
-static int check_nesting(struct event *ev, int n, const char *path)
-{
-    struct event *x = calloc((size_t)n + 1, sizeof *x);
-    int nx = 0;
-    for (int i = 0; i < n; i++)
-        if (ev[i].ph == 'X')
-            x[nx++] = ev[i];
-    qsort(x, (size_t)nx, sizeof *x, by_start);
-    struct event *stack[64];
-    int depth = 0;
-    for (int i = 0; i < nx; i++) {
-        while (depth && x[i].ts >= stack[depth - 1]->ts + stack[depth - 1]->dur)
-            depth--;
-        if (depth) {
-            const struct event *outer = stack[depth - 1];
-            ck_assert_msg(x[i].ts + x[i].dur <= outer->ts + outer->dur,
-                          "%s: %s [%lld, +%lld) overlaps %s [%lld, +%lld)", path, x[i].name,
-                          x[i].ts, x[i].dur, outer->name, outer->ts, outer->dur);
-        }
-        ck_assert_int_lt(depth, 64);
-        stack[depth++] = &x[i];
-    }
-    free(x);
-    return nx;
-}
-
 static void check_chrome_trace(const char *path, bool insns)
 {
     char *text = read_file(path);
@@ -195,27 +99,34 @@ static void check_chrome_trace(const char *path, bool insns)
     ck_assert_str_eq(missing, "0\n");
     free(missing);
     struct event *ev;
-    int n = read_events(path, &ev);
+    int n = chrome_events(path, &ev);
     int meta = 0, boot = 0, calls = 0, user = 0, insn = 0, phases = 0;
+    long pid = -1;              /* the program's: one process */
     for (int i = 0; i < n; i++) {
         ck_assert_msg(strchr("XMi", ev[i].ph), "phase %c", ev[i].ph);
-        ck_assert_int_eq(ev[i].pid, 1);
-        ck_assert_int_eq(ev[i].tid, 1);
+        ck_assert_int_eq(ev[i].pid, ev[i].tid);
         meta += ev[i].ph == 'M' && (!strcmp(ev[i].name, "process_name") ||
                                     !strcmp(ev[i].name, "thread_name"));
-        boot += ev[i].ph == 'X' && !strcmp(ev[i].name, "boot") && ev[i].ts == 0;
+        /* pid 0's track has the boot and nothing else */
+        bool is_boot = ev[i].ph == 'X' && !strcmp(ev[i].name, "boot");
+        boot += is_boot && ev[i].ts == 0 && ev[i].pid == 0;
+        if (ev[i].ph != 'M' && !is_boot) {
+            ck_assert_int_ne(ev[i].pid, 0);
+            ck_assert(pid == -1 || ev[i].pid == pid);
+            pid = ev[i].pid;
+        }
         calls += !strcmp(ev[i].cat, "syscall");
         user += !strcmp(ev[i].cat, "user");
         insn += !strcmp(ev[i].cat, "insn");
         phases += !strcmp(ev[i].cat, "phase");
     }
-    ck_assert_int_eq(meta, 2);
+    ck_assert_int_eq(meta, 4);  /* the boot's track and the program's, each named */
     ck_assert_int_eq(boot, 1);
     ck_assert_int_ge(calls, 2);
     ck_assert_int_ge(user, 2);
     ck_assert_int_ge(phases, 2 * calls);
     ck_assert(insns ? insn > 100 : insn == 0);
-    ck_assert_int_gt(check_nesting(ev, n, path), calls + user);
+    ck_assert_int_gt(chrome_check_nesting(ev, n, path), calls + user);
     free(ev);
 }
 

@@ -21,6 +21,18 @@
 
 extern union thread_union init_thread_union;
 
+/* Where a task's comm lies in its task_struct, for the emulator, which
+ * names each process by it (--trace's tracks): an absolute symbol of the
+ * image, task_comm_offset. The offset depends on the configuration (a
+ * spinlock holds its owner with SMP_BIG_LOCK); the function that sets it
+ * is discarded at link time (kernel.ld), so the image's code and data are
+ * those without it. */
+__attribute__((used, section(".discard.emu"))) void emu_task_offsets(void)
+{
+    __asm__(".globl task_comm_offset\n\t.set task_comm_offset, %c0"
+            : : "i"(__builtin_offsetof(struct task_struct, comm)));
+}
+
 static struct task_struct init_task_struct;
 static struct task_struct idle_task;   /* pid 0: init's parent, never run */
 static struct thread_info idle_thread_info;

@@ -28,7 +28,6 @@
 
 #define PID_MAX   32768
 #define TASK_LIMIT 64          /* RLIMIT_NPROC-like: fork beyond it is EAGAIN */
-#define TASK_COMM_LEN 16
 #define NGROUPS 32   /* 2.5.53's supplementary groups per process */
 
 /* Who a process is: real, effective, saved and file-system ids, and its
@@ -60,6 +59,7 @@ struct thread_info {
 _Static_assert(__builtin_offsetof(struct thread_info, flags) == TI_FLAGS, "TI_FLAGS");
 _Static_assert(__builtin_offsetof(struct thread_info, pid) == TI_PID, "TI_PID");
 _Static_assert(__builtin_offsetof(struct thread_info, exit_code) == TI_EXIT_CODE, "TI_EXIT_CODE");
+_Static_assert(__builtin_offsetof(struct thread_info, task) == TI_TASK, "TI_TASK");
 _Static_assert(__builtin_offsetof(struct thread_info, addr_limit) == TI_ADDR_LIMIT,
                "TI_ADDR_LIMIT");
 
