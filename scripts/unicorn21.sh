@@ -63,8 +63,12 @@ if ! have_all; then
     }
     rm -f "$dest/debs"/*.deb
     echo "unicorn21: fetching $SUITE's $PACKAGES from $mirror" >&2
-    if ! private_apt update >"$apt_dir/update.log" 2>&1 ||
-       ! (cd "$dest/debs" && private_apt download $PACKAGES) >"$apt_dir/download.log" 2>&1; then
+    # A list that fails (a mirror caught mid-sync, a suite the packages
+    # are not in) is no failure while the packages still download.
+    private_apt update >"$apt_dir/update.log" 2>&1 ||
+        echo "unicorn21: some package lists did not download (see $apt_dir/update.log);" \
+             "trying with those that did" >&2
+    if ! (cd "$dest/debs" && private_apt download $PACKAGES) >"$apt_dir/download.log" 2>&1; then
         echo "unicorn21: could not download $SUITE's $PACKAGES (see $apt_dir/*.log)" >&2
         exit 1
     fi
