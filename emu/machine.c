@@ -210,6 +210,32 @@ void truncate_current_block(struct machine *m, uint32_t index)
 
 /* ---- observers ---- */
 
+/*
+ * Quirk 28 without the cycle model: there is no block hook to look at the
+ * engines' code buffers (run.c, code_full), and a hook on the hypercall's
+ * `out` cannot stop the engine at a known EIP (inside a block the engine
+ * keeps EIP at the block's start). A system call's entry can: the sysenter
+ * hook and an int's delivery set EIP to the kernel's entry themselves, and
+ * pass it here (the sysenter hook's EIP is the entry less the instruction's
+ * length, which the engine adds after the hook). The look is made there, once every ENGINE_CODE_LOOK_MM address-space
+ * requests (forks, execs and the pages they map: what makes new code),
+ * so that a loop of system calls alone never pays for it.
+ */
+#define ENGINE_CODE_LOOK_MM 256u
+
+void machine_code_look_at_entry(struct machine *m, uint32_t eip)
+{
+    if (!m->opts->no_cycle_model || m->code.mm_requests < m->code.look_at)
+        return;
+    m->code.look_at = m->code.mm_requests + ENGINE_CODE_LOOK_MM;
+    if (m->hold.block || m->hold.insn ||
+        engine_code_resident() < ENGINE_CODE_LIMIT * (size_t)m->ncpus)
+        return;
+    m->code.due = true;
+    m->code.eip = eip;   /* the kernel's entry: ring 0, CS is flat */
+    engine_stop(m->uc);
+}
+
 void machine_tell_insns(struct machine *m, uint32_t upto)
 {
     const struct block *b = m->cur_block;

@@ -270,6 +270,8 @@ struct machine {
         uint64_t check_at;         /* quirk 28): m->insns of the next look */
         bool due;                  /* the block hook stopped the engine to */
         uint32_t eip;              /* renew it, before the block at eip */
+        uint64_t mm_requests;      /* address-space hypercalls so far, and */
+        uint64_t look_at;          /* at how many the next look is due */
         uint64_t renewals;         /* engines renewed */
     } code;
     struct {                       /* the last block Capstone could not */
@@ -429,6 +431,7 @@ void machine_notify_tsc(struct machine *m, uint32_t insn_addr);
  * told again, and nothing is told once the machine has stopped (the engine
  * runs no hook after a stop). */
 void machine_tell_insns(struct machine *m, uint32_t upto);
+void machine_code_look_at_entry(struct machine *m, uint32_t eip);
 /* Code the decoder could not read starts to run (cur_block NULL): the
  * insns observers hear of it as an empty range. */
 void machine_tell_undecoded(struct machine *m);

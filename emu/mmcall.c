@@ -120,6 +120,7 @@ void mm_hypercall(struct machine *m, struct hc_mm *r)
      * itself; what that work costs is charged below instead. */
     if (!m->opts->no_cycle_model)
         refund_current_insn(m, CLASS_IO);
+    m->code.mm_requests++;
     switch (r->op) {
     case MM_SWITCH: r->result = op_switch(m, r); break;
     case MM_CLONE: r->result = op_clone(m, r); break;

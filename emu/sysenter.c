@@ -85,7 +85,9 @@ void on_sysenter(uc_engine *uc, void *user)
     uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
     reg_write(m, UC_X86_REG_EFLAGS,
               eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
-    engine_sysenter_resume(m->uc, (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP));
+    uint32_t entry = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP);
+    engine_sysenter_resume(m->uc, entry);
+    machine_code_look_at_entry(m, entry);
 }
 
 

@@ -425,6 +425,7 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
          * back to the int instruction itself. */
         m->delivery_depth = 0;
         deliver_interrupt(m, (int)intno, EVENT_SOFTWARE, false, 0, eip, soft->addr - base);
+        machine_code_look_at_entry(m, reg_read(m, UC_X86_REG_EIP));
         return;
     }
     struct engine_exception x;
@@ -438,6 +439,7 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
         /* An int n its block's decode did not show (quirk 2). */
         deliver_interrupt(m, (int)intno, EVENT_SOFTWARE, false, 0, eip,
                           eip - software_int_length(m, base + eip, intno));
+        machine_code_look_at_entry(m, reg_read(m, UC_X86_REG_EIP));
         return;
     }
     if (intno == X86_VEC_DF) {
