@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "centi.h"
 #include "interval.h"
 #include "published.h"
 #include "machine.h"
@@ -80,7 +81,7 @@ int compare_svg(const char *path, const struct compare_run *rs, int n,
 /* Mean cycles of a sum of centicycles over n calls. */
 static inline double compare_mean(uint64_t sum, uint64_t n)
 {
-    return n ? (double)sum / 100.0 / (double)n : 0.0;
+    return n ? centi_to_cycles(sum) / (double)n : 0.0;
 }
 
 /* compare_article.c: the published figures beside the model's */

@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "centi.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,7 @@ static uint32_t top_node(const struct profile *p)
  * given, go to node: at the instruction at addr if at. */
 static void give(struct profile *p, uint32_t node, bool at, uint32_t addr, uint64_t centi)
 {
-    uint64_t now = centi / 100;
+    uint64_t now = centi_whole(centi);
     if (now <= p->mark)
         return;
     call_tree_charge(&p->tree, node, at, addr, now - p->mark);

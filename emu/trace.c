@@ -1,4 +1,5 @@
 #include "trace.h"
+#include "centi.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static bool parse_cycles(const char *s, size_t len, uint64_t *out)
     buf[len] = 0;
     errno = 0;
     unsigned long long v = strtoull(buf, &end, 10);
-    if (errno || *end || v > UINT64_MAX / 100)
+    if (errno || *end || v > UINT64_MAX / CENTI_PER_CYCLE)
         return false;
     *out = v;
     return true;
@@ -67,7 +68,7 @@ int trace_parse_window(const char *text, uint64_t *from, uint64_t *to)
 
 bool trace_in_window(const struct trace *t, uint64_t start, uint64_t end)
 {
-    uint64_t from = t->o.from * 100, to = t->o.to * 100;
+    uint64_t from = cycles_to_centi(t->o.from), to = cycles_to_centi(t->o.to);
     return end >= from && (!t->o.to || start < to);
 }
 
