@@ -112,6 +112,12 @@ static bool cr0_write_flushes(void)
     return major > 2 || (major == 2 && minor >= 1);
 }
 
+/* quirk 30: 2.1 and later keep a hook's stop when the hook moved EIP. */
+bool engine_stops_after_eip_write(void)
+{
+    return cr0_write_flushes();   /* the same versions: 2.1 and later */
+}
+
 static bool ss_loads(uc_engine *uc, uint32_t sel)
 {
     return uc_reg_write(uc, UC_X86_REG_SS, &sel) == UC_ERR_OK;

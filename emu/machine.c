@@ -225,7 +225,8 @@ void truncate_current_block(struct machine *m, uint32_t index)
 
 void machine_code_look_at_entry(struct machine *m, uint32_t eip)
 {
-    if (!m->opts->no_cycle_model || m->code.mm_requests < m->code.look_at)
+    if (!m->opts->no_cycle_model || m->code.mm_requests < m->code.look_at ||
+        !engine_stops_after_eip_write())
         return;
     m->code.look_at = m->code.mm_requests + ENGINE_CODE_LOOK_MM;
     if (m->hold.block || m->hold.insn ||
