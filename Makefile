@@ -445,7 +445,8 @@ test: all $(RUN_TESTS)
 	@sh tests/run-tests.sh $(RUN_TESTS)
 
 test-asan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan \
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-unicorn.supp \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)-asan \
 		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
 # The same machine on both engines (tests/cross-engine.sh): the default
