@@ -445,7 +445,7 @@ test: all $(RUN_TESTS)
 	@sh tests/run-tests.sh $(RUN_TESTS)
 
 test-asan:
-	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-unicorn.supp \
+	@LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan-unicorn.supp:print_suppressions=0 \
 	$(MAKE) --no-print-directory BUILD=$(BUILD)-asan \
 		SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' test
 
