@@ -64,21 +64,9 @@ static uint64_t fixed(struct cursor *c, size_t n)
     return v;
 }
 
-static uint64_t uleb(struct cursor *c)
-{
-    uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        const uint8_t *b = take(c, 1);
-        if (!b)
-            return 0;
-        if (shift < 64)
-            v |= (uint64_t)(*b & 0x7f) << shift;
-        if (!(*b & 0x80))
-            return v;
-    }
-}
-
-static int64_t sleb(struct cursor *c)
+/* LEB128: 7 bits a byte, low first, the top bit set on all but the last;
+ * a signed one extends the last byte's bit 6. A cut one reads as 0. */
+static uint64_t leb(struct cursor *c, bool is_signed)
 {
     uint64_t v = 0;
     for (unsigned shift = 0;; shift += 7) {
@@ -88,11 +76,21 @@ static int64_t sleb(struct cursor *c)
         if (shift < 64)
             v |= (uint64_t)(*b & 0x7f) << shift;
         if (!(*b & 0x80)) {
-            if (shift + 7 < 64 && (*b & 0x40))
+            if (is_signed && shift + 7 < 64 && (*b & 0x40))
                 v |= ~(uint64_t)0 << (shift + 7);
-            return (int64_t)v;
+            return v;
         }
     }
+}
+
+static uint64_t uleb(struct cursor *c)
+{
+    return leb(c, false);
+}
+
+static int64_t sleb(struct cursor *c)
+{
+    return (int64_t)leb(c, true);
 }
 
 /* A NUL-terminated string inside the cursor's bytes. */
