@@ -87,7 +87,7 @@ $(UC21)/.ok: scripts/unicorn21.sh | $(DEPS_OK)
 	@touch $@
 
 WARN := -Wall -Wextra -Werror
-HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN)
+HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN) -Iemu
 HOST_LDFLAGS = $(SAN)
 
 GUEST_CC := gcc
@@ -140,7 +140,7 @@ KERNEL_SRCS := $(wildcard guest/kernel/*.c) $(wildcard guest/kernel/*.S) \
 	$(wildcard guest/vsyscall/*.S)
 
 # The images (docs/cost-model.md, "Kernel configuration"): for the CPU
-# family of each model (emu/cpu_models.c, march), a UP kernel and an SMP one
+# family of each model (emu/cost/cpu_models.c, march), a UP kernel and an SMP one
 # (CONFIG_SMP, as 2.5.53 built it: no big kernel lock on entry); and the
 # kernel for --smp N > 1, which takes the big kernel lock on every entry
 # (SMP_BIG_LOCK: this kernel's safety net for several CPUs, not 2.5.53's
@@ -165,7 +165,7 @@ kimage_config = $(word 2,$(KIMAGE_$(1)))
 kimage_lock = $(word 3,$(KIMAGE_$(1)))
 kimage_history = $(word 4,$(KIMAGE_$(1)))
 # the step as the guest and the emulator number it (guest/kernel/variant.h,
-# emu/kconfig.h): 0 the seed, then in order
+# emu/image/kconfig.h): 0 the seed, then in order
 khist_seed := 0
 khist_2.5.53 := 1
 khist_2.5.54 := 2
@@ -209,8 +209,8 @@ $(BUILD)/guest/kernel-%.emu.elf: $(BUILD)/guest/kernel-%.elf
 	objcopy --strip-debug --keep-section=.debug_line --keep-section=.debug_line_str $< $@
 KERNEL_EMBEDDED := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_embedded,$(v)))
 
-# The same list for the emulator (emu/kernel_image.S embeds the images,
-# emu/ksyms.c chooses among them): X(symbol, name, file, march, config, lock,
+# The same list for the emulator (emu/image/kernel_image.S embeds the images,
+# emu/image/ksyms.c chooses among them): X(symbol, name, file, march, config, lock,
 # history).
 KERNEL_IMAGES_H := $(GEN)/kernel_images.h
 kimage_upper = $(shell echo $(1) | tr a-z A-Z)
@@ -257,25 +257,25 @@ $(LINUS_LOOP_26): $(BUILD)/guest/programs/linus_loop-2.6.0.c.o $(MINI_OBJS) $(MI
 	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $^ -lgcc
 
 # ---- the emulator ----
-EMU_SRCS := $(wildcard emu/*.c)
-EMU_OBJS := $(patsubst %,$(BUILD)/%.o,$(EMU_SRCS)) $(BUILD)/emu/kernel_image.S.o
-EMU_LIB_OBJS := $(filter-out $(BUILD)/emu/main.c.o,$(EMU_OBJS))
+EMU_SRCS := $(wildcard emu/*/*.c)
+EMU_OBJS := $(patsubst %,$(BUILD)/%.o,$(EMU_SRCS)) $(BUILD)/emu/image/kernel_image.S.o
+EMU_LIB_OBJS := $(filter-out $(BUILD)/emu/cli/main.c.o,$(EMU_OBJS))
 EMU := $(BUILD)/emu/emu
 
 $(BUILD)/emu/%.c.o: emu/%.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/kernel_image.S.o: emu/kernel_image.S $(KERNEL_EMBEDDED) $(KERNEL_IMAGES_H)
+$(BUILD)/emu/image/kernel_image.S.o: emu/image/kernel_image.S $(KERNEL_EMBEDDED) $(KERNEL_IMAGES_H)
 	@mkdir -p $(@D)
 	$(CC) -c -I$(GEN) $< -o $@
-$(BUILD)/emu/ksyms.c.o: $(KERNEL_IMAGES_H)
+$(BUILD)/emu/image/ksyms.c.o: $(KERNEL_IMAGES_H)
 # The version --version prints: the commit the binary was built from. The
 # header is rewritten only when that changes, and main.c rebuilt then.
 EMU_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 VERSION_H := $(BUILD)/gen/emu_version.h
 $(shell mkdir -p $(BUILD)/gen && v='#define EMU_VERSION "$(EMU_VERSION)"' && \
 	{ [ "$$(cat $(VERSION_H) 2>/dev/null)" = "$$v" ] || echo "$$v" > $(VERSION_H); })
-$(BUILD)/emu/main.c.o: $(VERSION_H)
+$(BUILD)/emu/cli/main.c.o: $(VERSION_H)
 $(EMU): $(EMU_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(UC_LIBS) -lm
 
@@ -294,7 +294,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.c.o $(TEST_SUPPORT) $(EMU_LIB_OBJS)
 # helper server puts that on a TCP port for Debian's gdb to attach to.
 GDB_FAKE := $(BUILD)/tests/gdb_fake.c.o
 GDB_FAKE_SERVER := $(BUILD)/tests/gdb_fake_server
-GDB_STUB_OBJS = $(filter-out $(BUILD)/emu/gdb_machine.c.o,$(filter $(BUILD)/emu/gdb%,$(EMU_OBJS)))
+GDB_STUB_OBJS = $(filter-out $(BUILD)/emu/gdb/gdb_machine.c.o,$(filter $(BUILD)/emu/gdb%,$(EMU_OBJS)))
 $(GDB_FAKE_SERVER): $(BUILD)/tests/gdb_fake_server.c.o $(GDB_FAKE) $(GDB_STUB_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 GDB_RIG := $(BUILD)/tests/gdb_rig.c.o
@@ -355,7 +355,7 @@ $(TESTS): | $(STATIC_BINS) $(DYNAMIC_BIN) $(I386_OK) $(TEST_DEPS_OK)
 # tests/test_dwarf_line.c reads them beside addr2line (its own C unit in
 # version N, the mini library's in gcc's default, 5).
 DWARF_BINS := $(foreach v,2 3 4 5,$(BUILD)/dwarf/syscall_loop-dwarf$(v))
-$(BUILD)/dwarf/syscall_loop-dwarf%: guest/programs/syscall_loop.c $(MINI_OBJS) $(MINI_LIB) \
+$(DWARF_BINS): $(BUILD)/dwarf/syscall_loop-dwarf%: guest/programs/syscall_loop.c $(MINI_OBJS) $(MINI_LIB) \
 		| $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -gdwarf-$* $(GUEST_LDFLAGS) -o $@ $< $(MINI_OBJS) $(MINI_LIB) -lgcc
@@ -363,7 +363,9 @@ $(BUILD)/tests/test_dwarf_line: | $(DWARF_BINS) $(KERNEL) $(PROGRAMS)
 
 # ---- fuzzing (tests/fuzz/README.md) ----
 # The replay test runs every corpus and crash file through the fuzz harness.
-FUZZ_HARNESS := $(BUILD)/tests/fuzz/harness.c.o $(GDB_FAKE)
+# The snapshot the harness restores for each input is the harness's own
+# (tests/fuzz/snapshot.h), not linked into emu.
+FUZZ_HARNESS := $(patsubst %,$(BUILD)/tests/fuzz/%.c.o,harness snapshot addrspace_save vfs_clone) $(GDB_FAKE)
 $(BUILD)/tests/test_fuzz_replay: $(FUZZ_HARNESS)
 FUZZ_TARGETS := elf syscall gdb cpu
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../emu/cpu_models.h"
-#include "../emu/ksyms.h"
+#include "../emu/cost/cpu_models.h"
+#include "../emu/image/ksyms.h"
 
 uint32_t ksym(const char *name)
 {

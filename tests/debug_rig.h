@@ -1,5 +1,5 @@
 /*
- * For the tests of the debugger's hold on the machine (emu/debug.c), in
+ * For the tests of the debugger's hold on the machine (emu/cpu/debug.c), in
  * this process on the guest kernel: symbols, registers and memory as the
  * debugger reads them, running to a stop, and what a run without a
  * debugger counts.
@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include "support.h"
-#include "../emu/debug.h"
+#include "../emu/cpu/debug.h"
 #include "syscall_nr.h"
 
 uint32_t ksym(const char *name);                     /* of the kernel */

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "support.h"
-#include "../emu/ksyms.h"
+#include "../emu/image/ksyms.h"
 
 #define GDB "/usr/bin/gdb"
 

@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../emu/gdbstub.h"
-#include "../emu/gdb_session.h"
+#include "../emu/gdb/gdbstub.h"
+#include "../emu/gdb/gdb_session.h"
 
 #define FAKE_CODE    0x08048000u   /* [FAKE_CODE, FAKE_RO) read-write */
 #define FAKE_VAR     0x0804a010u   /* the program writes 42 here, then reads it */

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <check.h>
-#include "../emu/machine.h"
-#include "../emu/run.h"
-#include "../emu/syscalls.h"
+#include "../emu/machine/machine.h"
+#include "../emu/cpu/run.h"
+#include "../emu/account/syscalls.h"
 
 struct emu_result {
     int status;   /* exit status, or 128+signal if emu itself died */

@@ -1,5 +1,5 @@
 /*
- * Address spaces on the host (emu/addrspace.c), on a bare machine with
+ * Address spaces on the host (emu/mm/addrspace.c), on a bare machine with
  * hand-made page tables: the bytes follow CR3, a fork copies the pages the
  * page tables map and nothing else, code at one address in two spaces runs
  * as each space's own (engine.h, quirk 17), shared objects are seen by

@@ -1,6 +1,6 @@
 /*
- * The calibration (emu/calibrate.c, emu/cost_model.c): the committed
- * counts in emu/calibration_data.h are what the replays give today, and the
+ * The calibration (emu/compare/calibrate.c, emu/cost/cost_model.c): the committed
+ * counts in emu/cost/calibration_data.h are what the replays give today, and the
  * ring-crossing costs solved from them reproduce the published figures for
  * any value of the other rows.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/calibrate.h"
+#include "../emu/compare/calibrate.h"
 
 #define PROGRAMS BUILD_DIR "/guest/programs"
 
@@ -44,7 +44,7 @@ START_TEST(the_committed_counts_are_what_the_replays_give)
             uint64_t ca = count_of(&a[d->span - 1], c), cb = count_of(&b[d->span - 1], c);
             uint64_t per = (cb - ca) / (N2 - N1), fixed = ca - per * N1;
             ck_assert_msg(fixed + per * d->iterations == count_of(d, c),
-                          "emu/calibration_data.h is stale (run %d span %d, %s: %llu, the "
+                          "emu/cost/calibration_data.h is stale (run %d span %d, %s: %llu, the "
                           "replay gives %llu): run scripts/calibrate.sh", run, d->span,
                           class_name(c), (unsigned long long)count_of(d, c),
                           (unsigned long long)(fixed + per * d->iterations));

@@ -63,25 +63,25 @@ END_TEST
 static const struct {
     const char *file, *line, *want;
 } seeded[] = {
-    { "emu/trap.c", "#define EFLAGS_IF 0x200", "an EFLAGS bit outside guest/x86.h" },
+    { "emu/cpu/trap.c", "#define EFLAGS_IF 0x200", "an EFLAGS bit outside guest/x86.h" },
     { "guest/kernel/mm.c", "#define CR0_PG 0x80000000u", "a CR0/CR4 bit outside" },
     { "guest/programs/hello.c", "#define SYS_getpid 20", "a system-call number outside" },
     /* (the next seeds are split so that this file itself passes) */
-    { "emu/compare.c", "enum { SYS_gettimeofday =" " 78 };", "a system-call number outside" },
+    { "emu/compare/compare.c", "enum { SYS_gettimeofday =" " 78 };", "a system-call number outside" },
     { "guest/programs/hello.c", "long f(void) { return syscall0(" "20); }",
       "called by its bare number" },
     { "tests/test_trap.c", "#define GP_VECTOR 13", "an exception vector outside" },
-    { "emu/cpu_insns.c", "void f(struct machine *m) { raise_fault(m," " 13, 1, 0, 0); }",
+    { "emu/cpu/cpu_insns.c", "void f(struct machine *m) { raise_fault(m," " 13, 1, 0, 0); }",
       "a bare exception vector" },
     { "tests/test_trap.c", "static void f(void) { ck_assert_int_eq(bare_halted_vector(&b)," " 14); }",
       "a bare exception vector" },
     { "guest/kernel/signal.h", "#define SIGKILL 9", "a signal number outside" },
     { "guest/kernel/kernel.h", "#define PTE_USER 0x004", "a page-table bit outside" },
-    { "emu/trap.c", "#define GATE_TYPE_TRAP32 0xf", "a gate or descriptor type outside" },
-    { "emu/sysenter.c", "#define MSR_IA32_SYSENTER_CS 0x174", "an MSR number outside" },
+    { "emu/cpu/trap.c", "#define GATE_TYPE_TRAP32 0xf", "a gate or descriptor type outside" },
+    { "emu/cpu/sysenter.c", "#define MSR_IA32_SYSENTER_CS 0x174", "an MSR number outside" },
     { "guest/programs/hello.c", "#define EFAULT 14", "a Linux ABI value" },
     { "guest/kernel/mmap.c", "#define MAP_ANONYMOUS 0x20", "a Linux ABI value" },
-    { "emu/vfs.h", "#define LINUX_O_CREAT 0100", "a Linux ABI value" },
+    { "emu/vfs/vfs.h", "#define LINUX_O_CREAT 0100", "a Linux ABI value" },
 };
 
 START_TEST(a_second_definition_fails)

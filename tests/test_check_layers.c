@@ -1,7 +1,8 @@
 /*
  * scripts/check-layers.sh (run by make test): it passes on emu/, and it
  * fails, naming the offender, on a copy of emu/ with an include that goes
- * up a layer, with an include cycle, or with a unit the table lacks.
+ * up a layer, with an include cycle, with a folder the table lacks, or with
+ * a source outside the folders.
  */
 #include <check.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ static void copy_emu(void)
     char cmd[256];
     strcpy(dir, "/tmp/sysemu-layers-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp emu/*.c emu/*.h emu/*.S %s/", dir);
+    snprintf(cmd, sizeof cmd, "cp -R emu/. %s/", dir);
     ck_assert_int_eq(system(cmd), 0);
 }
 
@@ -32,6 +33,11 @@ static void append(const char *file, const char *line)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (strchr(file, '/')) {
+        char mk[192];
+        snprintf(mk, sizeof mk, "mkdir -p $(dirname %s)", path);
+        ck_assert_int_eq(system(mk), 0);
+    }
     FILE *f = fopen(path, "a");
     ck_assert_ptr_nonnull(f);
     fprintf(f, "%s\n", line);
@@ -64,11 +70,12 @@ START_TEST(an_include_from_a_higher_layer_fails)
 {
     char out[512];
     copy_emu();
-    append("machine.c", "#include \"trace.h\"");   /* core (1) -> outputs (4) */
+    append("machine/machine.c", "#include \"observe/trace.h\"");
     ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
     remove_copy();
     ck_assert_int_eq(count_char(out, '\n'), 1);
-    ck_assert_msg(strstr(out, "machine.c (layer 1) includes trace.h (layer 4)"), "%s", out);
+    ck_assert_msg(strstr(out, "machine/machine.c (machine/, rank 4) includes observe/trace.h "
+                              "(observe/, rank 7)"), "%s", out);
 }
 END_TEST
 
@@ -76,25 +83,37 @@ START_TEST(an_include_cycle_fails)
 {
     char out[512];
     copy_emu();
-    /* decode.h and machine.h are both layer 1, so only the cycle is wrong */
-    append("decode.h", "#include \"machine.h\"");
+    /* memory.h and engine.h are both in engine/, so only the cycle is wrong */
+    append("engine/memory.h", "#include \"engine/engine.h\"");
     ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
     remove_copy();
     ck_assert_int_eq(count_char(out, '\n'), 1);
-    ck_assert_msg(strstr(out, "include cycle: ") && strstr(out, "machine -> decode -> machine"),
+    ck_assert_msg(strstr(out, "include cycle: ") && strstr(out, "engine/engine -> engine/memory -> engine/engine"),
                   "%s", out);
 }
 END_TEST
 
-START_TEST(a_unit_missing_from_the_table_fails)
+START_TEST(a_folder_missing_from_the_table_fails)
 {
     char out[512];
     copy_emu();
-    append("no_such_unit.c", "#include \"machine.h\"");
+    append("nowhere/unit.c", "#include \"machine/machine.h\"");
     ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
     remove_copy();
     ck_assert_int_eq(count_char(out, '\n'), 1);
-    ck_assert_msg(strstr(out, "no_such_unit.c: unit no_such_unit is not in the layer table"), "%s", out);
+    ck_assert_msg(strstr(out, "nowhere/unit.c: folder nowhere is not in the layer table"), "%s", out);
+}
+END_TEST
+
+START_TEST(a_source_outside_the_folders_fails)
+{
+    char out[512];
+    copy_emu();
+    append("loose.c", "#include \"machine/machine.h\"");
+    ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
+    remove_copy();
+    ck_assert_int_eq(count_char(out, '\n'), 1);
+    ck_assert_msg(strstr(out, "loose.c: not in a layer folder"), "%s", out);
 }
 END_TEST
 
@@ -105,7 +124,8 @@ Suite *check_layers_suite(void)
     tcase_add_test(tc, emu_has_no_upward_include_and_no_cycle);
     tcase_add_test(tc, an_include_from_a_higher_layer_fails);
     tcase_add_test(tc, an_include_cycle_fails);
-    tcase_add_test(tc, a_unit_missing_from_the_table_fails);
+    tcase_add_test(tc, a_folder_missing_from_the_table_fails);
+    tcase_add_test(tc, a_source_outside_the_folders_fails);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,6 @@
 /*
- * The command line (emu/main.c, the table of emu/options.c read by
- * emu/cli.c): bad input is one line on stderr and its exit status, never
+ * The command line (emu/cli/main.c, the table of emu/cli/options.c read by
+ * emu/cli/cli.c): bad input is one line on stderr and its exit status, never
  * a crash; --list-cpus names the parts; every option of the table parses,
  * each command's --help lists its own, and docs/emu.1 documents the table.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <unicorn/unicorn.h>
-#include "../emu/options.h"
+#include "../emu/cli/options.h"
 #include "support.h"
 
 static void assert_one_line_error(const struct emu_result *r, int status)

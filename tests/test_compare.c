@@ -1,5 +1,5 @@
 /*
- * emu compare (emu/compare.c): the same program on several models, a row
+ * emu compare (emu/compare/compare.c): the same program on several models, a row
  * per way its calls went, and a ratio of sysenter to int $0x80 only
  * between calls that went different ways.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "support.h"
-#include "../emu/metrics.h"
+#include "../emu/observe/metrics.h"
 
 static const char *const models[] = { "pentium4", "pentium3", "pentium4,-sep", "pentium3,-sep" };
 #define NMODELS 4

@@ -1,5 +1,5 @@
 /*
- * The debugger's hold on the machine (emu/debug.c), in this process, on
+ * The debugger's hold on the machine (emu/cpu/debug.c), in this process, on
  * the guest kernel: where breakpoints stop it, what the debugger reads
  * there, and that the cycle model counts exactly as with no debugger.
  * Steps, watchpoints and memory: test_debug_steps, _watch, _mem.

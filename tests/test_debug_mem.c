@@ -1,4 +1,4 @@
-/* Guest memory as the debugger sees it (emu/debug_mem.c). */
+/* Guest memory as the debugger sees it (emu/cpu/debug_mem.c). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * Single steps (emu/debug.c) across every way into the kernel and out:
+ * Single steps (emu/cpu/debug.c) across every way into the kernel and out:
  * sysenter, sysexit, int $0x80, iret, faults and interrupts.
  */
 #include <check.h>

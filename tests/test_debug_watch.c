@@ -1,5 +1,5 @@
 /*
- * Watchpoints, the poll and caught faults (emu/debug.c): where each stops
+ * Watchpoints, the poll and caught faults (emu/cpu/debug.c): where each stops
  * the machine, and that the cycle model does not notice.
  */
 #include <check.h>

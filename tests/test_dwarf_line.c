@@ -1,5 +1,5 @@
 /*
- * emu/dwarf_line.c: the line tables of real files, read beside binutils'
+ * emu/observe/dwarf_line.c: the line tables of real files, read beside binutils'
  * addr2line at every instruction objdump finds (the built-in kernel image,
  * whose embedded copy keeps only its line table, and a guest program
  * whose own unit is DWARF 3, 4 or 5, a version 2 header made from the
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/dwarf_line.h"
-#include "../emu/ksyms.h"
+#include "../emu/observe/dwarf_line.h"
+#include "../emu/image/ksyms.h"
 
 struct file {
     uint8_t *data;

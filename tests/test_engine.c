@@ -1,5 +1,5 @@
 /*
- * The engine's quirks (emu/engine.h) and their workarounds, shown on the
+ * The engine's quirks (emu/engine/engine.h) and their workarounds, shown on the
  * engine itself: the hidden exception state, the refused privilege raise,
  * unbacked memory, and the translator's abort.
  */

@@ -1,6 +1,6 @@
 /*
  * The writable file tree (guest/kernel/open.c, namei.c, stat.c, readdir.c
- * over emu/vfs.h): Debian's busybox creates, appends, truncates, links,
+ * over emu/vfs/vfs.h): Debian's busybox creates, appends, truncates, links,
  * renames, removes and lists files natively and under emu, and prints the
  * same. As in test_processes.c, both runs work in a prepared scratch tree
  * (natively its cwd, under emu its --root); here each command gets a fresh

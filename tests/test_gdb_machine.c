@@ -1,5 +1,5 @@
 /*
- * Debian's gdb (batch mode) against "emu run --gdb" (emu/gdb_machine.c):
+ * Debian's gdb (batch mode) against "emu run --gdb" (emu/gdb/gdb_machine.c):
  * where the machine stops on each path into the kernel and back, what gdb
  * reads there, and that a debugged run counts exactly as a plain one.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include "emu_gdb.h"
 #include "support.h"
-#include "../emu/ksyms.h"
+#include "../emu/image/ksyms.h"
 
 #define GDB_PORT0 "127.0.0.1:0"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "emu_gdb.h"
 #include "support.h"
-#include "../emu/gdb_packet.h"
+#include "../emu/gdb/gdb_packet.h"
 
 #define REPLY_WAIT_MS 20000
 

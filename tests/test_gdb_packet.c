@@ -1,11 +1,11 @@
 /*
- * The GDB wire layer (emu/gdb_packet.c). The frames with known checksums
+ * The GDB wire layer (emu/gdb/gdb_packet.c). The frames with known checksums
  * are ones Debian's gdb 13 sent to the stub ("set debug remote 1").
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../emu/gdb_packet.h"
+#include "../emu/gdb/gdb_packet.h"
 #include "support.h"
 
 static struct gdb_rx rx;

@@ -1,5 +1,5 @@
 /*
- * The GDB stub (emu/gdbstub.c, gdb_session.c, gdb_commands.c,
+ * The GDB stub (emu/gdb/gdbstub.c, gdb_session.c, gdb_commands.c,
  * gdb_query.c) driven over a socket against the fake machine
  * (tests/gdb_fake.h): every command, the stop replies, and hostile
  * clients. Debian's gdb itself drives it in test_gdb_client.c.

@@ -1,5 +1,5 @@
 /*
- * The guest kernel's requests to the emulator (emu/hypercall.c): the
+ * The guest kernel's requests to the emulator (emu/hypercall/hypercall.c): the
  * console, the exit status, and that ring 3 can never make one.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /*
- * Intervals (emu/interval.c): a quantity recomputed from its counts for
+ * Intervals (emu/compare/interval.c): a quantity recomputed from its counts for
  * each input at either end of its range, then all low and all high; the
  * inputs that move it most, largest first; overridden inputs stay fixed.
  */
@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/interval.h"
+#include "../emu/compare/interval.h"
 
 static struct model_point central_point(void)
 {

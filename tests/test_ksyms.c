@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/boot.h"
+#include "../emu/cpu/boot.h"
 
 /* The addresses, then the one offset (task_comm_offset, absolute). */
 static const char *const needed[NKSYMS + 1] = {

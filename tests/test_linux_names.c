@@ -1,5 +1,5 @@
 /*
- * The names --strace prints (emu/linux_names.c), checked against the
+ * The names --strace prints (emu/machine/linux_names.c), checked against the
  * host's headers: each constant has the value Linux gives it. The host is
  * x86-64, whose values are the i386 ones except where noted (O_LARGEFILE
  * is 0 in the 64-bit C library; the 64-bit lock commands differ), and the
@@ -26,7 +26,7 @@
 #include <termios.h>
 #include <time.h>
 #include "support.h"
-#include "../emu/linux_names.h"
+#include "../emu/machine/linux_names.h"
 
 static void check(const struct xlat *x, const char *name, long value)
 {

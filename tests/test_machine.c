@@ -1,5 +1,5 @@
 /*
- * The machine core (emu/machine.c): observers hear the CPU's events in the
+ * The machine core (emu/machine/machine.c): observers hear the CPU's events in the
  * order they subscribed, instructions are told (per block, no hook on each)
  * only to an observer that asks, as far as they ran, the first reason to stop wins, and the cycle
  * counters charge, refund and place instructions exactly.
@@ -10,8 +10,8 @@
 #include <string.h>
 #include "support.h"
 #include "syscall_nr.h"
-#include "../emu/mm_costs.h"
-#include "../emu/mmcall.h"
+#include "../emu/hypercall/mm_costs.h"
+#include "../emu/hypercall/mm.h"
 
 static struct bare b;
 static int calls[3], order[16], norder, insns_seen, vector_seen;

@@ -1,5 +1,5 @@
 /*
- * Guest RAM in the engine (emu/memory.c): code mapped apart from the rest
+ * Guest RAM in the engine (emu/engine/memory.c): code mapped apart from the rest
  * of its region is the same host memory, seen the same by the engine and
  * the host on both sides of each cut, in a shared engine too; and a booted
  * machine maps the kernel's code that way on every CPU's engine.

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/names.h"
+#include "../emu/machine/names.h"
 #include "syscall_nr.h"
 
 /* The one row that is this project's own, not Linux's. */

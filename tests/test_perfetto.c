@@ -1,5 +1,5 @@
 /*
- * --trace-format json's tracks (emu/trace_json.c, from emu/syscalls.c's
+ * --trace-format json's tracks (emu/observe/trace_json.c, from emu/account/syscalls.c's
  * processes): one per guest process (pid = tid), named by its command as
  * the kernel holds it; on each, slices that nest; on one CPU no two
  * processes run at once, and a process switched out has a "switched out"

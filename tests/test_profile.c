@@ -1,5 +1,5 @@
 /*
- * --profile (emu/profile.c, call_tree.c): the callgrind file loads with
+ * --profile (emu/observe/profile.c, call_tree.c): the callgrind file loads with
  * Debian's callgrind_annotate (valgrind), whose totals are the run's
  * cycles, function by function too; inclusive costs follow the shadow
  * stack across the ring; the folded stacks add up to the same total.

@@ -1,5 +1,5 @@
 /*
- * The progress line on a terminal (emu/progress.c): util-linux's script
+ * The progress line on a terminal (emu/observe/progress.c): util-linux's script
  * runs emu on a pty, where the line is on by default, and its capture is
  * what the terminal received: the line, cleared ("\r" and "erase to end
  * of line") before the program's own output, never run into it.

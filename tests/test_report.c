@@ -1,5 +1,5 @@
 /*
- * --report (emu/report.c): the system calls by entry path and return,
+ * --report (emu/observe/report.c): the system calls by entry path and return,
  * the unknown ones, and the same numbers on every run.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /*
- * The execution loop (emu/run.c): the instruction budget stops a program
+ * The execution loop (emu/cpu/run.c): the instruction budget stops a program
  * that never ends, only instructions the model must see get a code hook,
  * and a rep's own runs (its short path in the block hook) still see an
  * interrupt between elements and a store into their own code.

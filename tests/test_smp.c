@@ -1,5 +1,5 @@
 /*
- * --smp N (emu/smp.c, guest/kernel/smp.c): the SMP kernel starts every AP
+ * --smp N (emu/cpu/smp.c, guest/kernel/smp.c): the SMP kernel starts every AP
  * with INIT and STARTUP, and smp_call_function(enable_sep_cpu) gives each
  * CPU its own trampoline page and SYSENTER MSRs, as the 2.5.53 patch does;
  * the turns are the same on every run; one CPU is the one-CPU machine.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/smp.h"
+#include "../emu/cpu/smp.h"
 
 static struct machine *m;
 static struct run_options opts;
@@ -268,7 +268,7 @@ START_TEST(a_spinlock_never_released_is_reported_as_a_deadlock)
 }
 END_TEST
 
-/* smp_code.c by itself: CPU 0 ran code from a page, CPU 1 changes it. */
+/* cpu/code_writes.c by itself: CPU 0 ran code from a page, CPU 1 changes it. */
 static int dropped[MAX_CPUS];
 static uint32_t dropped_page;
 

@@ -1,5 +1,5 @@
 /*
- * The program's own measurements (emu/spans.c): between each pair of its
+ * The program's own measurements (emu/account/spans.c): between each pair of its
  * rdtsc reads, the instructions by class and the calls by way; the span's
  * cycles are what the program itself measured.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/spans.h"
+#include "../emu/account/spans.h"
 
 START_TEST(a_span_is_what_the_program_measured)
 {

@@ -1,5 +1,5 @@
 /*
- * --strace (emu/strace.c, strace_args.c, strace_structs.c): the lines of a
+ * --strace (emu/observe/strace.c, strace_args.c, strace_structs.c): the lines of a
  * fixed program are exactly strace's, with our two columns; a program run
  * natively under Debian's strace prints the same lines; a fault that kills
  * the program is the signal line strace prints; -e trace= and -o.
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "support.h"
 #include "syscall_nr.h"
-#include "../emu/strace.h"
+#include "../emu/observe/strace.h"
 
 /* The path column is this wide: "[sysenter/sysexit] ". */
 #define PATH_COLUMN 19

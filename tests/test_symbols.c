@@ -1,5 +1,5 @@
 /*
- * Symbols (emu/symbols.c): kernel, vsyscall-page and program addresses
+ * Symbols (emu/observe/symbols.c): kernel, vsyscall-page and program addresses
  * are named symbol+offset; a stripped program takes its names from
  * --symbols FILE; a position-independent one is named where the kernel
  * loaded it; a broken symbol table is read without harm.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "support.h"
-#include "../emu/symbols.h"
+#include "../emu/observe/symbols.h"
 
 /* The address of a symbol by name, as the table has it. */
 static uint32_t address_of(const struct symtab *st, const char *name)

@@ -1,5 +1,5 @@
 /*
- * The system-call accounting (emu/syscalls.c), attached to a machine that
+ * The system-call accounting (emu/account/syscalls.c), attached to a machine that
  * runs guest programs: each call or trap becomes one record, on the path
  * it entered by and left by, with its entry, body and exit split at the
  * kernel's dispatch call, and each record reaches every listener once.

@@ -1,5 +1,5 @@
 /*
- * Trace files (emu/trace.c): CSV rows match their header, JSON is valid,
+ * Trace files (emu/observe/trace.c): CSV rows match their header, JSON is valid,
  * the text trace has one line per system call, each leaving the way it
  * came in.
  */

@@ -1,5 +1,5 @@
 /*
- * Trace lines formatted by hand (emu/trace_line.c) are the bytes glibc's
+ * Trace lines formatted by hand (emu/observe/trace_line.c) are the bytes glibc's
  * printf makes of the trace's format strings, for the same values:
  * widths, padding past and short of them, cycles as "%.2f", CSV quoting.
  */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "support.h"
-#include "../emu/trace_line.h"
+#include "../emu/observe/trace_line.h"
 
 static const char *syms[] = { "", "main", "mini_start+0x18",
                               "a_symbol_name_longer_than_twenty_eight+0x1234" };

@@ -1,6 +1,6 @@
 /*
  * The file tree as programs see it (the kernel's file calls over the vfs,
- * emu/vfs.h and emu/vfscall.c): glibc and musl builds of fs_probe and
+ * emu/vfs/vfs.h and emu/hypercall/vfs.c): glibc and musl builds of fs_probe and
  * Debian's busybox read, list, stat and map the files of --root, never
  * reach a path outside it, and write only to the in-memory layer: the
  * host's files never change.

@@ -1,5 +1,5 @@
 /*
- * --tsc-skew CPU:OFFSET[:PPM] (emu/cpu_insns.c tsc_at, emu/main.c): each
+ * --tsc-skew CPU:OFFSET[:PPM] (emu/cpu/cpu_insns.c tsc_at, emu/cli/main.c): each
  * CPU's rdtsc is its modeled cycles times (1 + PPM/1e6) plus OFFSET. Seen
  * through syscall_loop, which divides the TSC difference around its loop by
  * the calls, and through the kernel's clock, which counts from the TSC it

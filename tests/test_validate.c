@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "support.h"
-#include "../emu/cost_model.h"
-#include "../emu/published.h"
-#include "../emu/spans.h"
+#include "../emu/cost/cost_model.h"
+#include "../emu/cost/published.h"
+#include "../emu/account/spans.h"
 
 #define N 40
 #define NOPS 11

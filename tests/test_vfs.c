@@ -1,4 +1,4 @@
-/* The vfs's in-memory files (emu/vfs_tree.c, vfs_file.c, vfs_attr.c): the
+/* The vfs's in-memory files (emu/vfs/vfs_tree.c, vfs_file.c, vfs_attr.c): the
  * tree it starts with, open, read and write, the size limit, handles and
  * attributes. */
 #include "vfs_helpers.h"

@@ -1,4 +1,4 @@
-/* Bounds on the host work the vfs does (emu/vfs_lower.c): descriptors
+/* Bounds on the host work the vfs does (emu/vfs/vfs_lower.c): descriptors
  * held, and big directories read once. Counted, never timed. */
 #define _GNU_SOURCE
 #include "vfs_host_tree.h"

@@ -1,4 +1,4 @@
-/* The vfs's directories (emu/vfs_dir.c, vfs_ops.c): getdents, mkdir,
+/* The vfs's directories (emu/vfs/vfs_dir.c, vfs_ops.c): getdents, mkdir,
  * unlink, rmdir, rename, with no host directory under them. */
 #include "vfs_helpers.h"
 #include "support.h"

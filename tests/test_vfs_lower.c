@@ -1,4 +1,4 @@
-/* The vfs over a read-only host directory (emu/vfs_lower.c): reading it,
+/* The vfs over a read-only host directory (emu/vfs/vfs_lower.c): reading it,
  * containment, copy-up. The host tree is checked before and after. */
 #define _GNU_SOURCE
 #include <sys/socket.h>

@@ -1,4 +1,4 @@
-/* Paths in the vfs (emu/vfs_namei.c): links and symlinks, "..", directory
+/* Paths in the vfs (emu/vfs/vfs_namei.c): links and symlinks, "..", directory
  * handles, path_of, and hostile paths, with no host directory. */
 #include "vfs_random.h"
 #include "support.h"

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../emu/vfs.h"
+#include "../emu/vfs/vfs.h"
 
 #define P(s) (s), strlen(s)
 #define ROOT VFS_ROOT

@@ -1,7 +1,7 @@
 #include "harness.h"
 #include <stdio.h>
-#include "../../emu/boot.h"
-#include "../../emu/snapshot.h"
+#include "../../emu/cpu/boot.h"
+#include "snapshot.h"
 #include <stdlib.h>
 #include <string.h>
 #include "../gdb_fake.h"
@@ -166,7 +166,7 @@ static void gdb_fuzz_run(const uint8_t *input, size_t size, struct fuzz_result *
  * Booting the kernel and loading the program is most of what a short run
  * costs, so each target and CPU model keeps a machine that did it once,
  * and every input starts from there: the snapshot comes back
- * (emu/snapshot.h) and the run goes on with the input.
+ * (tests/fuzz/snapshot.h) and the run goes on with the input.
  *   syscall, cpu  the machine is kept as the program, set up, reads its
  *                 input from stdin (the first sys_read); the input is
  *                 what that read returns

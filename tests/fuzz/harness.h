@@ -10,7 +10,7 @@
  *            program syscall_fuzz, which makes the system calls it
  *            describes
  *   gdb      the input is a byte stream from a GDB client, fed to the
- *            stub's session (emu/gdb_session.h) over the fake machine
+ *            stub's session (emu/gdb/gdb_session.h) over the fake machine
  *            of tests/gdb_fake.h; no machine runs. "#xx" in it stands
  *            for the right checksum, so mutated packets stay valid
  *   cpu      byte 0 picks the CPU model; the rest is the stdin of the
@@ -34,9 +34,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../../emu/machine.h"
-#include "../../emu/run.h"
-#include "../../emu/syscalls.h"
+#include "../../emu/machine/machine.h"
+#include "../../emu/cpu/run.h"
+#include "../../emu/account/syscalls.h"
 
 enum fuzz_target { FUZZ_ELF, FUZZ_SYSCALL, FUZZ_GDB, FUZZ_CPU, FUZZ_NTARGETS };
 

@@ -1,0 +1,114 @@
+/* emu: what the command line asks for (cli.c reads it with the table of
+ * options.c): a run, a comparison, the calibration, or a list. */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unicorn/unicorn.h>
+#include "cpu/boot.h"
+#include "compare/calibrate.h"
+#include "compare/compare.h"
+#include "gdb/gdb_machine.h"
+#include "cli/options.h"
+#include "cli/outputs.h"
+#include "cpu/run.h"
+#include "account/syscalls.h"
+
+#include "emu_version.h"   /* EMU_VERSION, written by the Makefile */
+
+static void print_version(void)
+{
+    unsigned major, minor;
+    int cs_major, cs_minor;
+    unsigned uc = uc_version(&major, &minor);
+    cs_version(&cs_major, &cs_minor);
+    printf("emu (sysemu) %s\n", EMU_VERSION);
+    printf("Unicorn %u.%u.%u (built with %d.%d.%d)\n", major, minor, (uc >> 8) & 0xff,
+           UC_API_MAJOR, UC_API_MINOR, UC_API_PATCH);
+    printf("Capstone %d.%d (built with %d.%d.%d)\n", cs_major, cs_minor, CS_API_MAJOR,
+           CS_API_MINOR, CS_VERSION_EXTRA);
+    char kernel[160];
+    kernel_image_describe(kernel_builtin(MARCH_PENTIUM4, KCONFIG_UP, 1), kernel, sizeof kernel);
+    printf("kernel: %s by default, of %d built-in images\n", kernel, kernel_image_count);
+}
+
+/* A machine booting the program, with the accounting and the outputs the
+ * options ask for. 0, or the exit status with the reason in m->message. */
+static int start(struct machine *m, const struct run_options *opts,
+                 struct syscall_tracker *sys, struct outputs *o)
+{
+    int status = machine_init_bare(m, opts);
+    if (!status)
+        status = outputs_open(o, m);
+    if (!status)
+        status = machine_boot(m);
+    if (!status && syscalls_attach(sys, m))
+        status = machine_fail(m, 125, "cannot attach the system-call accounting");
+    if (!status)
+        status = outputs_attach(o, m, sys);
+    return status;
+}
+
+static int run(struct cli *c)
+{
+    const struct run_options *opts = &c->run;
+    struct outputs *out = &c->out;
+    struct machine *m = calloc(1, sizeof *m);
+    struct syscall_tracker *sys = calloc(1, sizeof *sys);
+    if (!m || !sys) {
+        fprintf(stderr, "emu: out of memory\n");
+        free(m);
+        free(sys);
+        return 125;
+    }
+    int status = start(m, opts, sys, out);
+    if (status == 0) {
+        status = c->gdb_listen ? gdb_machine_run(m, sys, c->gdb_listen, c->gdb_wait)
+                             : machine_run(m);
+        if (outputs_finish(out, m, sys) && !status)
+            status = 2;
+        if (m->stop != STOP_EXIT)
+            fprintf(stderr, "emu: %s: %s\n", opts->program, m->message);
+    } else {
+        fprintf(stderr, "emu: %s\n", m->message);
+    }
+    if (outputs_close(out)) {
+        fprintf(stderr, "emu: %s: cannot write the trace: %s\n", out->trace.path,
+                errno ? strerror(errno) : "write error");
+        status = 125;
+    }
+    machine_destroy(m);
+    free(m);
+    free(sys);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    static struct cli c;
+    int rc = cli_parse(&c, argc, argv);
+    if (rc >= 0)
+        return rc;
+    switch (c.action) {
+    case ACTION_HELP:
+        cli_help(c.command, stdout);
+        return 0;
+    case ACTION_VERSION:
+        print_version();
+        return 0;
+    case ACTION_LIST_CPUS:
+        cpu_models_list(stdout);
+        return 0;
+    case ACTION_LIST_COSTS:
+        cpu_costs_list(stdout);
+        return 0;
+    case ACTION_NONE:
+        break;
+    }
+    if (c.command == CMD_CALIBRATE)
+        return calibrate_main(c.calibrate_dir, stdout);
+    if (c.command == CMD_COMPARE)
+        return compare_main(&c.run, &c.compare);
+    rc = cli_check_program(&c);
+    return rc ? rc : run(&c);
+}

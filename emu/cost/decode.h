@@ -1,0 +1,173 @@
+/*
+ * Decoding. Each translated block is decoded once with Capstone, its
+ * instructions classified and costed for the CPU model, and cached by
+ * address (decoded again if the guest rewrote the bytes). The machine
+ * charges a block from this as it runs (machine.h).
+ */
+#ifndef EMU_DECODE_H
+#define EMU_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <capstone/capstone.h>
+#include <unicorn/unicorn.h>
+#include "cost/cost_classes.h"
+#include "engine/memory.h"
+#include "cost/rep_count.h"
+
+/* Instructions the model must see before they execute (code hooks). */
+#define SPECIAL_RDTSC  0x01
+#define SPECIAL_RDMSR  0x02
+#define SPECIAL_WRMSR  0x04
+#define SPECIAL_IO     0x20  /* in/out: the engine skips the IOPL check */
+#define SPECIAL_REP    0x10  /* rep string op: charged as it runs (machine.h) */
+#define SPECIAL_SYSEXIT 0x80 /* sysexit: the Pentium Pro's fails (sysenter.h) */
+#define SPECIAL_IRET   0x100 /* iret: at CPL 3 the engine takes VM (engine.h) */
+#define SPECIALS (SPECIAL_RDTSC | SPECIAL_RDMSR | SPECIAL_WRMSR | SPECIAL_IO | SPECIAL_REP | \
+                  SPECIAL_SYSEXIT | SPECIAL_IRET)
+#define INSN_SOFTINT   0x08  /* int n / int3 / into: charged at delivery */
+#define INSN_ADDR16    0x40  /* 67h prefix: a rep counts in CX, not ECX */
+#define INSN_REP_EARLY 0x200 /* a rep whose first run's count is known before
+                                it (rep_count.h): charged at the block's
+                                entry or at its INSN_REP_COUNT insn */
+#define INSN_REP_COUNT 0x400 /* the insn before which the block's rep's
+                                count is read (a code hook) */
+
+struct insn {
+    uint32_t addr;
+    uint8_t len;
+    uint8_t cls;         /* enum insn_class */
+    uint16_t flags;      /* SPECIAL_* and INSN_* */
+    uint8_t int_vector;  /* for INSN_SOFTINT */
+    uint32_t cost;       /* centicycles charged at block entry */
+};
+
+#define INSN_TEXT_MAX 200   /* a Capstone mnemonic, a space and the operands */
+
+/* How many instructions of one class a block charges at its entry. */
+struct class_tally {
+    uint8_t cls;
+    uint32_t n;
+};
+
+struct block {
+    uint32_t addr, size;
+    uint32_t ninsns;
+    uint64_t cost;       /* centicycles, sum of insn costs */
+    uint16_t specials;   /* OR of the insns' SPECIAL_* flags */
+    uint32_t ntally;     /* the classes of the insns charged at entry */
+    struct class_tally *tally;
+    uint8_t *bytes;      /* copy of the code, to notice rewrites */
+    struct insn *insns;
+    char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
+                                      asked for (traces); goes with the block */
+    void *memo;                    /* an output's memo of the block, one
+                                      allocation, made by it (trace lines);
+                                      freed with the block */
+    struct rep_count rep;          /* the last insn's count, if INSN_REP_EARLY */
+};
+
+struct block_cache {
+    struct block **slots;
+    uint32_t capacity, count;
+    csh capstone;
+    cs_insn *scratch;    /* one instruction's decode, reused (cs_disasm_iter) */
+    const uint32_t *cost_table;
+};
+
+int block_cache_init(struct block_cache *bc, const uint32_t *cost_table);
+void block_cache_free(struct block_cache *bc);
+/* The decoded block at addr for the given code bytes (NULL if undecodable). */
+const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
+                                 const uint8_t *code, uint32_t size);
+
+/* Where block_lookup starts looking for addr. */
+static inline uint32_t block_slot_of(const struct block_cache *bc, uint32_t addr)
+{
+    return (addr * 2654435761u) & (bc->capacity - 1);
+}
+
+/* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
+ * the block hook makes this comparison on every block it sees. */
+static inline uint64_t block_diff8(const uint8_t *a, const uint8_t *b)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x ^ y;
+}
+
+static inline uint32_t block_diff4(const uint8_t *a, const uint8_t *b)
+{
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x ^ y;
+}
+
+static inline uint32_t block_diff2(const uint8_t *a, const uint8_t *b)
+{
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return (uint32_t)(x ^ y);
+}
+
+/* Under 8 bytes (a rep's own block is 2 or 3), two words that overlap
+ * cover them all. */
+static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    uint64_t diff = 0;
+    if (n < 8) {
+        if (n >= 4)
+            return (block_diff4(a, b) | block_diff4(a + n - 4, b + n - 4)) == 0;
+        if (n >= 2)
+            return (block_diff2(a, b) | block_diff2(a + n - 2, b + n - 2)) == 0;
+        return n == 0 || a[0] == b[0];
+    }
+    for (uint32_t i = 0; i + 8 <= n; i += 8)
+        diff |= block_diff8(a + i, b + i);
+    return (diff | block_diff8(a + n - 8, b + n - 8)) == 0;   /* the tail, overlapping */
+}
+
+/*
+ * Is b what block_lookup(bc, addr, code, size) would give, found without
+ * the look-up? Only if the cache holds b where the look-up starts: b may
+ * have been let go since it was looked up (another CPU decoded addr
+ * again), and only the cache says it is still there. False means "look
+ * it up", never "not there".
+ */
+static inline bool block_again(const struct block_cache *bc, const struct block *b,
+                               uint32_t addr, const uint8_t *code, uint32_t size)
+{
+    return bc->slots[block_slot_of(bc, addr)] == b && b->addr == addr && b->size == size &&
+           block_same_bytes(b->bytes, code, size);
+}
+/* Decode and cost a byte sequence without caching (tests, tools). */
+struct block *block_decode(struct block_cache *bc, uint32_t addr,
+                           const uint8_t *code, uint32_t size);
+void block_free(struct block *b);
+int classify_insn(const cs_insn *insn, uint16_t *flags);
+/* The class of a rep string op's start-up, from its per-element class. */
+int rep_start_class(int element_cls);
+/* Is an instruction's cost charged when it runs, not at block entry? */
+static inline bool insn_charged_later(const struct insn *in)
+{
+    return (in->flags & (INSN_SOFTINT | SPECIAL_REP)) != 0;
+}
+const struct insn *block_find_insn(const struct block *b, uint32_t addr, uint32_t *index);
+/* Centicycles of insns [0, index) of b. */
+uint64_t block_prefix_cost(const struct block *b, uint32_t index);
+/* "mnemonic operands" of the block's index-th instruction, disassembled
+ * once per block ("?" if it cannot be). */
+const char *block_insn_text(struct block_cache *bc, const struct block *b, uint32_t index);
+
+/* Can Capstone decode the instruction at addr? */
+bool decodable(struct block_cache *bc, const struct guest_memory *mem, uint32_t addr);
+/* The first instruction of the block at eip that Capstone cannot decode;
+ * eip itself if the block ends (a jump, a call, an int) before one. */
+uint32_t first_undecodable(struct block_cache *bc, const struct guest_memory *mem,
+                           uint32_t eip);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * External interrupts: the PC's interval timer (channel 0 of an 8254 PIT)
+ * on IRQ 0 of an 8259A interrupt controller, driven by modeled cycles, and
+ * their delivery at a block boundary (state: struct irq_state, machine.h).
+ * A local APIC timer per CPU (the SMP issue) is the same idea: a deadline
+ * in cycles and a vector.
+ */
+#ifndef EMU_IRQ_H
+#define EMU_IRQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "machine/machine.h"
+
+void irq_init(struct machine *m);
+/* An out to the PIT or PIC ports: true if it was one of theirs. */
+bool irq_port_out(struct machine *m, uint32_t port, uint32_t value);
+/* Before a block at addr runs: deliver a due interrupt there if the CPU
+ * would take it (IF set, no sti shadow). True if one was delivered (the
+ * block does not run now). */
+bool irq_check(struct machine *m, uint32_t addr);
+/* False when irq_check has nothing to do: no interrupt requested and the
+ * timer not due (the block hook asks this first, on every block). */
+static inline bool irq_may_deliver(const struct machine *m)
+{
+    return m->irq.irr || m->cycles >= m->irq.deadline;
+}
+/* The CPU executed hlt; EIP is after it. If interrupts are enabled and the
+ * timer runs, modeled time jumps to the next interrupt, which is delivered
+ * (the skipped cycles count as idle). False if nothing can wake the CPU. */
+bool irq_halt(struct machine *m);
+/* Tickless idle (abi.h, HC_PORT_NOHZ): drop the PIT's ticks before the
+ * kernel's next timer that would find nothing to do; h answers. */
+void irq_nohz(struct machine *m, struct hc_nohz *h);
+
+#endif

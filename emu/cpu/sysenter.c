@@ -1,0 +1,103 @@
+/*
+ * sysenter: the engine only calls a hook (engine.h, quirk 9); the CPU's
+ * part is here. Where SEP works, the CPU loads flat ring-0 CS and SS from
+ * SYSENTER_CS, ESP and EIP from their MSRs, and clears IF, RF and VM; it
+ * saves nothing. Where the part has no SEP, sysenter is #UD.
+ *
+ * The Pentium Pro reports SEP but "does not support" the instructions
+ * (Intel). They exist: with SYSENTER_CS = 0 its sysenter is #GP(0) like any
+ * part's (SIGSEGV on steppings 1, 7 and 9, linux-kernel, Aug 2003). What
+ * they do once a kernel sets the MSRs is undocumented; the one report
+ * (Jim Houston, stepping 9, 21 Aug 2003) is a system call that completed
+ * and a double fault on its sysexit. The model does that, no more.
+ */
+#include "cpu/sysenter.h"
+#include "cpu/trap.h"
+
+/* The sysenter of the current block: the engine ends a block after it. */
+static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
+{
+    const struct block *b = m->cur_block;
+    if (!b || m->cur_limit == 0)
+        return NULL;
+    *index = m->cur_limit - 1;
+    const struct insn *in = &b->insns[*index];
+    return in->cls == CLASS_SYSENTER ? in : NULL;
+}
+
+/*
+ * The fault goes to its handler, where raise_fault has pointed EIP. With
+ * TF set the engine still raises the single-step trap it owes a completed
+ * sysenter (engine.h, quirk 9): a faulting one did not complete, so that
+ * trap is dropped.
+ */
+static void sysenter_fault(struct machine *m, uint32_t index, int vector,
+                           bool has_error, uint32_t addr)
+{
+    truncate_current_block(m, index);
+    m->drop_step_trap = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_TF) != 0;
+    raise_fault(m, vector, has_error, 0, addr - code_segment_base(m));
+    engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP));
+}
+
+void on_sysenter(uc_engine *uc, void *user)
+{
+    struct machine *m = user;
+    uint32_t index;
+    (void)uc;
+    machine_tell_insns(m, m->cur_limit);   /* the sysenter ends its block */
+    const struct insn *in = current_sysenter(m, &index);
+    /* Without the block hook (--no-cycle-model) only a sysenter that
+     * cannot fault can be modeled: a fault needs the instruction's address,
+     * which the engine does not give this hook. */
+    if (!in && !(m->opts->no_cycle_model && m->cpu.sep_works)) {
+        machine_stop(m, STOP_MACHINE, "sysenter outside a decoded block");
+        return;
+    }
+    if (!m->cpu.sep_works && !m->cpu.sep_unsupported) {
+        sysenter_fault(m, index, X86_VEC_UD, false, in->addr);
+        return;
+    }
+    /* The selector is the MSR's low 16 bits. */
+    uint32_t cs = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff &
+                  ~X86_SEL_RPL;
+    if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & X86_CR0_PE)) {
+        if (!in) {
+            machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
+            return;
+        }
+        sysenter_fault(m, index, X86_VEC_GP, true, in->addr);
+        return;
+    }
+    machine_notify_sysenter(m, in ? in->addr : 0);
+    /*
+     * The CPU loads flat ring-0 CS = SYSENTER_CS and SS = SYSENTER_CS + 8
+     * without reading the GDT; the engine can only load from the GDT, whose
+     * entries 12 and 13 are exactly those flat segments.
+     */
+    if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, (uint16_t)cs,
+                            (uint16_t)(cs + 8),
+                            (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_ESP))) {
+        machine_stop(m, STOP_MACHINE, "sysenter: SYSENTER_CS %#x does not name flat "
+                     "ring-0 code and data segments in the GDT", cs);
+        return;
+    }
+    uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
+    reg_write(m, UC_X86_REG_EFLAGS,
+              eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
+    uint32_t entry = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP);
+    engine_sysenter_resume(m->uc, entry);
+    machine_code_look_at_entry(m, entry);
+}
+
+
+void before_sysexit(struct machine *m, const struct insn *in)
+{
+    if (!m->cpu.sep_unsupported || (reg_read(m, UC_X86_REG_CS) & X86_SEL_RPL) != 0)
+        return;
+    machine_stop(m, STOP_MACHINE, "double fault at the sysexit at eip %08x: this Pentium "
+                 "Pro (signature %#x) does not support sysenter/sysexit, and what they do "
+                 "once a kernel sets the SYSENTER MSRs is undocumented; Jim Houston's "
+                 "stepping-9 part double-faulted here (linux-kernel, 21 Aug 2003)",
+                 in->addr, cpu_signature(&m->cpu));
+}

@@ -1,0 +1,714 @@
+/* Address spaces: the window, the stores, the shared objects (addrspace.h). */
+#define _GNU_SOURCE
+#include "mm/addrspace.h"
+#include "mm/addrspace_impl.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include "engine/engine.h"
+#include "../guest/x86.h"
+
+static uint64_t host_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ---- host memory ---- */
+
+void as_watch_window(struct addrspaces *as, const struct as_window_watch *w, void *ctx)
+{
+    as->watch = w;
+    as->watch_ctx = ctx;
+}
+
+static void window_moving(struct addrspaces *as)
+{
+    if (as->watch && as->watch->moving)
+        as->watch->moving(as->watch_ctx);
+}
+
+/* The window's pages in [addr, addr + len) are about to be dropped. */
+static void window_discard(struct addrspaces *as, uint32_t addr, uint32_t len)
+{
+    if (as->watch && as->watch->discarding)
+        as->watch->discarding(as->watch_ctx, as->window + addr, len);
+    madvise(as->window + addr, len, MADV_DONTNEED);
+}
+
+/* A new space's store: no pages yet, room for all of them. */
+uint8_t *as_new_store(void)
+{
+    void *p = mmap(NULL, WINDOW_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    /* A huge page would cost the host 2 MiB for each 4 KiB the guest touches. */
+    madvise(p, WINDOW_SIZE, MADV_NOHUGEPAGE);
+    return p;
+}
+
+/* Move the whole space at from to to; from is left reserved, as a store
+ * (or the window) is while it holds nothing. */
+static int move_space(uint8_t *from, uint8_t *to)
+{
+    if (mremap(from, WINDOW_SIZE, WINDOW_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, to) ==
+        MAP_FAILED)
+        return -EIO;
+    if (mmap(from, WINDOW_SIZE, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+        return -EIO;
+    return 0;
+}
+
+struct addrspaces *addrspaces_new(uint8_t *window, char *err, size_t errlen)
+{
+    struct addrspaces *as = calloc(1, sizeof *as);
+
+    if (!as) {
+        snprintf(err, errlen, "out of memory for the address spaces");
+        return NULL;
+    }
+    as->window = window;
+    as->track_code = true;
+    as->last_code = UINT32_MAX;
+    madvise(window, WINDOW_SIZE, MADV_NOHUGEPAGE);
+    return as;
+}
+
+void as_obj_drop(struct shm_obj *o)
+{
+    munmap(o->data, (size_t)o->npages * PAGE_SIZE);
+    free(o->touched);
+    memset(o, 0, sizeof *o);
+}
+
+void as_space_drop(struct as_space *s)
+{
+    if (s->store)
+        munmap(s->store, WINDOW_SIZE);
+    free(s->pieces);
+    memset(s, 0, sizeof *s);
+}
+
+void as_drop_all(struct addrspaces *as)
+{
+    for (int i = 0; i < AS_MAX; i++)
+        if (as->spaces[i].used)
+            as_space_drop(&as->spaces[i]);
+    for (int i = 0; i < AS_SHM_MAX; i++)
+        if (as->objs[i].used)
+            as_obj_drop(&as->objs[i]);
+}
+
+void addrspaces_free(struct addrspaces *as)
+{
+    if (!as)
+        return;
+    as_drop_all(as);
+    free(as);
+}
+
+const struct as_stats *addrspaces_stats(const struct addrspaces *as)
+{
+    return &as->stats;
+}
+
+int as_count(const struct addrspaces *as)
+{
+    int n = 0;
+    for (int i = 0; i < AS_MAX; i++)
+        n += as->spaces[i].used;
+    return n;
+}
+
+static struct as_space *lookup(struct addrspaces *as, uint32_t pgd)
+{
+    for (int i = 0; i < AS_MAX; i++)
+        if (as->spaces[i].used && as->spaces[i].pgd == pgd)
+            return &as->spaces[i];
+    return NULL;
+}
+
+static struct as_space *create(struct addrspaces *as, uint32_t pgd)
+{
+    for (int i = 0; i < AS_MAX; i++) {
+        struct as_space *s = &as->spaces[i];
+        if (s->used)
+            continue;
+        s->store = as_new_store();
+        if (!s->store)
+            return NULL;
+        s->used = true;
+        s->pgd = pgd;
+        as->epoch++;
+        return s;
+    }
+    return NULL;
+}
+
+/* ---- the guest's page tables ---- */
+
+/* The PTE of va in the directory at pgd (kernel RAM), or NULL. */
+static uint32_t *pte_of(const struct guest_memory *mem, uint32_t pgd, uint32_t va)
+{
+    const uint32_t *dir = in_kernel_ram(pgd) ? (const uint32_t *)guest_ptr(mem, pgd, PAGE_SIZE)
+                                             : NULL;
+    if (!dir || !(dir[va >> 22] & X86_PTE_PRESENT))
+        return NULL;
+    uint32_t table = dir[va >> 22] & ~(PAGE_SIZE - 1);
+    uint32_t *t = in_kernel_ram(table) ? (uint32_t *)guest_ptr(mem, table, PAGE_SIZE) : NULL;
+    return t ? &t[(va >> 12) & 0x3ff] : NULL;
+}
+
+static bool kept(const struct guest_memory *mem, uint32_t pgd, uint32_t va)
+{
+    const uint32_t *pte = pte_of(mem, pgd, va);
+    return pte && (*pte & KEPT);
+}
+
+/* Call fn for each user page the directory keeps. */
+static void each_page(const struct guest_memory *mem, uint32_t pgd,
+                      void (*fn)(void *ctx, uint32_t va, uint32_t *pte), void *ctx)
+{
+    const uint32_t *dir = in_kernel_ram(pgd) ? (const uint32_t *)guest_ptr(mem, pgd, PAGE_SIZE)
+                                             : NULL;
+    for (uint32_t i = 0; dir && i < USER_PDES; i++) {
+        uint32_t table = dir[i] & ~(PAGE_SIZE - 1);
+        uint32_t *t;
+        if (!(dir[i] & X86_PTE_PRESENT) || !in_kernel_ram(table) ||
+            !(t = (uint32_t *)guest_ptr(mem, table, PAGE_SIZE)))
+            continue;
+        for (uint32_t j = 0; j < 1024; j++)
+            if (t[j] & KEPT)
+                fn(ctx, (i << 22) | (j << 12), &t[j]);
+    }
+}
+
+static bool user_range(uint32_t addr, uint32_t len)
+{
+    return (addr & (PAGE_SIZE - 1)) == 0 && (len & (PAGE_SIZE - 1)) == 0 &&
+           addr < USER_SPACE_TOP && len <= USER_SPACE_TOP - addr;
+}
+
+/* ---- translations of user code ---- */
+
+void as_track_code(struct addrspaces *as, bool on)
+{
+    as->track_code = on;
+}
+
+static void note_page(struct addrspaces *as, uint32_t page)
+{
+    uint32_t key = page + 1, slot = (page * 2654435761u) % AS_CODE_PAGES;
+
+    if (as->ncode * 2 >= AS_CODE_PAGES) {
+        as->code_overflow = true;
+        return;
+    }
+    while (as->code[slot] && as->code[slot] != key)
+        slot = (slot + 1) % AS_CODE_PAGES;
+    if (!as->code[slot]) {
+        as->code[slot] = key;
+        as->ncode++;
+    }
+}
+
+void as_note_code(struct addrspaces *as, uint32_t addr, uint32_t size)
+{
+    uint32_t first = addr >> PAGE_SHIFT, last = (addr + (size ? size - 1 : 0)) >> PAGE_SHIFT;
+
+    if (addr >= USER_SPACE_TOP || (first == last && first == as->last_code))
+        return;
+    as->last_code = first;
+    note_page(as, first);
+    if (last != first && last < (USER_SPACE_TOP >> PAGE_SHIFT))
+        note_page(as, last);
+}
+
+int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap)
+{
+    size_t n = 0;
+    if (as->code_overflow)
+        return -1;
+    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
+        if (!as->code[i] || as->code[i] == TOMBSTONE)
+            continue;
+        if (n == cap)
+            return -1;
+        out[n++] = (as->code[i] - 1) << PAGE_SHIFT;
+    }
+    return (int)n;
+}
+
+struct retranslate_ctx {
+    uc_engine *uc;
+    uint32_t lo, hi, pages;
+};
+
+static void retranslate_present(void *ctx, uint32_t va, uint32_t *pte)
+{
+    struct retranslate_ctx *c = ctx;
+    if ((*pte & X86_PTE_PRESENT) && va >= c->lo && va < c->hi) {
+        engine_retranslate_page(c->uc, va);
+        c->pages++;
+    }
+}
+
+/*
+ * Drop the engine's translations of the current space's code in [lo, hi)
+ * while its page tables still map it: the engine finds a page's
+ * translations through them, and a page no longer mapped had its
+ * translations dropped when it went. With notes, only the pages that ran;
+ * without (or when there were too many), every present page. (Never
+ * engine_flush_code() here, inside a hook: the engine may go on to chain
+ * the running block to blocks a flush frees.)
+ */
+static void drop_code(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+                      uint32_t pgd, uint32_t lo, uint32_t hi, bool all)
+{
+    if (!as->track_code || as->code_overflow) {
+        struct retranslate_ctx c = { uc, lo, hi, 0 };
+        each_page(mem, pgd, retranslate_present, &c);
+        as->stats.code_pages_dropped += c.pages;
+        if (all) {
+            as->stats.full_flushes++;
+            memset(as->code, 0, sizeof as->code);
+            as->ncode = 0;
+            as->code_overflow = false;
+        }
+        as->last_code = UINT32_MAX;
+        return;
+    }
+    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
+        uint32_t va = (as->code[i] - 1) << PAGE_SHIFT;
+        if (!as->code[i] || as->code[i] == TOMBSTONE || va < lo || va >= hi)
+            continue;
+        const uint32_t *pte = pte_of(mem, pgd, va);
+        if (pte && (*pte & X86_PTE_PRESENT))
+            engine_retranslate_page(uc, va);
+        as->stats.code_pages_dropped++;
+        if (!all)
+            as->code[i] = TOMBSTONE;   /* its slot is still probed past */
+    }
+    if (all) {
+        memset(as->code, 0, sizeof as->code);
+        as->ncode = 0;
+    }
+    as->last_code = UINT32_MAX;
+}
+
+static struct as_piece *piece_at(struct as_space *s, uint32_t va);
+
+/*
+ * A switch from one space to another. A translation of the outgoing
+ * space's code stays where the incoming space has the very same bytes at
+ * that page (the same program forked or executed again: the common case,
+ * and what makes a shell's pipeline cheap); every other one goes, while
+ * the outgoing page tables still map it. The pages kept stay noted, now
+ * as the incoming space's.
+ */
+static void hand_over_code(struct addrspaces *as, uc_engine *uc,
+                           const struct guest_memory *mem, struct as_space *from,
+                           struct as_space *to)
+{
+    uint32_t kept[AS_CODE_PAGES / 2];
+    uint32_t nkept = 0;
+
+    if (!uc) {
+        /* the caller drops the translations (--smp: smp.c) */
+        memset(as->code, 0, sizeof as->code);
+        as->ncode = 0;
+        as->last_code = UINT32_MAX;
+        return;
+    }
+    if (!as->track_code || as->code_overflow) {
+        drop_code(as, uc, mem, from->pgd, 0, USER_SPACE_TOP, true);
+        return;
+    }
+    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
+        uint32_t va = (as->code[i] - 1) << PAGE_SHIFT;
+        if (!as->code[i] || as->code[i] == TOMBSTONE)
+            continue;
+        const uint32_t *pte = pte_of(mem, from->pgd, va), *next = pte_of(mem, to->pgd, va);
+        bool present = pte && (*pte & X86_PTE_PRESENT);
+        if (present && next && (*next & X86_PTE_PRESENT) && nkept < AS_CODE_PAGES / 2 &&
+            !piece_at(from, va) && !piece_at(to, va) &&
+            !memcmp(as->window + va, to->store + va, PAGE_SIZE)) {
+            kept[nkept++] = va >> PAGE_SHIFT;
+            continue;
+        }
+        if (present)
+            engine_retranslate_page(uc, va);
+        as->stats.code_pages_dropped++;
+    }
+    memset(as->code, 0, sizeof as->code);
+    as->ncode = 0;
+    as->last_code = UINT32_MAX;
+    for (uint32_t i = 0; i < nkept; i++)
+        note_page(as, kept[i]);
+    as->stats.code_pages_kept += nkept;
+}
+
+/* ---- shared objects ---- */
+
+static struct shm_obj *obj_of(struct addrspaces *as, uint32_t id)
+{
+    return id < AS_SHM_MAX && as->objs[id].used ? &as->objs[id] : NULL;
+}
+
+static bool touched(const struct shm_obj *o, uint32_t page)
+{
+    return (o->touched[page / 8] >> (page % 8)) & 1;
+}
+
+/* The piece of s that shows va, or NULL. */
+static struct as_piece *piece_at(struct as_space *s, uint32_t va)
+{
+    for (uint32_t i = 0; i < s->npieces; i++) {
+        struct as_piece *p = &s->pieces[i];
+        if (va >= p->start && (va - p->start) / PAGE_SIZE < p->npages)
+            return p;
+    }
+    return NULL;
+}
+
+/* Copy the kept pages of s's pieces between H and their objects. */
+static void sync_pieces(struct addrspaces *as, const struct guest_memory *mem,
+                        struct as_space *s, bool to_objects, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = 0; i < s->npieces; i++) {
+        struct as_piece *p = &s->pieces[i];
+        struct shm_obj *o = obj_of(as, p->obj);
+        for (uint32_t k = 0; o && k < p->npages; k++) {
+            uint32_t va = p->start + k * PAGE_SIZE, page = p->pgoff + k;
+            if (va < lo || va >= hi || page >= o->npages || !touched(o, page) ||
+                !kept(mem, s->pgd, va))
+                continue;
+            uint8_t *obj_bytes = o->data + (size_t)page * PAGE_SIZE;
+            if (to_objects) {
+                memcpy(obj_bytes, as->window + va, PAGE_SIZE);
+                as->epoch++;
+            } else {
+                memcpy(as->window + va, obj_bytes, PAGE_SIZE);
+            }
+            as->stats.shared_synced++;
+        }
+    }
+}
+
+static int add_piece(struct as_space *s, struct as_piece p)
+{
+    if (s->npieces == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 8;
+        struct as_piece *n = realloc(s->pieces, cap * sizeof *n);
+        if (!n)
+            return -ENOMEM;
+        s->pieces = n;
+        s->cap = cap;
+    }
+    s->pieces[s->npieces++] = p;
+    return 0;
+}
+
+/* Forget the pieces' parts in [lo, hi). */
+static int cut_pieces(struct as_space *s, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = 0; i < s->npieces; i++) {
+        struct as_piece p = s->pieces[i];
+        uint32_t end = p.start + p.npages * PAGE_SIZE;
+        if (end <= lo || p.start >= hi)
+            continue;
+        s->pieces[i--] = s->pieces[--s->npieces];
+        if (p.start < lo &&
+            add_piece(s, (struct as_piece){ p.start, (lo - p.start) / PAGE_SIZE, p.obj,
+                                            p.pgoff }))
+            return -ENOMEM;
+        if (end > hi &&
+            add_piece(s, (struct as_piece){ hi, (end - hi) / PAGE_SIZE, p.obj,
+                                            p.pgoff + (hi - p.start) / PAGE_SIZE }))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- the operations ---- */
+
+struct refill_count {
+    uint32_t n;
+};
+
+/* A page the space touched since it was switched in: the walker set its
+ * accessed bit, which a TLB refill would have cost. Clear it for next time. */
+static void count_refill(void *ctx, uint32_t va, uint32_t *pte)
+{
+    struct refill_count *c = ctx;
+    (void)va;
+    if ((*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) == (X86_PTE_PRESENT | X86_PTE_ACCESSED)) {
+        c->n++;
+        *pte &= ~X86_PTE_ACCESSED;
+    }
+}
+
+int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+              uint32_t cr3, uint32_t pgd, uint32_t *refills)
+{
+    struct as_space *next;
+    struct refill_count c = { 0 };
+    int err;
+
+    *refills = 0;
+    if (!in_kernel_ram(pgd))
+        return -EINVAL;
+    if (!as->cur && !(as->cur = lookup(as, cr3)) && !(as->cur = create(as, cr3)))
+        return -ENOMEM;
+    if (as->cur->pgd == pgd)
+        return 0;
+    next = lookup(as, pgd);
+    if (!next && !(next = create(as, pgd)))
+        return -ENOMEM;
+
+    uint64_t t0 = host_ns();
+    hand_over_code(as, uc, mem, as->cur, next);
+    uint64_t t1 = host_ns();
+    each_page(mem, as->cur->pgd, count_refill, &c);
+    sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
+    /* The window's bytes go to the outgoing store, the incoming ones in. */
+    window_moving(as);
+    as->epoch++;
+    if ((err = move_space(as->window, as->cur->store)) != 0 ||
+        (err = move_space(next->store, as->window)) != 0)
+        return err;
+    as->cur = next;
+    sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);
+    as->stats.drop_ns += t1 - t0;
+    as->stats.switch_ns += host_ns() - t1;
+    as->stats.switches++;
+    as->stats.refills += c.n;
+    *refills = c.n;
+    return 0;
+}
+
+uint32_t as_current(const struct addrspaces *as)
+{
+    return as->cur ? as->cur->pgd : 0;
+}
+
+/*
+ * The bytes move as in as_switch, but no translation is dropped here: the
+ * engine's page tables are the incoming space's, so a lookup of an
+ * outgoing page through its MMU would fault inside the engine, outside a
+ * run (and leave it executing a page that is not present). The caller
+ * drops that engine's user translations with paging off.
+ */
+int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint32_t pgd)
+{
+    struct as_space *next;
+    int err;
+
+    if (!in_kernel_ram(pgd) || !as->cur)
+        return -EINVAL;
+    if (as->cur->pgd == pgd)
+        return 0;
+    if (!(next = lookup(as, pgd)) && !(next = create(as, pgd)))
+        return -ENOMEM;
+    uint64_t t0 = host_ns();
+    sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
+    if ((err = move_space(as->window, as->cur->store)) != 0 ||
+        (err = move_space(next->store, as->window)) != 0)
+        return err;
+    as->cur = next;
+    sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);
+    as->stats.switch_ns += host_ns() - t0;
+    return 0;
+}
+
+struct copy_ctx {
+    struct addrspaces *as;
+    struct as_space *parent;
+    const uint8_t *from;
+    uint8_t *to;
+    uint32_t pages;
+};
+
+static void copy_page(void *ctx, uint32_t va, uint32_t *pte)
+{
+    struct copy_ctx *c = ctx;
+    (void)pte;
+    if (c->parent && piece_at(c->parent, va))
+        return;   /* shared: the object has it */
+    memcpy(c->to + va, c->from + va, PAGE_SIZE);
+    c->pages++;
+}
+
+int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t child,
+             uint32_t parent, uint32_t *pages)
+{
+    struct as_space *p = lookup(as, parent), *c;
+    struct copy_ctx ctx;
+
+    *pages = 0;
+    if (!p || !in_kernel_ram(child) || lookup(as, child))
+        return -EINVAL;
+    if (!(c = create(as, child)))
+        return -ENOMEM;
+    for (uint32_t i = 0; i < p->npieces; i++)
+        if (add_piece(c, p->pieces[i])) {
+            as_space_drop(c);
+            return -ENOMEM;
+        }
+    ctx = (struct copy_ctx){ as, p, p == as->cur ? as->window : p->store, c->store, 0 };
+    /* The child's page tables are a copy of the parent's: same pages. */
+    uint64_t t0 = host_ns();
+    each_page(mem, child, copy_page, &ctx);
+    as->stats.clone_ns += host_ns() - t0;
+    as->stats.clones++;
+    as->stats.pages_copied += ctx.pages;
+    *pages = ctx.pages;
+    return 0;
+}
+
+int as_destroy(struct addrspaces *as, uint32_t pgd)
+{
+    struct as_space *s = lookup(as, pgd);
+
+    if (!s || s == as->cur)
+        return -EINVAL;
+    as_space_drop(s);
+    as->epoch++;
+    return 0;
+}
+
+uint8_t *as_page(struct addrspaces *as, uint32_t addr)
+{
+    return addr < USER_SPACE_TOP ? as->window + (addr & ~(PAGE_SIZE - 1)) : NULL;
+}
+
+int as_release(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+               uint32_t addr, uint32_t len)
+{
+    if (!as->cur || !user_range(addr, len))
+        return -EINVAL;
+    drop_code(as, uc, mem, as->cur->pgd, addr, addr + len, false);
+    sync_pieces(as, mem, as->cur, true, addr, addr + len);
+    as->epoch++;
+    if (cut_pieces(as->cur, addr, addr + len))
+        return -ENOMEM;
+    window_discard(as, addr, len);
+    return 0;
+}
+
+int as_invalidate(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+                  uint32_t addr, uint32_t len)
+{
+    if (!as->cur || !user_range(addr, len))
+        return -EINVAL;
+    drop_code(as, uc, mem, as->cur->pgd, addr, addr + len, false);
+    return 0;
+}
+
+int as_move(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+            uint32_t from, uint32_t len, uint32_t to)
+{
+    struct as_space *s = as->cur;
+
+    if (!s || !user_range(from, len) || !user_range(to, len) ||
+        (to < from + len && from < to + len))
+        return -EINVAL;
+    drop_code(as, uc, mem, s->pgd, from, from + len, false);
+    /* Only the pages the space has: the window must stay one mapping, so
+     * no mremap inside it. */
+    for (uint32_t off = 0; off < len; off += PAGE_SIZE)
+        if (kept(mem, s->pgd, from + off))
+            memcpy(as->window + to + off, as->window + from + off, PAGE_SIZE);
+    for (uint32_t i = 0; i < s->npieces; i++) {
+        struct as_piece *p = &s->pieces[i];
+        if (p->start >= from && p->start < from + len)
+            p->start = p->start - from + to;
+        as->epoch++;
+    }
+    window_discard(as, from, len);
+    return 0;
+}
+
+int as_shm_create(struct addrspaces *as, uint32_t npages)
+{
+    if (npages == 0 || npages > USER_SPACE_TOP / PAGE_SIZE)
+        return -EINVAL;
+    for (int i = 0; i < AS_SHM_MAX; i++) {
+        struct shm_obj *o = &as->objs[i];
+        if (o->used)
+            continue;
+        void *d = mmap(NULL, (size_t)npages * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (d == MAP_FAILED)
+            return -ENOMEM;
+        o->touched = calloc((npages + 7) / 8, 1);
+        if (!o->touched) {
+            munmap(d, (size_t)npages * PAGE_SIZE);
+            return -ENOMEM;
+        }
+        o->data = d;
+        o->npages = npages;
+        o->held = 0;
+        o->used = true;
+        as->epoch++;
+        return i;
+    }
+    return -ENOMEM;
+}
+
+int as_shm_free(struct addrspaces *as, uint32_t id, uint32_t *held)
+{
+    struct shm_obj *o = obj_of(as, id);
+
+    *held = 0;
+    if (!o)
+        return -EINVAL;
+    *held = o->held;
+    as_obj_drop(o);
+    as->epoch++;
+    return 0;
+}
+
+int as_shm_map(struct addrspaces *as, uint32_t addr, uint32_t len, uint32_t id,
+               uint32_t pgoff)
+{
+    struct shm_obj *o = obj_of(as, id);
+
+    if (!as->cur || !o || !user_range(addr, len) || pgoff > o->npages ||
+        len / PAGE_SIZE > o->npages - pgoff)
+        return -EINVAL;
+    as->epoch++;
+    if (cut_pieces(as->cur, addr, addr + len))
+        return -ENOMEM;
+    return add_piece(as->cur, (struct as_piece){ addr, len / PAGE_SIZE, id, pgoff });
+}
+
+int as_shm_fault(struct addrspaces *as, uint32_t addr, bool may_alloc)
+{
+    struct as_piece *p = as->cur && addr < USER_SPACE_TOP ? piece_at(as->cur, addr) : NULL;
+    struct shm_obj *o = p ? obj_of(as, p->obj) : NULL;
+    uint32_t page, va = addr & ~(PAGE_SIZE - 1);
+
+    if (!o)
+        return -EINVAL;
+    page = p->pgoff + (va - p->start) / PAGE_SIZE;
+    if (page >= o->npages)
+        return -EINVAL;
+    if (touched(o, page)) {
+        memcpy(as->window + va, o->data + (size_t)page * PAGE_SIZE, PAGE_SIZE);
+        return 0;
+    }
+    if (!may_alloc)
+        return -ENOMEM;
+    o->touched[page / 8] |= (uint8_t)(1u << (page % 8));
+    as->epoch++;
+    o->held++;
+    memset(as->window + va, 0, PAGE_SIZE);
+    return 1;
+}

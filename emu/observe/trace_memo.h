@@ -1,0 +1,94 @@
+/*
+ * A memo of each translated block's trace lines as far as they never
+ * change (text: all but the end cycles; CSV: all after them), made the
+ * first time the block is traced and kept with it (block.memo) until its
+ * code or the symbols change: then a traced instruction costs a copy and
+ * its cycles' digits (trace_line.h's parts).
+ */
+#ifndef EMU_TRACE_MEMO_H
+#define EMU_TRACE_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "cost/decode.h"
+#include "observe/symbols.h"
+#include "observe/trace_line.h"
+
+/* The parts, one after another; off[i] is where the i-th begins. */
+struct line_memo {
+    uint32_t sym_gen;
+    bool csv;
+    uint32_t ninsns;
+    uint32_t off[];             /* ninsns + 1 offsets into the chars after */
+};
+
+/* What a memo is made from: the format, the symbols (NULL: none) and the
+ * look-up hint and line buffer the trace keeps. */
+struct memo_maker {
+    bool csv;
+    struct symtab *syms;
+    size_t *last_sym;
+    struct trace_line *line;
+};
+
+/* b's memo made (or remade) now; NULL if out of memory. */
+const struct line_memo *line_memo_make(const struct memo_maker *mk, struct block_cache *bc,
+                                       struct block *b);
+
+/* (Inline: a traced instruction's every line goes through these.) */
+static inline const char *line_memo_chars(const struct line_memo *lm)
+{
+    return (const char *)&lm->off[lm->ninsns + 1];
+}
+
+/* b's memo, made now if it has none or a stale one; NULL if out of memory. */
+static inline const struct line_memo *line_memo_of(const struct memo_maker *mk,
+                                                   struct block_cache *bc, struct block *b)
+{
+    const struct line_memo *lm = b->memo;
+    if (lm && lm->sym_gen == (mk->syms ? mk->syms->generation : 0) && lm->csv == mk->csv)
+        return lm;
+    return line_memo_make(mk, bc, b);
+}
+
+/* The longest line the index-th instruction's memo makes. */
+static inline size_t line_memo_max(const struct line_memo *lm, uint32_t index)
+{
+    return lm->off[index + 1] - lm->off[index] + TRACE_TIMES_MAX;
+}
+
+/* The index-th instruction's part, of *n bytes. */
+static inline const char *line_memo_part(const struct line_memo *lm, uint32_t index, size_t *n)
+{
+    *n = lm->off[index + 1] - lm->off[index];
+    return line_memo_chars(lm) + lm->off[index];
+}
+
+/* A line from its part (n bytes) and the times it ran, [start, end)
+ * centicycles, into out (room for n + TRACE_TIMES_MAX bytes); returns its
+ * length. */
+static inline size_t line_memo_join(bool csv, const char *part, size_t n, char *out,
+                                    uint64_t start, uint64_t end)
+{
+    if (csv) {
+        size_t k = trace_line_csv_times(out, start, end);
+        memcpy(out + k, part, n);
+        return k + n;
+    }
+    memcpy(out, part, n);
+    return n + trace_line_text_times(out + n, end);
+}
+
+/* The index-th instruction's line, which ran in [start, end), into out
+ * (room for line_memo_max bytes); returns its length. */
+static inline size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out,
+                                    uint64_t start, uint64_t end)
+{
+    size_t n;
+    const char *part = line_memo_part(lm, index, &n);
+    return line_memo_join(lm->csv, part, n, out, start, end);
+}
+
+#endif
