@@ -38,7 +38,7 @@
 /* ---- Each task's kernel stack, with its struct thread_info at the bottom ---- */
 #define THREAD_SIZE 8192
 #define TI_FLAGS    0x00
-#define TI_PID      0x04     /* the task's pid: the emulator reads it (emu/syscalls.c) */
+#define TI_PID      0x04     /* the task's pid: the emulator reads it (emu/account/syscalls.c) */
 #define TI_FLAG_EXITED 0x10000 /* in TI_FLAGS: the task has exited and will not run again */
 #define TI_EXIT_CODE 0x0c    /* once exited: its wait status (code << 8, or the signal) */
 #define TI_ADDR_LIMIT 0x10   /* the end of what access_ok lets it reach: USER_SPACE_TOP */
@@ -184,7 +184,7 @@
 #define CONSOLE_POLL    4  /* -> 1 if a read (stream 0) or write would not wait now */
 #define CONSOLE_PREAD   5  /* len bytes at offset to buf -> bytes (ESPIPE) */
 /*
- * The file tree (emu/vfs.h: an in-memory layer over the read-only host
+ * The file tree (emu/vfs/vfs.h: an in-memory layer over the read-only host
  * directory of "emu run --root DIR"): every request is a struct hc_vfs;
  * paths and data sit in kernel memory, never in user memory. Handles are
  * the vfs's and counted: the kernel takes and drops references. Open flags,
@@ -227,7 +227,7 @@
 #define HC_VFS_UTIME_OMIT ((1u << 30) - 2)
 
 /*
- * Address spaces (emu/addrspace.c): every request is a struct hc_mm. The
+ * Address spaces (emu/mm/addrspace.c): every request is a struct hc_mm. The
  * kernel's page tables map each user page at itself; the emulator keeps
  * each address space's bytes (docs/address-spaces.md). "The current space"
  * is the one whose page directory is in CR3.
@@ -260,7 +260,7 @@
                               (charged as clear_page) */
 
 /*
- * ---- SMP (--smp N, emu/smp.h) ----
+ * ---- SMP (--smp N, emu/cpu/smp.h) ----
  * The local APIC is reached through two ports on the hypercall path, not
  * its MMIO page (a deviation: docs/smp.md). An outl to APIC_PORT_ICR sends
  * an IPI: the value is the xAPIC ICR's low word (x86.h: vector, delivery

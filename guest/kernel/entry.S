@@ -437,7 +437,7 @@ iret_fault:
 	call do_iret_fault
 
 /* Where the vsyscall page's system-call entry lies (AT_SYSINFO): the
- * emulator reads it from this image (emu/ksyms.h). */
+ * emulator reads it from this image (emu/image/ksyms.h). */
 	.globl vsyscall_page_entry
 	.set vsyscall_page_entry, KV_VSYSCALL_ENTRY
 

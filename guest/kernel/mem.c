@@ -1,7 +1,7 @@
 /*
  * /dev/null and /dev/zero, as 2.5.53's drivers/char/mem.c serves them:
  * null reads nothing and swallows every write, zero reads zeros and
- * swallows too. The tree (emu/vfs_tree.c) holds the nodes, character
+ * swallows too. The tree (emu/vfs/vfs_tree.c) holds the nodes, character
  * devices 1,3 and 1,5; open_device gives their files these operations.
  */
 #include "kernel.h"

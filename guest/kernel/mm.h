@@ -7,7 +7,7 @@
  *
  * Page tables map every user page at itself, on every Unicorn version
  * (abi.h): which process's bytes live at an address is the emulator's
- * business, told by the MM hypercalls (emu/addrspace.c) — which page
+ * business, told by the MM hypercalls (emu/mm/addrspace.c) — which page
  * directory is loaded, which pages a fork copies, which pages to zero.
  */
 #ifndef KERNEL_MM_H

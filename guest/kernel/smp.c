@@ -1,6 +1,6 @@
 /*
  * Starting the other CPUs and calling functions on them, as Linux 2.5's
- * smpboot.c and smp.c do it, through the minimal local APIC of emu/smp.h
+ * smpboot.c and smp.c do it, through the minimal local APIC of emu/cpu/smp.h
  * (its ports: abi.h). The boot CPU starts each AP with INIT and STARTUP;
  * the AP comes up in startup_ap (head.S) on its own GDT and idle stack,
  * loads the IDT and its TSS, says it is online and waits in hlt for IPIs.

@@ -1,6 +1,6 @@
 /*
  * Which step of the sysenter patch's history this kernel is built as (the
- * Makefile's -DKHIST; emu's --kernel, enum kernel_history in emu/kconfig.h
+ * Makefile's -DKHIST; emu's --kernel, enum kernel_history in emu/image/kconfig.h
  * numbers them the same). docs/fidelity.md, "Kernel variants", lists each
  * difference with its commit.
  *

@@ -1,6 +1,6 @@
 /*
  * The file tree, as the kernel reaches it: every operation is one
- * HC_PORT_VFS request (abi.h) to the emulator's vfs (emu/vfs.h), which
+ * HC_PORT_VFS request (abi.h) to the emulator's vfs (emu/vfs/vfs.h), which
  * resolves paths, keeps the bytes and never touches the host's files.
  * Paths and data pass through kernel buffers; the kernel copies user
  * memory in and out, keeps the descriptors, offsets and open modes, and
