@@ -5,6 +5,7 @@
  * counters charge, refund and place instructions exactly.
  */
 #include <check.h>
+#include "../emu/machine/charge.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@ static void init_smp(int n, int argc, char **argv, uint32_t test_hooks)
     opts.envp = envp;
     opts.quiet = true;
     opts.smp = n;
-    opts.smp_test = test_hooks;
+    opts.harness.smp_test = test_hooks;
     m = calloc(1, sizeof *m);
     ck_assert_int_eq(machine_init(m, &opts), 0);
     ck_assert_int_eq(m->ncpus, n);

@@ -1,4 +1,5 @@
 #include "account/spans.h"
+#include "machine/charge.h"
 #include <string.h>
 
 static void spans_on_tsc(void *ctx, struct machine *m, uint32_t insn_addr)

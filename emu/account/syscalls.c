@@ -1,4 +1,5 @@
 #include "account/syscalls.h"
+#include "machine/charge.h"
 #include <string.h>
 #include "machine/linux_names.h"
 #include "machine/names.h"

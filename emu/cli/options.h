@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "compare/compare.h"
-#include "machine/machine.h"
+#include "machine/run_options.h"
 #include "cli/outputs.h"
 
 /* Who takes an option: a set of these. */

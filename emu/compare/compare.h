@@ -17,7 +17,7 @@
 #include "cost/centi.h"
 #include "compare/interval.h"
 #include "cost/published.h"
-#include "machine/machine.h"
+#include "machine/run_options.h"
 #include "observe/metrics.h"
 #include "account/spans.h"
 #include "account/syscalls.h"

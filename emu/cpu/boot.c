@@ -13,7 +13,7 @@
 #include "hypercall/vfs.h"
 
 /* Where the program's bytes come from: its file, read in pieces straight
- * into the tree (no second whole copy of it), or opts->program_image. */
+ * into the tree (no second whole copy of it), or opts->harness.program_image. */
 struct program_source {
     int fd;                 /* -1: image */
     const uint8_t *image;
@@ -71,9 +71,9 @@ static int open_program(struct machine *m, struct program_source *src)
 {
     const char *path = m->opts->program;
     *src = (struct program_source){ .fd = -1 };
-    if (m->opts->program_image) {
-        src->image = m->opts->program_image;
-        src->size = m->opts->program_size;
+    if (m->opts->harness.program_image) {
+        src->image = m->opts->harness.program_image;
+        src->size = m->opts->harness.program_size;
         if (src->size > PROGRAM_MAX)
             return machine_fail(m, 126, "%s: too large (%zu bytes; at most %u)", path,
                                 src->size, PROGRAM_MAX);
@@ -159,7 +159,7 @@ static void exe_path(const struct machine *m, char *out, size_t cap)
 {
     char real[PATH_MAX], root[PATH_MAX];
     out[0] = 0;
-    if (m->opts->program_image || !realpath(m->opts->program, real))
+    if (m->opts->harness.program_image || !realpath(m->opts->program, real))
         return;
     size_t n = m->opts->root && realpath(m->opts->root, root) ? strlen(root) : 0;
     if (n > 1 && !strncmp(real, root, n) && real[n] == '/')
@@ -196,7 +196,7 @@ static int write_boot_record(struct machine *m, const struct program_source *src
         .epoch_sec = m->opts->epoch_sec,
         .ncpus = (uint32_t)(m->ncpus ? m->ncpus : 1),
         .flags = (m->opts->vgettimeofday ? BOOT_FLAG_VGETTIMEOFDAY : 0) |
-                 (m->ncpus > 1 ? m->opts->smp_test : 0),
+                 (m->ncpus > 1 ? m->opts->harness.smp_test : 0),
         .mem_pages = (uint32_t)((m->opts->mem_bytes ? m->opts->mem_bytes
                                                     : DEFAULT_MEM_BYTES) / PAGE_SIZE),
     };

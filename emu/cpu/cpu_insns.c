@@ -7,6 +7,7 @@
  * string ops, which are charged as they run (machine.h).
  */
 #include "cpu/cpu_insns.h"
+#include "machine/charge.h"
 #include "cost/centi.h"
 #include <string.h>
 #include "cpu/sysenter.h"

@@ -1,6 +1,7 @@
 /* Stopping the machine for a debugger (debug.h): the points, the hold on
  * the execution loop, and resuming. */
 #include "cpu/debug.h"
+#include "machine/charge.h"
 #include <stdlib.h>
 #include <string.h>
 #include "cpu/run.h"

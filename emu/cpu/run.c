@@ -1,5 +1,6 @@
 /* The execution loop: hooks, the block hook, machine_run. */
 #include "cpu/run.h"
+#include "machine/charge.h"
 #include <string.h>
 #include "cpu/boot.h"
 #include "cpu/cpu_insns.h"

@@ -12,6 +12,7 @@
  * and a double fault on its sysexit. The model does that, no more.
  */
 #include "cpu/sysenter.h"
+#include "machine/charge.h"
 #include "cpu/trap.h"
 
 /* The sysenter of the current block: the engine ends a block after it. */

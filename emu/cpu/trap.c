@@ -4,6 +4,7 @@
  * "int n" or a fault and the first instruction of the handler is here.
  */
 #include "cpu/trap.h"
+#include "machine/charge.h"
 #include <string.h>
 
 bool vector_has_error_code(int vector)

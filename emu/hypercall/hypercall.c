@@ -77,10 +77,10 @@ static void hc_io(struct machine *m, struct hc_io *io, bool is_write)
         io->result = -EBADF;
         return;
     }
-    if (m->opts->stdin_data) {
-        size_t left = m->opts->stdin_size - m->stdin_pos;
+    if (m->opts->harness.stdin_data) {
+        size_t left = m->opts->harness.stdin_size - m->stdin_pos;
         size_t n = left < io->len ? left : io->len;
-        memcpy(buf, m->opts->stdin_data + m->stdin_pos, n);
+        memcpy(buf, m->opts->harness.stdin_data + m->stdin_pos, n);
         m->stdin_pos += n;
         io->result = (int32_t)n;
         return;
@@ -95,7 +95,7 @@ static bool console_on_host(const struct machine *m, uint32_t fd)
 {
     if (fd > 2 || m->opts->quiet)
         return false;
-    return fd != 0 || !m->opts->stdin_data;
+    return fd != 0 || !m->opts->harness.stdin_data;
 }
 
 static void host_stat(const struct stat *s, struct hc_stat *st)

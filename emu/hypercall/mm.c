@@ -6,6 +6,7 @@
  * the host's own work.
  */
 #include "hypercall/mm.h"
+#include "machine/charge.h"
 #include <errno.h>
 #include <string.h>
 #include "../guest/x86.h"

@@ -5,6 +5,7 @@
  * CPUs (cost-research §5.2, §5.3): they are estimates, each by its rule.
  */
 #include "hypercall/mm_costs.h"
+#include "machine/charge.h"
 
 /* Linux 2.5 on a P6 or a P4 (no 3DNow!): clear_page is memset(page, 0, 4096)
  * and copy_page memcpy(to, from, 4096); include/asm-i386/string.h turns

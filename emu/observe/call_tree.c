@@ -1,4 +1,5 @@
 #include "observe/call_tree.h"
+#include "../guest/abi.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 #include "observe/profile.h"
+#include "machine/machine.h"
 #include "cost/centi.h"
 #include <errno.h>
 #include <stdlib.h>

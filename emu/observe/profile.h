@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "machine/machine.h"
+struct machine;
 #include "observe/symbols.h"
 #include "account/syscalls.h"
 

@@ -1,4 +1,5 @@
 #include "observe/progress.h"
+#include "machine/machine.h"
 #include "hypercall/hypercall.h"
 #include <inttypes.h>
 #include <stdlib.h>

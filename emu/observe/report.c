@@ -1,4 +1,5 @@
 #include "observe/report.h"
+#include "machine/machine.h"
 #include "cost/centi.h"
 #include "cpu/smp.h"
 #include <inttypes.h>

@@ -14,7 +14,7 @@
 #define EMU_REPORT_H
 
 #include <stdio.h>
-#include "machine/machine.h"
+struct machine;
 #include "account/syscalls.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON };

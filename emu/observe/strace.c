@@ -1,4 +1,5 @@
 #include "observe/strace.h"
+#include "machine/machine.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

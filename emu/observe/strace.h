@@ -21,7 +21,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "machine/machine.h"
+struct machine;
 #include "observe/strace_args.h"
 #include "account/syscalls.h"
 

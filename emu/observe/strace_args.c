@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* asprintf, open_memstream */
 #include "observe/strace_args.h"
+#include "machine/machine.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "machine/machine.h"
+struct machine;
 #include "account/syscalls.h"
 #include "observe/strace_values.h"
 

@@ -1,4 +1,5 @@
 #include "observe/strace_values.h"
+#include "machine/machine.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

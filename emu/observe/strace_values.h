@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "machine/machine.h"
+struct machine;
 
 /* strace's default -s: the bytes of a buffer it shows. */
 #define STRACE_STRLEN 32

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "observe/symbols.h"
+#include "machine/machine.h"
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -314,8 +315,8 @@ int symbols_load(struct symtab *st, const struct machine *m, const char *symbols
             snprintf(err, errlen, "%s: not an i386 ELF file with a symbol table", symbols_file);
             return -1;
         }
-    } else if (o && o->program_image) {
-        add_program(st, o->program_image, o->program_size, false, o->program ? o->program : "the program");
+    } else if (o && o->harness.program_image) {
+        add_program(st, o->harness.program_image, o->harness.program_size, false, o->program ? o->program : "the program");
     } else if (o && o->program) {
         size_t size;
         char ignored[256];

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "observe/dwarf_line.h"
-#include "machine/machine.h"
+struct machine;
 
 #define SYM_FUNC   0x1   /* an ELF function (not a label) */
 #define SYM_KERNEL 0x2   /* ring-0 code: the kernel and its trampoline */

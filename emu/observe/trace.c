@@ -1,4 +1,6 @@
 #include "observe/trace.h"
+#include "machine/machine.h"
+#include "machine/charge.h"
 #include "cost/centi.h"
 #include <errno.h>
 #include <inttypes.h>

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "machine/machine.h"
+struct machine;
 #include "cost/decode.h"
 #include "observe/trace_line.h"
 #include "observe/symbols.h"

@@ -240,11 +240,11 @@ static void set_input(struct run_options *o, char **argv, const struct input *in
 {
     o->cpu_spec = in->cpu;
     o->program = in->program;
-    o->program_image = in->image;
-    o->program_size = in->image_size;
+    o->harness.program_image = in->image;
+    o->harness.program_size = in->image_size;
     o->max_insns = in->budget;
-    o->stdin_data = in->stdin_data;
-    o->stdin_size = in->stdin_size;
+    o->harness.stdin_data = in->stdin_data;
+    o->harness.stdin_size = in->stdin_size;
     o->argv = argv;
     argv[0] = (char *)in->program;
     argv[1] = NULL;
