@@ -87,7 +87,7 @@ $(UC21)/.ok: scripts/unicorn21.sh | $(DEPS_OK)
 	@touch $@
 
 WARN := -Wall -Wextra -Werror
-HOST_CFLAGS = -std=gnu11 -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN) -Iemu
+HOST_CFLAGS = -std=gnu11 -fms-extensions -O2 -g $(WARN) $(SAN) $(UC_CFLAGS) -MMD -MP -I$(GEN) -Iemu
 HOST_LDFLAGS = $(SAN)
 
 GUEST_CC := gcc

@@ -31,53 +31,52 @@ struct rep_step {
 /*
  * What each CPU has of its own (--smp, emu/cpu/smp.c): its engine, its modeled
  * time and the state of the block it is in. The running CPU's copy is in
- * struct machine itself (the anonymous struct below), so that every
- * mechanism reads m->uc, m->cycles ... for "this CPU"; smp_switch() swaps
- * copies when another CPU runs. Kept as a list so both stay the same.
+ * struct machine itself, whose first member is one of these with its
+ * fields open (machine.h), so that every mechanism reads m->uc, m->cycles
+ * ... for "this CPU"; smp_switch() swaps the whole copy (m->local) when
+ * another CPU runs.
  */
-#define CPU_LOCAL_FIELDS                                                        \
-    /* first: the block hook reads the fields after them, and the machine \
-       wide ones after the list, on every block, as a few cache lines */   \
-    uint64_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook, \
-                                      at the engine's address (run.c) */       \
-    uc_hook special_hooks[MAX_SPECIAL_HOOKS];                                   \
-    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */ \
-    uc_engine *uc;                                                              \
-    uc_context *scratch_ctx;                                                    \
-    struct engine_reports reports;  /* exceptions the engine reported, not raised */ \
-    const struct block *cur_block;                                              \
-    uint64_t block_start_cycles;   /* in centicycles, before cur_block */       \
-    uint64_t cycles;               /* centicycles: this CPU's modeled time */   \
-    uint64_t user_insns;           /* instructions it ran in user mode */      \
-    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and the \
-                                       work done for the kernel as the          \
-                                       instructions it stands for (mm_costs.c): \
-                                       the cycles are their dot product with    \
-                                       cpu.cost */                              \
-    uint32_t cur_limit;            /* insns of cur_block still charged */       \
-    uint32_t insn_told;            /* insns of cur_block told to observers */   \
-    uint32_t rep_addr;             /* the rep string op last run, and */        \
-    bool rep_live;                 /* whether its next run continues it */      \
-    const struct insn *rep_charged; /* a rep run charged in this block, */      \
-    struct rep_step rep_step;      /* and what it was charged */                \
-    int nspecial;                                                               \
-    bool hooks_full;               /* the run paused to drop them all (run.c) */ \
-    int delivery_depth;                                                         \
-    bool sti_shadow;               /* the last block ended with sti: no         \
-                                      interrupt before its next instruction */  \
-    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */ \
-    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */  \
-    int engine_aborts;             /* translations the engine aborted */        \
-    enum run_to_why run_to_why;    /* run up to the linear address run_to, */   \
-    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */        \
-    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */   \
-    uint32_t pause_to, pause_from; /* run_to, to come back after it */          \
-    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */         \
-    bool stale_set;                /* a run_to disarmed while its run went on: */ \
-    uint32_t stale_from, stale_to; /* translations may still halt at stale_to */
-
 struct cpu_local {
-    CPU_LOCAL_FIELDS
+    /* first: the block hook reads the fields after them, and the machine
+       wide ones after the list, on every block, as a few cache lines */
+    uint64_t special_addrs[MAX_SPECIAL_HOOKS]; /* instructions with a code hook,
+                                      at the engine's address (run.c) */
+    uc_hook special_hooks[MAX_SPECIAL_HOOKS];
+    uint16_t special_slots[2 * MAX_SPECIAL_HOOKS]; /* hash of special_addrs: index + 1 */
+    uc_engine *uc;
+    uc_context *scratch_ctx;
+    struct engine_reports reports;  /* exceptions the engine reported, not raised */
+    const struct block *cur_block;
+    uint64_t block_start_cycles;   /* in centicycles, before cur_block */
+    uint64_t cycles;               /* centicycles: this CPU's modeled time */
+    uint64_t user_insns;           /* instructions it ran in user mode */
+    uint64_t class_count[NCLASSES]; /* instructions charged, by class, and the
+                                       work done for the kernel as the
+                                       instructions it stands for (mm_costs.c):
+                                       the cycles are their dot product with
+                                       cpu.cost */
+    uint32_t cur_limit;            /* insns of cur_block still charged */
+    uint32_t insn_told;            /* insns of cur_block told to observers */
+    uint32_t rep_addr;             /* the rep string op last run, and */
+    bool rep_live;                 /* whether its next run continues it */
+    const struct insn *rep_charged; /* a rep run charged in this block, */
+    struct rep_step rep_step;      /* and what it was charged */
+    int nspecial;
+    bool hooks_full;               /* the run paused to drop them all (run.c) */
+    int delivery_depth;
+    bool sti_shadow;               /* the last block ended with sti: no
+                                      interrupt before its next instruction */
+    bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */
+    struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */
+    int engine_aborts;             /* translations the engine aborted */
+    enum run_to_why run_to_why;    /* run up to the linear address run_to, */
+    uint32_t run_to, run_to_from;  /* started at run_to_from (trap.c) */
+    bool pause_held;               /* a RUN_TO_PAUSE set aside for another */
+    uint32_t pause_to, pause_from; /* run_to, to come back after it */
+    bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
+    bool stale_set;                /* a run_to disarmed while its run went on: */
+    uint32_t stale_from, stale_to; /* translations may still halt at stale_to */
 };
+
 
 #endif

@@ -74,11 +74,20 @@ struct irq_state {
 #define MAX_CPUS SMP_MAX_CPUS /* guest/abi.h: the kernel's NR_CPUS */
 struct smp_state;
 
+#ifdef __clang__
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wmicrosoft-anon-tag"
+#endif
 struct machine {
     union {
-        struct { CPU_LOCAL_FIELDS };
+        /* An unnamed member of a tagged struct type is a GNU C extension
+         * (-fms-extensions): its fields read as the machine's own. */
+        struct cpu_local;
         struct cpu_local local;    /* the running CPU's, as a whole */
     };
+#ifdef __clang__
+#pragma clang diagnostic pop
+#endif
     int cpu_id;                    /* the running CPU (0 without --smp) */
     int ncpus;
     const struct kernel_image *kernel; /* the built-in image it boots */
