@@ -9,52 +9,13 @@
 #include <string.h>
 #include "support.h"
 
-static char dir[64];
-
-static void copy_emu(void)
-{
-    char cmd[256];
-    strcpy(dir, "/tmp/sysemu-layers-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp emu/*.c emu/*.h emu/*.S %s/", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static void remove_copy(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* Append line to dir/file. */
-static void append(const char *file, const char *line)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "a");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "%s\n", line);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-/* Run the script on d; its exit status and its output. */
-static int check_layers(const char *d, char *out, size_t cap)
-{
-    char cmd[192];
-    snprintf(cmd, sizeof cmd, "sh scripts/check-layers.sh %s 2>&1", d);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define SCRIPT "scripts/check-layers.sh"
+#define SOURCES "emu/*.c emu/*.h emu/*.S"
 
 START_TEST(emu_has_no_upward_include_and_no_cycle)
 {
     char out[512];
-    ck_assert_int_eq(check_layers("emu", out, sizeof out), 0);
+    ck_assert_int_eq(run_script(SCRIPT, "emu", out, sizeof out), 0);
     ck_assert_int_eq(count_char(out, '\n'), 1);
     ck_assert_ptr_nonnull(strstr(out, "no include goes up a layer, no cycle"));
 }
@@ -63,10 +24,10 @@ END_TEST
 START_TEST(an_include_from_a_higher_layer_fails)
 {
     char out[512];
-    copy_emu();
-    append("machine.c", "#include \"trace.h\"");   /* core (1) -> outputs (4) */
-    ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
-    remove_copy();
+    const char *dir = copy_sources("layers", SOURCES);
+    copy_append(dir, "machine.c", "#include \"trace.h\"");   /* core (1) -> outputs (4) */
+    ck_assert_int_ne(run_script(SCRIPT, dir, out, sizeof out), 0);
+    copy_remove(dir);
     ck_assert_int_eq(count_char(out, '\n'), 1);
     ck_assert_msg(strstr(out, "machine.c (layer 1) includes trace.h (layer 4)"), "%s", out);
 }
@@ -75,11 +36,11 @@ END_TEST
 START_TEST(an_include_cycle_fails)
 {
     char out[512];
-    copy_emu();
+    const char *dir = copy_sources("layers", SOURCES);
     /* decode.h and machine.h are both layer 1, so only the cycle is wrong */
-    append("decode.h", "#include \"machine.h\"");
-    ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
-    remove_copy();
+    copy_append(dir, "decode.h", "#include \"machine.h\"");
+    ck_assert_int_ne(run_script(SCRIPT, dir, out, sizeof out), 0);
+    copy_remove(dir);
     ck_assert_int_eq(count_char(out, '\n'), 1);
     ck_assert_msg(strstr(out, "include cycle: ") && strstr(out, "machine -> decode -> machine"),
                   "%s", out);
@@ -89,10 +50,10 @@ END_TEST
 START_TEST(a_unit_missing_from_the_table_fails)
 {
     char out[512];
-    copy_emu();
-    append("no_such_unit.c", "#include \"machine.h\"");
-    ck_assert_int_ne(check_layers(dir, out, sizeof out), 0);
-    remove_copy();
+    const char *dir = copy_sources("layers", SOURCES);
+    copy_append(dir, "no_such_unit.c", "#include \"machine.h\"");
+    ck_assert_int_ne(run_script(SCRIPT, dir, out, sizeof out), 0);
+    copy_remove(dir);
     ck_assert_int_eq(count_char(out, '\n'), 1);
     ck_assert_msg(strstr(out, "no_such_unit.c: unit no_such_unit is not in the layer table"), "%s", out);
 }
