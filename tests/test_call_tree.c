@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "support.h"
 #include "../emu/call_tree.h"
 
@@ -75,7 +76,9 @@ static char *folded(struct fixture *x)
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(call_tree_write_folded(&x->t, &x->syms, f), 0);
     ck_assert_int_eq(fclose(f), 0);
-    return read_file(path);
+    char *text = read_file(path);
+    unlink(path);
+    return text;
 }
 
 static const char *callgrind(struct fixture *x)
@@ -148,6 +151,7 @@ START_TEST(callgrind_annotate_reads_the_costs_back)
     ck_assert_ptr_nonnull(strstr(text, "ob=kernel.elf\nfl=???\nfn=sysenter_entry\n"));
     ck_assert_ptr_nonnull(strstr(text, "ob=prog\nfl=???\nfn=main\n"));
     free(text);
+    unlink(path);
     fixture_free(&x);
 }
 END_TEST
@@ -169,6 +173,7 @@ START_TEST(a_deeper_recursion_is_not_counted_again)
      * (60 if it were) */
     ck_assert_int_eq(annotated(path, true, "help;er"), 50);
     ck_assert_int_eq(annotated(path, true, "main"), 40);
+    unlink(path);
     fixture_free(&x);
 }
 END_TEST

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "support.h"
 #include "../emu/progress.h"
 
@@ -53,7 +54,9 @@ static char *progress_of(bool tty, struct guest **out)
     progress_close(p);
     ck_assert_int_eq(fclose(f), 0);
     *out = g;
-    return read_file(path);
+    char *text = read_file(path);
+    unlink(path);
+    return text;
 }
 
 START_TEST(into_a_file_the_last_line_is_the_runs_counts)

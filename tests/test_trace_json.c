@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "chrome_trace.h"
 #include "support.h"
 #include "../emu/names.h"
@@ -47,6 +48,11 @@ static void write_trace(void)
     trace_json_instant(&j, PID, "exit", 250000, NULL);
     trace_json_end(&j);
     ck_assert_int_eq(trace_out_close(&out), 0);
+}
+
+static void remove_trace(void)
+{
+    unlink(path);
 }
 
 static void check_jq(const char *filter, const char *want)
@@ -117,6 +123,7 @@ Suite *trace_json_suite(void)
 {
     Suite *s = suite_create("trace_json");
     TCase *tc = tcase_create("events");
+    tcase_add_checked_fixture(tc, NULL, remove_trace);
     tcase_add_test(tc, every_event_parses_and_the_slices_nest);
     tcase_add_test(tc, times_are_the_modeled_clocks_microseconds);
     tcase_add_test(tc, a_record_carries_its_own_cycles_and_where_it_came_from);
