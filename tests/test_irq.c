@@ -60,6 +60,17 @@ static const uint8_t wait_three[] = {
     0xfa, 0xf4,                         /* cli; hlt */
 };
 
+/* wait_three with the PIT in mode and IRQs masked by imr, the handler
+ * acknowledging each; then the ticks counted and delivered are n. */
+static void wait_for_three(int mode, uint8_t imr, unsigned n)
+{
+    handler_with_eoi();
+    program_timer(mode, imr, wait_three, sizeof wait_three);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ECX), n);
+    ck_assert_uint_eq(b.m.irq.delivered, n);
+}
+
 START_TEST(the_timer_interrupts_at_icw2s_vector_after_one_period)
 {
     const uint8_t tail[] = { 0xfb, 0xf4 };   /* sti; hlt */
@@ -78,23 +89,15 @@ END_TEST
 
 START_TEST(after_an_end_of_interrupt_the_next_tick_comes)
 {
-    handler_with_eoi();
-    program_timer(2, 0xfe, wait_three, sizeof wait_three);
-    bare_run(&b, BARE_UCODE, false);
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ECX), 3);
-    ck_assert_uint_eq(b.m.irq.delivered, 3);
+    wait_for_three(2, 0xfe, 3);
     ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), BARE_UCODE + 8 * 4 + sizeof wait_three);
 }
 END_TEST
 
 START_TEST(a_one_shot_comes_once)
 {
-    handler_with_eoi();
-    program_timer(0, 0xfe, wait_three, sizeof wait_three);
-    bare_run(&b, BARE_UCODE, false);
     /* the second hlt has nothing to wake it */
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ECX), 1);
-    ck_assert_uint_eq(b.m.irq.delivered, 1);
+    wait_for_three(0, 0xfe, 1);
     ck_assert(!b.m.irq.pit_running);
 }
 END_TEST
@@ -110,11 +113,7 @@ START_TEST(no_interrupt_with_if_clear_or_the_irq_masked)
 
     bare_destroy(&b);
     bare_init(&b, "pentium4");
-    handler_with_eoi();
-    program_timer(2, 0xff, wait_three, sizeof wait_three);
-    bare_run(&b, BARE_UCODE, false);
-    ck_assert_uint_eq(b.m.irq.delivered, 0);
-    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ECX), 0);
+    wait_for_three(2, 0xff, 0);
 }
 END_TEST
 
