@@ -304,7 +304,8 @@ $(BUILD)/tests/test_gdb_client: | $(GDB_FAKE_SERVER)
 $(BUILD)/tests/test_debug $(BUILD)/tests/test_debug_steps $(BUILD)/tests/test_debug_watch \
 	$(BUILD)/tests/test_debug_mem: $(BUILD)/tests/debug_rig.c.o
 # A Chrome Trace Event file's events, as jq reads them (tests/chrome_trace.h).
-$(BUILD)/tests/test_trace $(BUILD)/tests/test_perfetto: $(BUILD)/tests/chrome_trace.c.o
+$(BUILD)/tests/test_trace $(BUILD)/tests/test_perfetto $(BUILD)/tests/test_trace_json: \
+	$(BUILD)/tests/chrome_trace.c.o
 # emu run --gdb in a child, with Debian's gdb or a raw socket (tests/emu_gdb.h).
 $(BUILD)/tests/test_gdb_machine $(BUILD)/tests/test_gdb_machine_hostile \
 	$(BUILD)/tests/test_docs: $(BUILD)/tests/emu_gdb.c.o

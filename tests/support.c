@@ -256,6 +256,53 @@ const char *scratch(const char *tag)
     return p;
 }
 
+/* ---- a copy of the tree for the check scripts ---- */
+
+const char *copy_sources(const char *tag, const char *sources)
+{
+    static char dir[64];
+    char cmd[256];
+    snprintf(dir, sizeof dir, "/tmp/sysemu-%s-XXXXXX", tag);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp -r %s %s/", sources, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    return dir;
+}
+
+void copy_remove(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+void copy_append(const char *dir, const char *file, const char *line)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (strchr(file, '/')) {
+        char mk[192];
+        snprintf(mk, sizeof mk, "mkdir -p $(dirname %s)", path);
+        ck_assert_int_eq(system(mk), 0);
+    }
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s\n", line);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+int run_script(const char *script, const char *arg, char *out, size_t cap)
+{
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "sh %s %s 2>&1", script, arg);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 char *jq(const char *filter, const char *path)
 {
     const char *argv[] = { "jq", "-r", filter, path, NULL };

@@ -71,6 +71,18 @@ bool parse_report(const char *err, struct report *rep);
 /* The first four of them (the line without its ENOSYS count is enough). */
 bool report_paths(const char *err, long *sysenter, long *int80, long *sysexits, long *irets);
 
+/*
+ * A copy of part of the tree for a check script to fail on (test_check_facts,
+ * test_check_layers): copy_sources makes /tmp/sysemu-TAG-XXXXXX and copies
+ * sources (a cp argument list) into it; copy_append adds a line to a file
+ * of the copy (made, with its folder, if new); run_script runs sh SCRIPT ARG, its output in out, and
+ * returns its exit status.
+ */
+const char *copy_sources(const char *tag, const char *sources);
+void copy_remove(const char *dir);
+void copy_append(const char *dir, const char *file, const char *line);
+int run_script(const char *script, const char *arg, char *out, size_t cap);
+
 /* A static i386 program of build/static, or "busybox" or "zsh" (Debian's
  * busybox-static and zsh-static). */
 const char *fixture(const char *name);

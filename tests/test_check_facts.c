@@ -12,50 +12,13 @@
 #include <string.h>
 #include "support.h"
 
-static char dir[64];
-
-static void copy_tree(void)
-{
-    char cmd[256];
-    strcpy(dir, "/tmp/sysemu-facts-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof cmd, "cp -r emu guest tests %s/", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static void remove_copy(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static void append(const char *file, const char *line)
-{
-    char path[160];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "a");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "%s\n", line);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static int check_facts(const char *root, char *out, size_t cap)
-{
-    char cmd[192];
-    snprintf(cmd, sizeof cmd, "sh scripts/check-facts.sh %s 2>&1", root);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#define SCRIPT "scripts/check-facts.sh"
+#define SOURCES "emu guest tests"
 
 START_TEST(each_fact_is_defined_once_in_the_tree)
 {
     char out[512];
-    ck_assert_int_eq(check_facts(".", out, sizeof out), 0);
+    ck_assert_int_eq(run_script(SCRIPT, ".", out, sizeof out), 0);
     ck_assert_int_eq(count_char(out, '\n'), 1);
 }
 END_TEST
@@ -87,10 +50,10 @@ static const struct {
 START_TEST(a_second_definition_fails)
 {
     char out[512], where[160];
-    copy_tree();
-    append(seeded[_i].file, seeded[_i].line);
-    int status = check_facts(dir, out, sizeof out);
-    remove_copy();
+    const char *dir = copy_sources("facts", SOURCES);
+    copy_append(dir, seeded[_i].file, seeded[_i].line);
+    int status = run_script(SCRIPT, dir, out, sizeof out);
+    copy_remove(dir);
     ck_assert_msg(status != 0, "%s in %s passed: %s", seeded[_i].line, seeded[_i].file, out);
     ck_assert_int_eq(count_char(out, '\n'), 1);
     ck_assert_msg(strstr(out, seeded[_i].want), "want \"%s\" in: %s", seeded[_i].want, out);
@@ -102,12 +65,12 @@ END_TEST
 START_TEST(an_abi_value_unlike_the_hosts_headers_fails)
 {
     char out[512], cmd[256];
-    copy_tree();
+    const char *dir = copy_sources("facts", SOURCES);
     snprintf(cmd, sizeof cmd,
              "sed -i 's/^ABI(O_CREAT, .*/ABI(O_CREAT, 0200)/' %s/guest/linux_abi.def", dir);
     ck_assert_int_eq(system(cmd), 0);
-    int status = check_facts(dir, out, sizeof out);
-    remove_copy();
+    int status = run_script(SCRIPT, dir, out, sizeof out);
+    copy_remove(dir);
     ck_assert_msg(status != 0, "O_CREAT 0200 passed: %s", out);
     ck_assert_int_eq(count_char(out, '\n'), 1);
     ck_assert_msg(strstr(out, "differs from the host's Linux headers") && strstr(out, "O_CREAT"),

@@ -306,6 +306,26 @@ START_TEST(hex_helpers_reject_what_is_not_hex)
 }
 END_TEST
 
+START_TEST(cursor_takes_fields_and_their_separators)
+{
+    const char pkt[] = "Z0,8048000,1";   /* an 'X' packet may hold a NUL: bounded by end */
+    struct gdb_cursor c = { pkt + 1, pkt + sizeof pkt - 1 };
+    uint32_t type, addr, kind;
+    ck_assert(gdb_parse_field(&c, &type, ',') && type == 0);
+    ck_assert(gdb_parse_field(&c, &addr, ',') && addr == 0x8048000);
+    ck_assert(!gdb_at_end(&c));
+    ck_assert(gdb_parse_field(&c, &kind, 0) && kind == 1);
+    ck_assert(gdb_at_end(&c));
+    ck_assert(!gdb_parse_field(&c, &kind, 0));   /* nothing left */
+
+    const char bad[] = "10;20";
+    c = (struct gdb_cursor){ bad, bad + 2 };
+    ck_assert(!gdb_parse_field(&c, &addr, ','));   /* the separator is past end */
+    c = (struct gdb_cursor){ bad, bad + sizeof bad - 1 };
+    ck_assert(!gdb_parse_field(&c, &addr, ','));   /* ';' is not ',' */
+}
+END_TEST
+
 Suite *gdb_packet_suite(void)
 {
     Suite *s = suite_create("gdb_packet");
@@ -334,6 +354,7 @@ Suite *gdb_packet_suite(void)
     tcase_add_test(tc, escape_round_trips_every_byte);
     tcase_add_test(tc, unescape_rejects_a_dangling_escape);
     tcase_add_test(tc, hex_helpers_reject_what_is_not_hex);
+    tcase_add_test(tc, cursor_takes_fields_and_their_separators);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -77,7 +77,8 @@ static const struct command_text *command_text(enum command command)
     return &commands[0];
 }
 
-int cli_usage_error(const char *fmt, ...)
+/* A usage error: one line on stderr; returns 2. */
+static __attribute__((format(printf, 1, 2))) int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -90,7 +91,8 @@ int cli_usage_error(const char *fmt, ...)
 
 /* ---- --help ---- */
 
-void cli_heading(const struct option_spec *o, char *buf, size_t len)
+/* "-v, --verbose", "-o FILE", "--report[=FORMAT]": how --help heads o. */
+static void cli_heading(const struct option_spec *o, char *buf, size_t len)
 {
     int n = 0;
     if (o->letter)

@@ -74,9 +74,5 @@ void cli_help(enum command command, FILE *f);
  * mistyped -o PROGRAM truncates nothing). 0, or its exit status after one
  * line on stderr. */
 int cli_check_program(const struct cli *c);
-/* "-v, --verbose", "-o FILE", "--report[=FORMAT]": how --help heads o. */
-void cli_heading(const struct option_spec *o, char *buf, size_t len);
-/* A usage error: one line on stderr; returns 2. */
-int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

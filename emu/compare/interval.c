@@ -14,7 +14,8 @@ void model_point_of(const struct cpu_config *cfg, struct model_point *p)
     memcpy(p->pinned[cfg->model->table], cfg->pinned, sizeof cfg->pinned);
 }
 
-double measure_at(const struct measure *q, const struct model_point *p, const double x[NINPUTS])
+static double measure_at(const struct measure *q, const struct model_point *p,
+                         const double x[NINPUTS])
 {
     double v[NCLASSES], sum = 0;
     cost_eval(x, q->table, p->kconfig, p->pinned[q->table], v);

@@ -34,8 +34,6 @@ struct model_point {
     bool pinned[NTABLES][NCLASSES];
 };
 
-double measure_at(const struct measure *q, const struct model_point *p, const double x[NINPUTS]);
-
 struct interval {
     double value, low, high;
 };

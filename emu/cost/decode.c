@@ -147,7 +147,7 @@ static int string_class(const cs_insn *insn, uint16_t *flags)
     }
 }
 
-int classify_insn(const cs_insn *insn, uint16_t *flags)
+static int classify_insn(const cs_insn *insn, uint16_t *flags)
 {
     const cs_x86 *x = &insn->detail->x86;
     *flags = 0;

@@ -148,7 +148,6 @@ static inline bool block_again(const struct block_cache *bc, const struct block 
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
 void block_free(struct block *b);
-int classify_insn(const cs_insn *insn, uint16_t *flags);
 /* The class of a rep string op's start-up, from its per-element class. */
 int rep_start_class(int element_cls);
 /* Is an instruction's cost charged when it runs, not at block entry? */

@@ -267,7 +267,8 @@ static bool code_full(struct machine *m, uint32_t addr)
     return true;
 }
 
-void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+/* The UC_HOOK_BLOCK callback. */
+static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;

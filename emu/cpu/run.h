@@ -23,8 +23,6 @@ int machine_run(struct machine *m);
 /* Run until the instruction at the linear address at is next (true), or
  * something stops the machine first (false). */
 bool machine_run_until(struct machine *m, uint32_t at);
-/* The UC_HOOK_BLOCK callback. */
-void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user);
 /* Remove the code hooks of the special instructions, all but the first
  * keep of them. */
 void forget_special_hooks(struct machine *m, int keep);

@@ -44,6 +44,8 @@ static int open_cpu(struct machine *m, int c, int (*add_hooks)(struct machine *m
     return 0;
 }
 
+static void smp_free(struct machine *m);
+
 int smp_init(struct machine *m, int (*add_hooks)(struct machine *m))
 {
     int n = m->opts->smp > 1 ? m->opts->smp : 1;
@@ -77,7 +79,7 @@ int smp_init(struct machine *m, int (*add_hooks)(struct machine *m))
     return 0;
 }
 
-void smp_free(struct machine *m)
+static void smp_free(struct machine *m)
 {
     if (!m->smp)
         return;
@@ -489,7 +491,9 @@ int smp_run(struct machine *m, bool (*run_slice)(struct machine *m))
 
 /* ---- reports ---- */
 
-uint64_t smp_cpu_cycles(const struct machine *m, int c)
+/* Each CPU's modeled time, and the rule that sums them (docs/smp.md):
+ * busy = cycles - idle; the machine's time is the latest CPU's. */
+static uint64_t smp_cpu_cycles(const struct machine *m, int c)
 {
     return c == m->cpu_id ? m->cycles : m->smp->cpus[c].local.cycles;
 }

@@ -81,7 +81,6 @@ struct smp_state {
 /* The other CPUs' engines, each with the hooks add_hooks puts in. 0, or
  * the emu exit status with the reason in m->message. */
 int smp_init(struct machine *m, int (*add_hooks)(struct machine *m));
-void smp_free(struct machine *m);
 /* Make CPU c the running one. */
 void smp_switch(struct machine *m, int c);
 
@@ -99,9 +98,6 @@ bool smp_ipi_check(struct machine *m, uint32_t addr);
 void smp_note_space(struct machine *m, uint32_t pgd);
 /* The block at addr, size bytes, runs on this CPU. */
 void smp_note_code(struct machine *m, uint32_t addr, uint32_t size);
-/* Each CPU's modeled time, and the rule that sums them (docs/smp.md):
- * busy = cycles - idle; the machine's time is the latest CPU's. */
-uint64_t smp_cpu_cycles(const struct machine *m, int c);
 /* Per-CPU lines for --report ("emu: report: cpu N: ..."). */
 void smp_report(const struct machine *m, FILE *f, const char *prefix);
 /* What smp_report prints, for one CPU (cycles in centicycles). */

@@ -7,7 +7,7 @@
 #include "machine/charge.h"
 #include <string.h>
 
-bool vector_has_error_code(int vector)
+static bool vector_has_error_code(int vector)
 {
     return vector >= 0 && vector < 32 && ((X86_VEC_ERROR_CODE_MASK >> vector) & 1);
 }
@@ -346,7 +346,10 @@ static void disarm_but_pause(struct machine *m)
         disarm_run_to(m);
 }
 
-uint32_t insn_reaching(struct machine *m, uint32_t from, uint64_t limit)
+/* The first instruction from the linear address from (straight-line code,
+ * as the engine translates it) that does not end below limit: 0 if none
+ * can be found (undecodable bytes, or a jump first). */
+static uint32_t insn_reaching(struct machine *m, uint32_t from, uint64_t limit)
 {
     static const uint8_t enders[] = { CS_GRP_JUMP, CS_GRP_CALL, CS_GRP_RET, CS_GRP_INT,
                                       CS_GRP_IRET };

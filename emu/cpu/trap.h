@@ -16,7 +16,6 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
 /* A fault at eip, as the CPU would raise it there. */
 void raise_fault(struct machine *m, int vector, bool has_error,
                  uint32_t error_code, uint32_t eip);
-bool vector_has_error_code(int vector);
 /* The base of the code segment: linear address = base + EIP. */
 uint32_t code_segment_base(struct machine *m);
 /* Where the engine has the instruction at the linear address linear in
@@ -39,9 +38,5 @@ void raise_reported_ud(struct machine *m);
  * from, where EIP is) for why; and forget that again. */
 void arm_run_to(struct machine *m, enum run_to_why why, uint32_t from, uint32_t to);
 void disarm_run_to(struct machine *m);
-/* The first instruction from the linear address from (straight-line code,
- * as the engine translates it) that does not end below limit: 0 if none
- * can be found (undecodable bytes, or a jump first). */
-uint32_t insn_reaching(struct machine *m, uint32_t from, uint64_t limit);
 
 #endif

@@ -520,6 +520,8 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p)
 
 /* ---- quirk 23: memory rewritten behind the engine's back ---- */
 
+static void engine_flush_tlb(uc_engine *uc);
+
 /*
  * The engine cannot see the host rewrite guest memory (a snapshot being
  * restored): its translations of those pages and its TLB's answers from
@@ -545,7 +547,7 @@ void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n)
  * effect, so a page is mapped past 4 GiB, where no guest access goes
  * while nothing runs, and unmapped again. 2.1 has UC_CTL_TLB_FLUSH.
  */
-void engine_flush_tlb(uc_engine *uc)
+static void engine_flush_tlb(uc_engine *uc)
 {
 #if UC_VERSION_MAJOR > 2 || (UC_VERSION_MAJOR == 2 && UC_VERSION_MINOR >= 1)
     uc_ctl(uc, UC_CTL_WRITE(UC_CTL_TLB_FLUSH, 0));

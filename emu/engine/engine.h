@@ -340,7 +340,6 @@ void engine_iret_restore(struct guest_memory *mem, struct engine_iret_patch *p);
 /* Guest memory at these pages changed from the host: drop the engine's
  * translations of them and its TLB (quirk 23). */
 void engine_forget_pages(uc_engine *uc, const uint32_t *pages, size_t n);
-void engine_flush_tlb(uc_engine *uc);
 /* Quirk 28: the bytes of translated code the engines' translation
  * buffers hold in host memory (every engine of the process; 0 if the
  * host does not say). */

@@ -39,23 +39,6 @@ void gdb_reply_hex(struct gdb_session *s, const uint8_t *bytes, size_t n)
     s->reply[s->reply_len] = 0;
 }
 
-bool gdb_parse_field(struct gdb_cursor *c, uint32_t *v, char sep)
-{
-    if (!gdb_parse_hex(&c->p, c->end, v))
-        return false;
-    if (sep) {
-        if (c->p == c->end || *c->p != sep)
-            return false;
-        c->p++;
-    }
-    return true;
-}
-
-bool gdb_at_end(const struct gdb_cursor *c)
-{
-    return c->p == c->end;
-}
-
 void gdb_stop_reply(struct gdb_session *s, const struct gdb_stop *why)
 {
     switch (why->kind) {

@@ -14,18 +14,10 @@
 
 #define GDB_THREAD 1   /* the one thread's id */
 
-/* The unparsed rest of a packet; packets may hold NULs (X). */
-struct gdb_cursor {
-    const char *p, *end;
-};
-
 /* Append to s->reply, bounded by GDB_PACKET_MAX. */
 void gdb_reply(struct gdb_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gdb_reply_error(struct gdb_session *s, int code);
 void gdb_reply_hex(struct gdb_session *s, const uint8_t *bytes, size_t n);
-/* A hex number, then (if sep) the separator sep. */
-bool gdb_parse_field(struct gdb_cursor *c, uint32_t *v, char sep);
-bool gdb_at_end(const struct gdb_cursor *c);
 
 /* Resume with action a (the reply is the later stop reply). */
 enum gdb_action gdb_resume_as(struct gdb_session *s, enum gdb_action a, int signo,

@@ -30,13 +30,11 @@
 #define FLOAT " group=\"float\""
 #define SYSTEM " group=\"system\""
 
-#define NAME(n, bits, type, extra) #n,
 #define BYTES(n, bits, type, extra) (bits) / 8,
 #define XML(n, bits, type, extra) \
     "    <reg name=\"" #n "\" bitsize=\"" #bits "\" type=\"" type "\"" extra "/>\n"
 
-static const char *const names[GDB_NREGS] = { I386_REGS(NAME) I386_SYS_REGS(NAME) };
-static const unsigned char bytes[GDB_NREGS] = { I386_REGS(BYTES) I386_SYS_REGS(BYTES) };
+static const unsigned char bytes[] = { I386_REGS(BYTES) I386_SYS_REGS(BYTES) };
 
 /* EFLAGS as GDB shows it: "[ IF ZF PF ]". Bit 1 is reserved (always 1). */
 static const char target_xml[] =
@@ -84,13 +82,8 @@ static const char target_xml[] =
     "  </feature>\n"
     "</target>\n";
 
-_Static_assert(sizeof names / sizeof names[0] == GDB_NREGS, "one name per register");
+_Static_assert(sizeof bytes == GDB_NREGS, "one size per register");
 _Static_assert(GDB_NREGS - GDB_SYS == 13, "the system registers, in gdb_i386.h's order");
-
-const char *gdb_i386_reg_name(int regno)
-{
-    return regno >= 0 && regno < GDB_NREGS ? names[regno] : NULL;
-}
 
 size_t gdb_i386_reg_size(int regno)
 {

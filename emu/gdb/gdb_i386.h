@@ -40,7 +40,6 @@ enum gdb_i386_reg {
  * the system registers, beyond it, one by one ('p'). */
 #define GDB_G_BYTES 176
 
-const char *gdb_i386_reg_name(int regno);      /* NULL if out of range */
 size_t gdb_i386_reg_size(int regno);           /* bytes; 0 if out of range */
 size_t gdb_i386_reg_offset(int regno);         /* in the 'g' block */
 /* The target description, a complete XML document (NUL-terminated). */

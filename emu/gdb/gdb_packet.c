@@ -204,6 +204,23 @@ bool gdb_parse_hex(const char **p, const char *end, uint32_t *v)
     return true;
 }
 
+bool gdb_parse_field(struct gdb_cursor *c, uint32_t *v, char sep)
+{
+    if (!gdb_parse_hex(&c->p, c->end, v))
+        return false;
+    if (sep) {
+        if (c->p == c->end || *c->p != sep)
+            return false;
+        c->p++;
+    }
+    return true;
+}
+
+bool gdb_at_end(const struct gdb_cursor *c)
+{
+    return c->p == c->end;
+}
+
 static bool must_escape(uint8_t c)
 {
     return c == '$' || c == '#' || c == '}' || c == '*';

@@ -63,6 +63,14 @@ bool gdb_hex_decode(uint8_t *out, const char *in, size_t n);
  * digits. False if there is no digit or the value overflows. */
 bool gdb_parse_hex(const char **p, const char *end, uint32_t *v);
 
+/* The unparsed rest of a packet; packets may hold NULs (X). */
+struct gdb_cursor {
+    const char *p, *end;
+};
+/* A hex number, then (if sep) the separator sep. */
+bool gdb_parse_field(struct gdb_cursor *c, uint32_t *v, char sep);
+bool gdb_at_end(const struct gdb_cursor *c);
+
 /* Escape in[0..n) for a binary reply ('$', '#', '}' and '*' become '}'
  * and the byte XOR 0x20) into out, stopping before out would exceed cap;
  * returns the bytes written and sets *used to the input bytes taken. */

@@ -54,9 +54,3 @@ void mm_cost_charge(struct machine *m, enum mm_cost what, uint64_t count)
         if (mm_parts[what][i].n)
             charge(m, mm_parts[what][i].cls, count * mm_parts[what][i].n);
 }
-
-const char *mm_cost_name(enum mm_cost what)
-{
-    static const char *const names[MM_NCOSTS] = { "tlb_refill", "clear_page", "copy_page" };
-    return what < MM_NCOSTS ? names[what] : "?";
-}

@@ -24,6 +24,5 @@ enum mm_cost {
 uint64_t mm_cost_of(const struct cpu_config *cpu, enum mm_cost what);
 /* Charge count events. */
 void mm_cost_charge(struct machine *m, enum mm_cost what, uint64_t count);
-const char *mm_cost_name(enum mm_cost what);
 
 #endif

@@ -80,14 +80,14 @@ struct addrspaces *addrspaces_new(uint8_t *window, char *err, size_t errlen)
     return as;
 }
 
-void as_obj_drop(struct shm_obj *o)
+static void as_obj_drop(struct shm_obj *o)
 {
     munmap(o->data, (size_t)o->npages * PAGE_SIZE);
     free(o->touched);
     memset(o, 0, sizeof *o);
 }
 
-void as_space_drop(struct as_space *s)
+static void as_space_drop(struct as_space *s)
 {
     if (s->store)
         munmap(s->store, WINDOW_SIZE);

@@ -56,8 +56,6 @@ struct addrspaces {
 
 /* addrspace.c */
 uint8_t *as_new_store(void);
-void as_space_drop(struct as_space *s);
-void as_obj_drop(struct shm_obj *o);
 /* Every space and shared object dropped (the table itself kept). */
 void as_drop_all(struct addrspaces *as);
 

@@ -358,14 +358,6 @@ int profile_write(struct profile *p, struct machine *m)
     return rc || fflush(p->f) ? -1 : 0;
 }
 
-uint64_t profile_total(const struct profile *p)
-{
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < p->tree.nnodes; i++)
-        sum += p->tree.nodes[i].self;
-    return sum;
-}
-
 void profile_close(struct profile *p)
 {
     if (!p)

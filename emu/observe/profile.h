@@ -45,7 +45,5 @@ int profile_attach(struct profile *p, struct machine *m, struct syscall_tracker 
 /* After the run: the last cycles, then the file. 0, or -1 with errno. */
 int profile_write(struct profile *p, struct machine *m);
 void profile_close(struct profile *p);
-/* The cycles the profile holds (tests). */
-uint64_t profile_total(const struct profile *p);
 
 #endif

@@ -141,7 +141,7 @@ int strace_filter_add(struct strace_filter *f, const char *expr, char *err, size
     return 0;
 }
 
-bool strace_filter_has(const struct strace_filter *f, uint32_t nr)
+static bool strace_filter_has(const struct strace_filter *f, uint32_t nr)
 {
     if (!f->given)
         return true;

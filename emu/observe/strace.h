@@ -33,7 +33,6 @@ struct strace_filter {
 /* Add the calls of one -e expression ("trace=open,%file" or "open,read").
  * 0, or -1 with the reason in err. */
 int strace_filter_add(struct strace_filter *f, const char *expr, char *err, size_t errlen);
-bool strace_filter_has(const struct strace_filter *f, uint32_t nr);
 
 #define STRACE_PENDING TRACK_TASKS
 

@@ -68,13 +68,15 @@ int trace_parse_window(const char *text, uint64_t *from, uint64_t *to)
     return *to && *to <= *from ? -1 : 0;
 }
 
-bool trace_in_window(const struct trace *t, uint64_t start, uint64_t end)
+/* Does [start, end) (centicycles) overlap the window? */
+static bool trace_in_window(const struct trace *t, uint64_t start, uint64_t end)
 {
     uint64_t from = cycles_to_centi(t->o.from), to = cycles_to_centi(t->o.to);
     return end >= from && (!t->o.to || start < to);
 }
 
-const char *trace_symbol(const struct trace *t, uint32_t addr, char *buf, size_t n)
+/* The symbol of addr, or "" */
+static const char *trace_symbol(const struct trace *t, uint32_t addr, char *buf, size_t n)
 {
     if (!t->syms) {
         buf[0] = 0;

@@ -76,9 +76,4 @@ int trace_attach(struct trace *t, struct machine *m, struct syscall_tracker *sys
                  struct symtab *syms);
 int trace_close(struct trace *t);
 
-/* Does [start, end) (centicycles) overlap the window? */
-bool trace_in_window(const struct trace *t, uint64_t start, uint64_t end);
-/* The symbol of addr, or "" */
-const char *trace_symbol(const struct trace *t, uint32_t addr, char *buf, size_t n);
-
 #endif

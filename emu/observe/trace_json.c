@@ -6,7 +6,8 @@
  * runs no user code (Linux's swapper). */
 #define BOOT_PID 0
 
-uint64_t trace_ns(const struct json_trace *t, uint64_t centi)
+/* Centicycles as integer nanoseconds of the modeled clock. */
+static uint64_t trace_ns(const struct json_trace *t, uint64_t centi)
 {
     /* cycles * 1000 / MHz = centicycles * 10 / MHz, rounded to nearest */
     return (centi * 10 + t->clock_mhz / 2) / t->clock_mhz;

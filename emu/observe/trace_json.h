@@ -41,7 +41,5 @@ void trace_json_insn(struct json_trace *j, uint32_t pid, uint32_t addr, bool ker
                      const char *text, const char *symbol, uint64_t start, uint64_t end);
 void trace_json_instant(struct json_trace *j, uint32_t pid, const char *name, uint64_t when,
                         const char *args);
-/* Centicycles as integer nanoseconds of the modeled clock. */
-uint64_t trace_ns(const struct json_trace *j, uint64_t centi);
 
 #endif

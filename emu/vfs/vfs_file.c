@@ -147,7 +147,7 @@ int file_copy_up(struct vfs *v, struct vfs_node *n, uint64_t keep)
 
 /* ---- reading, writing, truncating ---- */
 
-ssize_t file_read(struct vfs *v, struct vfs_node *n, void *buf, size_t len, uint64_t pos)
+static ssize_t file_read(struct vfs *v, struct vfs_node *n, void *buf, size_t len, uint64_t pos)
 {
     if (pos >= n->size)
         return 0;
@@ -172,8 +172,8 @@ ssize_t file_read(struct vfs *v, struct vfs_node *n, void *buf, size_t len, uint
     return (ssize_t)len;
 }
 
-ssize_t file_write(struct vfs *v, struct vfs_node *n, const void *buf, size_t len,
-                   uint64_t pos)
+static ssize_t file_write(struct vfs *v, struct vfs_node *n, const void *buf, size_t len,
+                          uint64_t pos)
 {
     const uint8_t *in = buf;
     if (pos >= VFS_FILE_MAX)

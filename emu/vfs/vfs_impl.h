@@ -185,9 +185,6 @@ void dir_free_entries(struct vfs *v, struct vfs_node *d);
 uint32_t dir_nlink(const struct vfs *v, const struct vfs_node *d);
 
 /* vfs_file.c */
-ssize_t file_read(struct vfs *v, struct vfs_node *n, void *buf, size_t len, uint64_t pos);
-ssize_t file_write(struct vfs *v, struct vfs_node *n, const void *buf, size_t len,
-                   uint64_t pos);
 int file_truncate(struct vfs *v, struct vfs_node *n, uint64_t size);
 int file_copy_up(struct vfs *v, struct vfs_node *n, uint64_t keep);
 void file_free_pages(struct vfs *v, struct vfs_node *n);

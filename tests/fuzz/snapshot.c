@@ -401,11 +401,6 @@ int snapshot_restore(struct machine *m, struct snapshot *s)
     return restore_tree(m, s, now->vfs);
 }
 
-size_t snapshot_dirty_pages(const struct snapshot *s)
-{
-    return s->ndirty;
-}
-
 void snapshot_free(struct snapshot *s)
 {
     if (!s)

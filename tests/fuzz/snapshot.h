@@ -73,8 +73,6 @@ struct snapshot *snapshot_take(struct machine *m, char *err, size_t errlen);
  * address spaces must outlive the snapshot (snapshot_free before
  * machine_destroy). */
 int snapshot_restore(struct machine *m, struct snapshot *s);
-/* Pages the last run wrote (what the next restore costs). */
-size_t snapshot_dirty_pages(const struct snapshot *s);
 void snapshot_free(struct snapshot *s);
 
 #endif

@@ -1,0 +1,155 @@
+/*
+ * emu/cpu/irq.c on its own, on a bare machine (no kernel): ring-0 code
+ * programs the PIT's channel 0 and the master 8259A with out, as Linux's
+ * time_init and init_8259A do, then waits in hlt. The timer's interrupt
+ * comes at the vector ICW2 gave, after a period of the PIT's 1193182 Hz
+ * counted in the model's cycles; it waits while in service until an end
+ * of interrupt, never comes with IF clear or the IRQ masked, and a one
+ * shot (mode 0) comes once.
+ */
+#include <check.h>
+#include <string.h>
+#include "support.h"
+#include "../emu/cpu/irq.h"
+
+#define ICW2_BASE 0x30       /* ICW2: IRQ 0 at 0x30 */
+#define COUNT 11932          /* LATCH for HZ=100 */
+
+static struct bare b;
+
+static void setup(void) { bare_init(&b, "pentium4"); }
+static void teardown(void) { bare_destroy(&b); }
+
+/* mov al, v; out port, al */
+static size_t out(uint8_t *c, uint8_t port, uint8_t v)
+{
+    const uint8_t insn[] = { 0xb0, v, 0xe6, port };
+    memcpy(c, insn, sizeof insn);
+    return sizeof insn;
+}
+
+/* The PIT in mode, the 8259A with IRQ 0 at ICW2_BASE and mask imr; then
+ * tail. */
+static void program_timer(int mode, uint8_t imr, const uint8_t *tail, size_t n)
+{
+    uint8_t code[128];
+    size_t k = 0;
+    k += out(code + k, PIT_CMD_PORT, (uint8_t)(PIT_CMD_CH0_LOHI | mode << PIT_MODE_SHIFT));
+    k += out(code + k, PIT_CH0_PORT, COUNT & 0xff);
+    k += out(code + k, PIT_CH0_PORT, COUNT >> 8);
+    k += out(code + k, PIC_MASTER_CMD, PIC_ICW1 | PIC_ICW1_ICW4);
+    k += out(code + k, PIC_MASTER_DATA, ICW2_BASE);
+    k += out(code + k, PIC_MASTER_DATA, 1 << 2);   /* ICW3: the slave on IRQ 2 */
+    k += out(code + k, PIC_MASTER_DATA, 0x01);     /* ICW4: 8086 mode */
+    k += out(code + k, PIC_MASTER_DATA, imr);
+    memcpy(code + k, tail, n);
+    bare_write(&b, BARE_UCODE, code, k + n);
+}
+
+/* The handler acknowledges the interrupt (EOI) and returns. */
+static void handler_with_eoi(void)
+{
+    const uint8_t h[] = { 0xb0, PIC_EOI, 0xe6, PIC_MASTER_CMD, 0xcf };   /* ...; iret */
+    bare_write(&b, BARE_HANDLER + 16 * ICW2_BASE, h, sizeof h);
+}
+
+/* sti; then hlt and count in ecx, until 3; cli; hlt (nothing wakes it) */
+static const uint8_t wait_three[] = {
+    0x31, 0xc9, 0xfb,                   /* xor ecx, ecx; sti */
+    0xf4, 0x41, 0x83, 0xf9, 0x03, 0x75, 0xf9,   /* 1: hlt; inc ecx; cmp ecx, 3; jne 1b */
+    0xfa, 0xf4,                         /* cli; hlt */
+};
+
+/* wait_three with the PIT in mode and IRQs masked by imr, the handler
+ * acknowledging each; then the ticks counted and delivered are n. */
+static void wait_for_three(int mode, uint8_t imr, unsigned n)
+{
+    handler_with_eoi();
+    program_timer(mode, imr, wait_three, sizeof wait_three);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ECX), n);
+    ck_assert_uint_eq(b.m.irq.delivered, n);
+}
+
+START_TEST(the_timer_interrupts_at_icw2s_vector_after_one_period)
+{
+    const uint8_t tail[] = { 0xfb, 0xf4 };   /* sti; hlt */
+    program_timer(2, 0xfe, tail, sizeof tail);
+    bare_run(&b, BARE_UCODE, false);
+    /* its handler (hlt) waits again: in service, so nothing more comes */
+    ck_assert_int_eq(bare_halted_vector(&b), ICW2_BASE);
+    ck_assert_uint_eq(b.m.irq.delivered, 1);
+    double period = (double)COUNT * b.m.cpu.model->clock_mhz * 1e6 / PIT_HZ;
+    ck_assert_double_eq_tol(centi_to_cycles(b.m.irq.period), period, 0.01);
+    /* both hlts waited in modeled time: each nearly a period */
+    ck_assert_uint_gt(b.m.irq.idle_cycles, b.m.irq.period);
+    ck_assert_uint_lt(b.m.irq.idle_cycles, 2 * b.m.irq.period);
+}
+END_TEST
+
+START_TEST(after_an_end_of_interrupt_the_next_tick_comes)
+{
+    wait_for_three(2, 0xfe, 3);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), BARE_UCODE + 8 * 4 + sizeof wait_three);
+}
+END_TEST
+
+START_TEST(a_one_shot_comes_once)
+{
+    /* the second hlt has nothing to wake it */
+    wait_for_three(0, 0xfe, 1);
+    ck_assert(!b.m.irq.pit_running);
+}
+END_TEST
+
+START_TEST(no_interrupt_with_if_clear_or_the_irq_masked)
+{
+    handler_with_eoi();
+    const uint8_t cli_hlt[] = { 0xfa, 0xf4 };
+    program_timer(2, 0xfe, cli_hlt, sizeof cli_hlt);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_uint_eq(b.m.irq.delivered, 0);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), BARE_UCODE + 8 * 4 + sizeof cli_hlt);
+
+    bare_destroy(&b);
+    bare_init(&b, "pentium4");
+    wait_for_three(2, 0xff, 0);
+}
+END_TEST
+
+START_TEST(only_the_pit_and_pic_ports_are_theirs)
+{
+    ck_assert(irq_port_out(&b.m, PIT_CMD_PORT, 0x34));
+    ck_assert(irq_port_out(&b.m, PIC_SLAVE_DATA, 0));
+    ck_assert(!irq_port_out(&b.m, 0x80, 0));
+    /* a count for channel 1 does not touch channel 0 */
+    ck_assert(irq_port_out(&b.m, PIT_CMD_PORT, 0x74));
+    ck_assert(!b.m.irq.pit_running);
+    /* the low byte alone does not start channel 0 */
+    irq_port_out(&b.m, PIT_CMD_PORT, PIT_CMD_CH0_LOHI | 2 << PIT_MODE_SHIFT);
+    irq_port_out(&b.m, PIT_CH0_PORT, COUNT & 0xff);
+    ck_assert(!b.m.irq.pit_running);
+    irq_port_out(&b.m, PIT_CH0_PORT, COUNT >> 8);
+    ck_assert(b.m.irq.pit_running);
+    ck_assert_uint_eq(b.m.irq.reload, COUNT);
+}
+END_TEST
+
+Suite *irq_suite(void)
+{
+    Suite *s = suite_create("irq");
+    TCase *tc = tcase_create("bare");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, the_timer_interrupts_at_icw2s_vector_after_one_period);
+    tcase_add_test(tc, after_an_end_of_interrupt_the_next_tick_comes);
+    tcase_add_test(tc, a_one_shot_comes_once);
+    tcase_add_test(tc, no_interrupt_with_if_clear_or_the_irq_masked);
+    tcase_add_test(tc, only_the_pit_and_pic_ports_are_theirs);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(irq_suite());
+}
