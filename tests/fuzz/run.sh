@@ -48,12 +48,16 @@ for t in "$@"; do
     builds=$(sed -n 's/^stat::machine_builds: *//p' "$log" | tail -n 1)
     total=$((total + runs))
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$log" | tail -n 1
+    # executions per second of the session, and per second of CPU time
+    # the target had (on a shared machine, its speed per core)
+    per_cpu=$(awk -v r="$runs" -v c="${cpu:-0}" 'BEGIN { if (c > 0) printf "%.0f", r / c; else print "?" }')
+    echo "fuzz $t: ${rate:-?} exec/s, $per_cpu per CPU second ($runs runs, ${cpu:-?} CPU seconds, ${builds:-?} machines booted)"
     if [ "$rc" -ne 0 ]; then
         echo "fuzz $t: FINDING after $runs runs (exit $rc):"
         grep -E 'FINDING|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|Test unit written' "$log" | head -n 5
         status=1
     else
-        echo "fuzz $t: $runs runs, no findings (${rate:-?} exec/s, ${cpu:-?} CPU seconds, ${builds:-?} machines booted)"
+        echo "fuzz $t: no findings"
     fi
 done
 echo "fuzz: $total runs in all"
