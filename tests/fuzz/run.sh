@@ -1,5 +1,6 @@
 #!/bin/sh
 # Run each libFuzzer target for a bounded time: run.sh BUILD SECONDS TARGET...
+# FUZZ_FLAGS adds libFuzzer flags (-seed=1 to measure one session again).
 # The working corpus grows in BUILD/fuzz/corpus-TARGET (seeded from
 # tests/fuzz/corpus/TARGET and the old findings in tests/fuzz/crashes/TARGET);
 # a finding is saved in BUILD/fuzz/findings-TARGET/
@@ -37,7 +38,7 @@ for t in "$@"; do
     esac
     echo "== fuzz $t for ${seconds}s (log: $log)"
     LSAN_OPTIONS="suppressions=tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-        $limits -print_final_stats=1 \
+        $limits ${FUZZ_FLAGS:-} -print_final_stats=1 \
         -artifact_prefix="$findings/" "$work" "tests/fuzz/corpus/$t" \
         "tests/fuzz/crashes/$t" >"$log" 2>&1
     rc=$?
