@@ -57,8 +57,9 @@ static void print_cpu_seconds(void)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        fprintf(stderr, "stat::cpu_seconds:              %ld\n",
-                (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec));
+        fprintf(stderr, "stat::cpu_seconds:              %.2f\n",
+                (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
     fprintf(stderr, "stat::machine_builds:           %lu\n", fuzz_builds);
 }
 

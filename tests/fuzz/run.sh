@@ -1,5 +1,6 @@
 #!/bin/sh
 # Run each libFuzzer target for a bounded time: run.sh BUILD SECONDS TARGET...
+# FUZZ_FLAGS adds libFuzzer flags (-seed=1 to measure one session again).
 # The working corpus grows in BUILD/fuzz/corpus-TARGET (seeded from
 # tests/fuzz/corpus/TARGET and the old findings in tests/fuzz/crashes/TARGET);
 # a finding is saved in BUILD/fuzz/findings-TARGET/
@@ -37,7 +38,7 @@ for t in "$@"; do
     esac
     echo "== fuzz $t for ${seconds}s (log: $log)"
     LSAN_OPTIONS="suppressions=tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" "$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-        $limits -print_final_stats=1 \
+        $limits ${FUZZ_FLAGS:-} -print_final_stats=1 \
         -artifact_prefix="$findings/" "$work" "tests/fuzz/corpus/$t" \
         "tests/fuzz/crashes/$t" >"$log" 2>&1
     rc=$?
@@ -48,12 +49,16 @@ for t in "$@"; do
     builds=$(sed -n 's/^stat::machine_builds: *//p' "$log" | tail -n 1)
     total=$((total + runs))
     grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)' "$log" | tail -n 1
+    # executions per second of the session, and per second of CPU time
+    # the target had (on a shared machine, its speed per core)
+    per_cpu=$(awk -v r="$runs" -v c="${cpu:-0}" 'BEGIN { if (c > 0) printf "%.0f", r / c; else print "?" }')
+    echo "fuzz $t: ${rate:-?} exec/s, $per_cpu per CPU second ($runs runs, ${cpu:-?} CPU seconds, ${builds:-?} machines booted)"
     if [ "$rc" -ne 0 ]; then
         echo "fuzz $t: FINDING after $runs runs (exit $rc):"
         grep -E 'FINDING|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|Test unit written' "$log" | head -n 5
         status=1
     else
-        echo "fuzz $t: $runs runs, no findings (${rate:-?} exec/s, ${cpu:-?} CPU seconds, ${builds:-?} machines booted)"
+        echo "fuzz $t: no findings"
     fi
 done
 echo "fuzz: $total runs in all"

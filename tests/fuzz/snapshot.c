@@ -14,11 +14,22 @@
 
 #define MAX_DIRTY 65536      /* pages one run may write before a rebuild */
 #define MAX_TRACKED 64       /* guest regions under watch, all snapshots */
+#define MAX_OPEN 256         /* pages left writable, compared at each restore */
 
 struct saved_page {
     uint8_t *host;
     uint8_t *copy;
     bool dirty;              /* in the dirty list */
+    bool open;               /* in the open list */
+};
+
+/* A page a run wrote, left writable after: each restore compares it with
+ * what it held at the take (copy, or zeros), instead of a fault and two
+ * mprotect calls (each a TLB flush) for each run that writes it again. */
+struct open_page {
+    uint8_t *host;
+    const uint8_t *copy;     /* NULL: zeros */
+    bool dropped;            /* a munmap or mremap dropped it since */
 };
 
 struct snapshot {
@@ -30,6 +41,8 @@ struct snapshot {
     uint8_t *data;
     uint8_t **dirty;         /* host pages written since, from the handler */
     volatile size_t ndirty;
+    struct open_page *open;  /* pages left writable */
+    size_t nopen;
     volatile bool overflow;
     uint32_t *guest_pages;   /* the pages whose translations go, as guest addresses */
     size_t nguest;
@@ -44,7 +57,7 @@ struct snapshot {
 
 /* The guest code pages the address spaces noted, at most (as_code_pages),
  * and what else a restore may drop translations of. */
-#define MAX_FORGET (MAX_DIRTY + AS_CODE_PAGES)
+#define MAX_FORGET (MAX_DIRTY + MAX_OPEN + AS_CODE_PAGES)
 
 /* What the write-fault handler watches: a guest region and its snapshot. */
 static struct {
@@ -70,7 +83,7 @@ static int by_host(const void *a, const void *b)
 
 static struct saved_page *saved(const struct snapshot *s, uint8_t *host)
 {
-    struct saved_page key = { host, NULL, false };
+    struct saved_page key = { host, NULL, false, false };
     return bsearch(&key, s->pages, s->npages, sizeof *s->pages, by_host);
 }
 
@@ -145,7 +158,7 @@ static int save_pages(struct snapshot *s, const struct guest_memory *mem)
                 s->pages = p;
             }
             s->pages[s->npages++] =
-                (struct saved_page){ mem->regions[r].host + i * PAGE_SIZE, NULL, false };
+                (struct saved_page){ mem->regions[r].host + i * PAGE_SIZE, NULL, false, false };
         }
         free(vec);
     }
@@ -212,9 +225,12 @@ static void window_discarding(void *ctx, uint8_t *host, size_t len)
     struct snapshot *s = ctx;
     if (s->window_moved)
         return;
+    for (size_t i = 0; i < s->nopen; i++)
+        if (s->open[i].host >= host && s->open[i].host < host + len)
+            s->open[i].dropped = true;
     for (size_t i = first_saved_at(s, host); i < s->npages && s->pages[i].host < host + len;
          i++) {
-        if (s->pages[i].dirty)
+        if (s->pages[i].dirty || s->pages[i].open)
             continue;
         if (s->ndirty == MAX_DIRTY) {
             s->overflow = true;
@@ -240,6 +256,7 @@ struct snapshot *snapshot_take(struct machine *m, char *err, size_t errlen)
     }
     struct snapshot *s = calloc(1, sizeof *s);
     if (!s || !(s->dirty = malloc(MAX_DIRTY * sizeof *s->dirty)) ||
+        !(s->open = malloc(MAX_OPEN * sizeof *s->open)) ||
         !(s->guest_pages = malloc(MAX_FORGET * sizeof *s->guest_pages)) ||
         !(s->spaces = as_save(m->as)) || (m->vfs && !(s->vfs = vfs_clone(m->vfs))) ||
         uc_context_alloc(m->uc, &s->cpu) != UC_ERR_OK || save_pages(s, &m->mem) ||
@@ -285,6 +302,18 @@ static bool in_window(const struct snapshot *s, const uint8_t *host)
     return host >= s->window && host < s->window + USER_SPACE_TOP;
 }
 
+/* A page the run wrote stays writable, if there is room: from now on
+ * each restore compares it instead. */
+static bool keep_open(struct snapshot *s, uint8_t *page, struct saved_page *p)
+{
+    if (s->nopen == MAX_OPEN)
+        return false;
+    s->open[s->nopen++] = (struct open_page){ page, p ? p->copy : NULL, false };
+    if (p)
+        p->open = true;
+    return true;
+}
+
 /* Each page the run wrote, as it was at the take (the window's are done
  * already if it was built anew). */
 static void restore_pages(struct snapshot *s, const struct guest_memory *mem)
@@ -297,13 +326,46 @@ static void restore_pages(struct snapshot *s, const struct guest_memory *mem)
             p->dirty = false;
         if (s->window_moved && in_window(s, page))
             continue;
+        bool open = keep_open(s, page, p);
         if (p)
             memcpy(page, p->copy, PAGE_SIZE);
+        else if (open)
+            memset(page, 0, PAGE_SIZE);
         else
             madvise(page, PAGE_SIZE, MADV_DONTNEED);   /* zero, and uncommitted */
-        mprotect(page, PAGE_SIZE, PROT_READ);
+        if (!open)
+            mprotect(page, PAGE_SIZE, PROT_READ);
     }
     s->ndirty = 0;
+}
+
+static const uint8_t zero_page[PAGE_SIZE];
+
+/* The open pages as they were at the take; the engine forgets the
+ * translations of those that changed. A window built anew holds its
+ * pages as they were, write-protected: they leave the list. */
+static void restore_open(struct snapshot *s, const struct guest_memory *mem)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nopen; i++) {
+        struct open_page *o = &s->open[i];
+        const uint8_t *then = o->copy ? o->copy : zero_page;
+        bool rebuilt = s->window_moved && in_window(s, o->host);
+        if (rebuilt || o->dropped || memcmp(o->host, then, PAGE_SIZE)) {
+            s->guest_pages[s->nguest++] = guest_address(mem, o->host);
+            if (!rebuilt)
+                memcpy(o->host, then, PAGE_SIZE);
+        }
+        if (rebuilt) {
+            struct saved_page *p = o->copy ? saved(s, o->host) : NULL;
+            if (p)
+                p->open = false;
+            continue;
+        }
+        o->dropped = false;
+        s->open[kept++] = *o;
+    }
+    s->nopen = kept;
 }
 
 /* The window anew: a fresh mapping (one, write-protected, as at the take)
@@ -346,6 +408,7 @@ static int restore_spaces(struct machine *m, struct snapshot *s)
     }
     if (s->window_moved && rebuild_window(s))
         return -1;
+    restore_open(s, &m->mem);
     restore_pages(s, &m->mem);
     s->window_moved = false;
     return as_restore(m->as, s->spaces) ? -1 : 0;
@@ -419,6 +482,7 @@ void snapshot_free(struct snapshot *s)
     free(s->pages);
     free(s->data);
     free(s->dirty);
+    free(s->open);
     free(s->guest_pages);
     free(s);
 }

@@ -9,9 +9,14 @@
  * protected on the host: the first write to a page after a take or a
  * restore, by the engine's code or by the emulator, faults once; the fault
  * handler notes the page and opens it. A restore rewrites only those pages
- * (the saved copy, or zeros for a page the snapshot did not have), protects
- * them again, and tells the engine (engine.h, quirk 23). So a restore costs
- * in proportion to what the run wrote.
+ * (the saved copy, or zeros for a page the snapshot did not have) and
+ * tells the engine (engine.h, quirk 23). So a restore costs in proportion
+ * to what the run wrote. A page once written stays open (up to 256 of
+ * them: then they are protected again): runs tend to write the same pages
+ * (stacks, page tables, the program's data), and a fault and two mprotect
+ * calls, each a host TLB flush, cost more than comparing 4 KiB. Each
+ * restore compares the open pages with the saved copies and rewrites,
+ * and has the engine forget, those that differ.
  *
  * A host system call that writes into a protected page would fail with
  * EFAULT instead of faulting: snapshot_take refuses a machine that could
