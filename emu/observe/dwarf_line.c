@@ -1,5 +1,5 @@
 #include "observe/dwarf_line.h"
-#include <elf.h>
+#include "image/elf32.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,61 +589,37 @@ int dwarf_line_parse(struct line_table *t, const uint8_t *line, size_t line_size
     return 0;
 }
 
-/* ELF section headers are copied out: nothing aligns them. */
-static bool section_header(const uint8_t *image, size_t size, const Elf32_Ehdr *eh, uint32_t i,
-                           Elf32_Shdr *sh)
-{
-    uint64_t off = (uint64_t)eh->e_shoff + (uint64_t)i * sizeof *sh;
-    if (i >= eh->e_shnum || off > size || sizeof *sh > size - off)
-        return false;
-    memcpy(sh, image + off, sizeof *sh);
-    return true;
-}
-
 /* The contents of the section called name: 1 if there is none, -1 if
  * it is not readable (outside the file, compressed). */
-static int find_section(const uint8_t *image, size_t size, const Elf32_Ehdr *eh,
-                        const char *name, const uint8_t **data, size_t *len)
+static int find_section(const struct elf32 *f, const char *name, const uint8_t **data,
+                        size_t *len)
 {
-    Elf32_Shdr names, sh;
+    Elf32_Shdr sh;
     *data = NULL;
     *len = 0;
-    if (!section_header(image, size, eh, eh->e_shstrndx, &names) || names.sh_offset > size ||
-        names.sh_size > size - names.sh_offset)
+    int rc = elf32_section_named(f, name, &sh);
+    if (rc <= 0)
+        return rc < 0 ? -1 : 1;
+    if (!(*data = elf32_section_data(f, &sh)))
         return -1;
-    for (uint32_t i = 0; i < eh->e_shnum; i++) {
-        const char *n;
-        if (!section_header(image, size, eh, i, &sh) ||
-            !(n = string_at(image + names.sh_offset, names.sh_size, sh.sh_name)))
-            return -1;
-        if (strcmp(n, name))
-            continue;
-        if (sh.sh_type == SHT_NOBITS || sh.sh_flags & SHF_COMPRESSED || sh.sh_offset > size ||
-            sh.sh_size > size - sh.sh_offset)
-            return -1;
-        *data = image + sh.sh_offset;
-        *len = sh.sh_size;
-        return 0;
-    }
-    return 1;
+    *len = sh.sh_size;
+    return 0;
 }
 
 int dwarf_line_load(struct line_table *t, const uint8_t *image, size_t size, uint32_t bias,
                     char *err, size_t errlen)
 {
-    Elf32_Ehdr eh;
+    struct elf32 f;
     const uint8_t *line, *line_str, *str;
     size_t line_size, line_str_size, str_size;
-    if (size < sizeof eh)
-        return fail(err, errlen, "not an ELF file");
-    memcpy(&eh, image, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS32)
-        return fail(err, errlen, "not an ELF32 file");
-    int rc = find_section(image, size, &eh, ".debug_line", &line, &line_size);
+    if (!elf32_open(&f, image, size))
+        return fail(err, errlen, size >= sizeof f.eh && !memcmp(image, ELFMAG, SELFMAG)
+                                     ? "not an ELF32 file" : "not an ELF file");
+    int rc = find_section(&f, ".debug_line", &line, &line_size);
     if (rc > 0)
         return 1;
-    if (rc < 0 || find_section(image, size, &eh, ".debug_line_str", &line_str, &line_str_size) < 0 ||
-        find_section(image, size, &eh, ".debug_str", &str, &str_size) < 0)
+    if (rc < 0 || find_section(&f, ".debug_line_str", &line_str, &line_str_size) < 0 ||
+        find_section(&f, ".debug_str", &str, &str_size) < 0)
         return fail(err, errlen, "unreadable debug sections (outside the file or compressed)");
     return dwarf_line_parse(t, line, line_size, line_str, line_str_size, str, str_size, bias, err,
                             errlen);

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "observe/symbols.h"
 #include "machine/machine.h"
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,15 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "engine/engine.h"
+#include "image/elf32.h"
 #include "image/ksyms.h"
 
 #define MAX_SYMBOL_FILE (512u << 20)
 #define TRAMPOLINE_SIZE 16
-
-static bool in_file(size_t size, uint64_t off, uint64_t len)
-{
-    return off <= size && len <= size - off;
-}
 
 int symtab_add(struct symtab *st, const char *name, uint32_t addr, uint32_t end, unsigned flags)
 {
@@ -180,58 +175,34 @@ static void add_lines(struct symtab *st, const uint8_t *image, size_t size, uint
                  "%s: %s: its code is named by function only", what, err);
 }
 
-/* The headers of a file are copied out: nothing aligns them for us. */
-static Elf32_Shdr section(const uint8_t *image, const Elf32_Ehdr *eh, uint32_t i)
-{
-    Elf32_Shdr sh;
-    memcpy(&sh, image + eh->e_shoff + (size_t)i * sizeof sh, sizeof sh);
-    return sh;
-}
-
 /* Functions and labels in executable sections, each up to the end of its
  * section at most; not the assembler's local labels (.L...). */
 int symtab_add_elf(struct symtab *st, const uint8_t *image, size_t size, uint32_t bias,
                    unsigned flags)
 {
-    Elf32_Ehdr eh;
-    if (size < sizeof eh)
-        return -1;
-    memcpy(&eh, image, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS32 ||
-        eh.e_machine != EM_386 ||
-        !in_file(size, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf32_Shdr)))
+    struct elf32 f;
+    Elf32_Shdr syms, strs, in;
+    Elf32_Sym sym;
+    if (!elf32_open(&f, image, size) || f.eh.e_machine != EM_386 ||
+        !elf32_in_file(&f, f.eh.e_shoff, (uint64_t)f.eh.e_shnum * sizeof in) ||
+        !elf32_symtab(&f, &syms, &strs))
         return -1;
     int found = -1;
-    for (uint32_t i = 0; i < eh.e_shnum; i++) {
-        Elf32_Shdr sh = section(image, &eh, i);
-        if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum)
+    for (uint32_t j = 0; elf32_symbol(&f, &syms, j, &sym); j++) {
+        int type = ELF32_ST_TYPE(sym.st_info);
+        if ((type != STT_FUNC && type != STT_NOTYPE) || sym.st_shndx == SHN_UNDEF ||
+            !elf32_section(&f, sym.st_shndx, &in))
             continue;
-        Elf32_Shdr strtab = section(image, &eh, sh.sh_link);
-        if (!in_file(size, sh.sh_offset, sh.sh_size) ||
-            !in_file(size, strtab.sh_offset, strtab.sh_size) || !strtab.sh_size)
+        const char *name = elf32_string(&f, &strs, sym.st_name);
+        uint64_t end = (uint64_t)in.sh_addr + in.sh_size + bias;
+        if (!(in.sh_flags & SHF_EXECINSTR) || !name || !name[0] || !strncmp(name, ".L", 2) ||
+            sym.st_value < in.sh_addr || sym.st_value - in.sh_addr >= in.sh_size ||
+            end > UINT32_MAX)
+            continue;
+        if (symtab_add(st, name, sym.st_value + bias, (uint32_t)end,
+                       flags | (type == STT_FUNC ? SYM_FUNC : 0)))
             return -1;
-        const char *strs = (const char *)image + strtab.sh_offset;
-        size_t n = sh.sh_size / sizeof(Elf32_Sym);
-        for (size_t j = 0; j < n; j++) {
-            Elf32_Sym sym;
-            memcpy(&sym, image + sh.sh_offset + j * sizeof sym, sizeof sym);
-            int type = ELF32_ST_TYPE(sym.st_info);
-            if ((type != STT_FUNC && type != STT_NOTYPE) || sym.st_shndx == SHN_UNDEF ||
-                sym.st_shndx >= eh.e_shnum || sym.st_name >= strtab.sh_size)
-                continue;
-            Elf32_Shdr in = section(image, &eh, sym.st_shndx);
-            const char *name = strs + sym.st_name;
-            size_t room = strtab.sh_size - sym.st_name;
-            uint64_t end = (uint64_t)in.sh_addr + in.sh_size + bias;
-            if (!(in.sh_flags & SHF_EXECINSTR) || !memchr(name, 0, room) || !name[0] ||
-                !strncmp(name, ".L", 2) || sym.st_value < in.sh_addr ||
-                sym.st_value - in.sh_addr >= in.sh_size || end > UINT32_MAX)
-                continue;
-            if (symtab_add(st, name, sym.st_value + bias, (uint32_t)end,
-                           flags | (type == STT_FUNC ? SYM_FUNC : 0)))
-                return -1;
-            found = 0;
-        }
+        found = 0;
     }
     return found;
 }
@@ -270,17 +241,15 @@ static uint8_t *read_whole(const char *path, size_t *size, char *err, size_t err
 static int add_program(struct symtab *st, const uint8_t *image, size_t size, bool own,
                        const char *what)
 {
-    Elf32_Ehdr eh = { 0 };
-    if (size >= sizeof eh)
-        memcpy(&eh, image, sizeof eh);
-    if (size >= sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_type == ET_DYN) {
+    struct elf32 f;
+    if (elf32_open(&f, image, size) && f.eh.e_type == ET_DYN) {
         st->pie = own ? (uint8_t *)image : malloc(size);
         if (!st->pie)
             return -1;
         if (!own)
             memcpy(st->pie, image, size);
         st->pie_size = size;
-        st->pie_entry = eh.e_entry;
+        st->pie_entry = f.eh.e_entry;
         st->pie_name = what;
         return 0;
     }
