@@ -436,9 +436,16 @@ iret_fault:
 #endif
 	call do_iret_fault
 
-/* Where the vsyscall page's system-call entry lies (AT_SYSINFO): the
- * emulator reads it from this image (emu/ksyms.h). */
-	.globl vsyscall_page_entry
+/* Where the vsyscall page lies and what is where in it (AT_SYSINFO, the
+ * first sigreturn stub, --vgettimeofday's two entries and its reader's
+ * retry): the emulator reads them from this image (emu/ksyms.h). */
+	.globl vsyscall_page_entry, vsyscall_page_base, vsyscall_page_sigreturn
+	.globl vsyscall_page_gtod, vsyscall_page_clock_gettime, vsyscall_page_vgtod_retry
 	.set vsyscall_page_entry, KV_VSYSCALL_ENTRY
+	.set vsyscall_page_base, KV_VSYSCALL_BASE
+	.set vsyscall_page_sigreturn, KV_VSYSCALL_BASE + KV_SIGRETURN_OFFSET
+	.set vsyscall_page_gtod, KV_VSYSCALL_BASE + KV_GTOD_OFFSET
+	.set vsyscall_page_clock_gettime, KV_VSYSCALL_BASE + KV_CLOCK_GETTIME_OFFSET
+	.set vsyscall_page_vgtod_retry, KV_VSYSCALL_BASE + KV_VGTOD_RETRY_OFFSET
 
 	.section .note.GNU-stack, "", @progbits

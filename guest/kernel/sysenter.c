@@ -109,19 +109,19 @@ void sysenter_setup(void)
     }
     /* Fill the page through a kernel-writable mapping, then make it what
      * user space sees: present, user, read-only. */
-    set_fixmap(VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
-    memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
+    set_fixmap(KV_VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
+    memset((void *)KV_VSYSCALL_BASE, 0, PAGE_SIZE);
     memcpy((void *)KV_VSYSCALL_ENTRY, stub, len);
-    memcpy((void *)(VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET), vsyscall_sigreturn_start,
+    memcpy((void *)(KV_VSYSCALL_BASE + KV_SIGRETURN_OFFSET), vsyscall_sigreturn_start,
            vsyscall_sigreturn_end - vsyscall_sigreturn_start);
-    memcpy((void *)(VSYSCALL_BASE + VSYSCALL_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
+    memcpy((void *)(KV_VSYSCALL_BASE + KV_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
            vsyscall_rt_sigreturn_end - vsyscall_rt_sigreturn_start);
     int vgtod = boot->flags & BOOT_FLAG_VGETTIMEOFDAY;
     if (vgtod)
-        memcpy((void *)(VSYSCALL_BASE + VSYSCALL_GTOD_OFFSET), vsyscall_vgtod_start,
+        memcpy((void *)(KV_VSYSCALL_BASE + KV_GTOD_OFFSET), vsyscall_vgtod_start,
                vsyscall_vgtod_end - vsyscall_vgtod_start);
     vdso_fill((void *)KV_EHDR, vgtod);
-    set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
+    set_fixmap(KV_VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = KV_VSYSCALL_ENTRY;
     if (vgtod) {
         vgtod_init();
