@@ -209,28 +209,62 @@ END_TEST
 
 /*
  * TF set across a sysenter call through the page (sighostile step: one
- * SIGTRAP per user instruction, by offset in the page). The seed's kernel
- * owes the sysenter step and gives it at the return point (docs/fidelity.md).
- * From 2.5.53 (e2fb41343a) the debug trap only sets TIF_SINGLESTEP; the
- * exit puts TF back in the frame and iret's TF traps after the next
- * instruction: the return point's pop is never a step of its own.
+ * SIGTRAP per user instruction, by offset in the page). No native run can
+ * be compared here; each outcome is what the history's code implies on
+ * this machine. The seed patch (06ef00ba34): sysenter leaves TF on, the
+ * trap comes at CPL 0 on the trampoline with ESP at the top of the
+ * trampoline's own page; do_debug's current, from ESP & ~8191, is the word
+ * of the page below that this kernel keeps 0 (the fixmap's page table), so
+ * its store is a NULL dereference: an oops, the task killed by SIGSEGV,
+ * the machine on. From 2.5.53 (6439c70388, e2fb41343a) the trap is on the
+ * task's own stack, only sets TIF_SINGLESTEP; the exit puts TF back in the
+ * frame and iret's TF traps after the next instruction: the return
+ * point's pop is never a step of its own.
  */
 START_TEST(tf_single_step_over_sysenter_per_variant)
 {
     struct emu_result r;
     emu(&r, "run", "--kernel", kernels[_i], "--cpu", _i % 2 ? "pentium3" : "pentium4",
         program("sighostile"), "step", NULL);
-    uint32_t e = entry_of(_i) - page_of[_i], ret = _i == SEED ? 7 : 16;
+    uint32_t e = entry_of(_i) - page_of[_i], ret = 16;
     char want[256];
-    if (_i == SEED)
-        snprintf(want, sizeof want, "getpid 2, 11 traps: prog +0 +1 +2 +3 +5 +%u +%u +%u +%u prog\n",
-                 ret, ret + 1, ret + 2, ret + 3);
-    else
-        snprintf(want, sizeof want, "getpid 2, 10 traps: prog +%u +%u +%u +%u +%u +%u +%u +%u prog\n",
-                 e, e + 1, e + 2, e + 3, e + 5, e + ret + 1, e + ret + 2, e + ret + 3);
-    ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s want %s%s",
-                  kernels[_i], r.status, r.out, want, r.err);
+    if (_i == SEED) {
+        const char *cr2 = strstr(r.err, ", cr2 ");
+        ck_assert_msg(r.status == 128 + 11 && !*r.out && count_char(r.err, '\n') == 1 &&
+                          strstr(r.err, "killed by SIGSEGV: oops: kernel NULL pointer "
+                                        "dereference in do_debug ") &&
+                          cr2 && strtoul(cr2 + 6, NULL, 16) < 0x1000,
+                      "seed: exit %d: %s%s", r.status, r.out, r.err);
+    } else {
+        snprintf(want, sizeof want,
+                 "getpid 2, 10 traps: prog +%u +%u +%u +%u +%u +%u +%u +%u prog\n", e, e + 1,
+                 e + 2, e + 3, e + 5, e + ret + 1, e + ret + 2, e + ret + 3);
+        ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s want %s%s",
+                      kernels[_i], r.status, r.out, want, r.err);
+    }
     emu_result_free(&r);
+}
+END_TEST
+
+/* The seed's oops kills the task, not the machine: under a shell the
+ * stepping child dies of SIGSEGV and the shell goes on. */
+START_TEST(the_seeds_oops_kills_the_task_and_the_machine_goes_on)
+{
+    char root[200], bin[210], cmd[1024];
+    snprintf(root, sizeof root, "%s", scratch("root"));
+    snprintf(bin, sizeof bin, "%s/bin", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s %s %s", bin, fixture("busybox"),
+             program("sighostile"), bin);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/busybox", bin);
+    struct emu_result r;
+    emu(&r, "run", "--root", root, "--cpu", "pentium4", cmd, "sh", "-c",
+        "/bin/sighostile step; echo status $?; echo on", NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "status 139\non\n"), "exit %d: %s%s",
+                  r.status, r.out, r.err);
+    emu_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -271,6 +305,7 @@ int main(void)
     tcase_add_loop_test(tc, the_user_space_clock_follows_the_page, 0, NKERNELS);
     tcase_add_loop_test(tc, static_glibc_and_musl_run_through_sysenter, 0, NKERNELS);
     tcase_add_loop_test(tc, tf_single_step_over_sysenter_per_variant, 0, NKERNELS);
+    tcase_add_test(tc, the_seeds_oops_kills_the_task_and_the_machine_goes_on);
     tcase_add_test(tc, unsupported_combinations_are_refused_in_one_line);
     suite_add_tcase(s, tc);
     return run_suite(s);

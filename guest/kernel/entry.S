@@ -370,6 +370,15 @@ debug_stack_correct:
 #else
 TRAP(debug, X86_VEC_DB)
 #endif
+#if KHIST == KHIST_SEED
+/* The seed's debug trap on the trampoline found no task (trap.c,
+ * seed_debug_trap) and returned here, still on the trampoline's page:
+ * onto the task's stack, as the trampoline would, and the oops. */
+ENTRY(seed_oops)
+	call seed_oops_stack
+	movl %eax, %esp
+	call do_seed_oops
+#endif
 TRAP(nmi, X86_VEC_NMI)
 TRAP(int3, X86_VEC_BP)
 TRAP(overflow, X86_VEC_OF)

@@ -23,10 +23,9 @@ uint32_t vsyscall_entry;
  * trampoline page (it runs on each CPU: the page and the TSS are its own):
  * SYSENTER_EIP points at its start, which loads the real kernel stack (the
  * TSS's esp0, which follows the running task) and jumps to sysenter_entry.
- * SYSENTER_ESP is used only by a trap taken on the trampoline's first
- * instruction (TF set across sysenter: trap.c); as in Linux's fix of 17
- * December 2002, that stack is not the code's page, so the trap's frame
- * never lands on a page of code.
+ * SYSENTER_ESP, the top of the same page, is used only by a trap taken on
+ * the trampoline's first instruction (TF set across sysenter: trap.c,
+ * seed_debug_trap), as in the seed patch.
  */
 #if KHIST != KHIST_SEED
 static void sep_enabled_message(void)
@@ -43,9 +42,8 @@ static void sep_enabled_message(void)
 static void enable_sep_cpu(void)
 {
     uint8_t *page = get_zeroed_page();
-    uint8_t *stack = get_zeroed_page();
 
-    if (!page || !stack)
+    if (!page)
         panic("no page for the sysenter trampoline");
     uint32_t esp0_slot = (uint32_t)tss_esp0_slot();
     uint32_t rel32 = (uint32_t)sysenter_entry - ((uint32_t)page + 12);
@@ -60,7 +58,7 @@ static void enable_sep_cpu(void)
     memcpy(page + 8, &rel32, 4);
 
     wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
-    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)stack + PAGE_SIZE, 0);
+    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)page + PAGE_SIZE, 0);
     wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)page, 0);
 #ifdef CONFIG_SMP
     printk("Enabling SEP on CPU %d", smp_processor_id());
