@@ -247,13 +247,19 @@ $(BUILD)/guest/programs/%.S.o: guest/programs/%.S | $(DEPS_OK) $(SYSCALL_NR) $(L
 $(BUILD)/guest/programs/%: $(BUILD)/guest/programs/%.c.o $(MINI_OBJS) $(MINI_LIB)
 	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $^ -lgcc
 
-# Linus's loop with a direct call to 2.6.0's page entry (--kernel 2.6.0:
-# the page begins with its ELF header; guest/kernel/variant.h)
+# Linus's loop with a direct call to the page's entry where the later steps
+# have it (--kernel; guest/kernel/variant.h): 2.5.53 and 2.5.54 at
+# 0xffffe000, 2.6.0 past the page's ELF header, as Linus's program built
+# for 2.6 called 0xffffe400
+LINUS_LOOP_2553 := $(BUILD)/guest/programs/linus_loop-2.5.53
 LINUS_LOOP_26 := $(BUILD)/guest/programs/linus_loop-2.6.0
-$(BUILD)/guest/programs/linus_loop-2.6.0.c.o: guest/programs/linus_loop.c | $(DEPS_OK) $(SYSCALL_NR)
+linus_loop_entry_2.5.53 := 0xffffe000
+linus_loop_entry_2.6.0 := 0xffffe400
+$(BUILD)/guest/programs/linus_loop-%.c.o: guest/programs/linus_loop.c Makefile | $(DEPS_OK) $(SYSCALL_NR)
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(GUEST_CFLAGS) -DPAGE_ENTRY=0xfffff3e0 -c $< -o $@
-$(LINUS_LOOP_26): $(BUILD)/guest/programs/linus_loop-2.6.0.c.o $(MINI_OBJS) $(MINI_LIB)
+	$(GUEST_CC) $(GUEST_CFLAGS) -DPAGE_ENTRY=$(linus_loop_entry_$*) -c $< -o $@
+$(LINUS_LOOP_2553) $(LINUS_LOOP_26): $(BUILD)/guest/programs/linus_loop-%: \
+		$(BUILD)/guest/programs/linus_loop-%.c.o $(MINI_OBJS) $(MINI_LIB)
 	$(GUEST_CC) $(GUEST_LDFLAGS) -o $@ $^ -lgcc
 
 # ---- the emulator ----
@@ -399,7 +405,7 @@ fuzz:
 .SECONDARY:
 
 .PHONY: all run test test-asan test-engines test-unicorn21 bench lat validate plot clean traces strace-reference samples fuzz fuzz-targets fuzz-seeds install
-all: $(EMU) $(PROGRAMS) $(LINUS_LOOP_26) $(KERNEL)
+all: $(EMU) $(PROGRAMS) $(LINUS_LOOP_2553) $(LINUS_LOOP_26) $(KERNEL)
 
 # The replays' loop count. The published experiments made 10^6 calls per loop
 # (make run REPLAY_N=1000000 replays them exactly, in about two minutes); the
@@ -407,7 +413,8 @@ all: $(EMU) $(PROGRAMS) $(LINUS_LOOP_26) $(KERNEL)
 # same figures: per iteration they differ by the loop's fixed cost over N,
 # under 0.001 cycles (README, "What make run shows").
 REPLAY_N ?= 100000
-REPLAYS := $(BUILD)/guest/programs/linus_loop $(BUILD)/guest/programs/lmbench_null $(LINUS_LOOP_26)
+REPLAYS := $(BUILD)/guest/programs/linus_loop $(BUILD)/guest/programs/lmbench_null \
+	$(LINUS_LOOP_2553) $(LINUS_LOOP_26)
 # the steps of the patch's history make run sets beside the seed (--kernel)
 RUN_KERNELS := 2.5.53-seed $(KERNEL_HISTORY)
 run: $(EMU) $(REPLAYS)
@@ -428,7 +435,8 @@ run: $(EMU) $(REPLAYS)
 	@echo "   the seed's figure, then what 2.5.53 and 2.5.54 as released and 2.6.0 make of the same loop"
 	@for s in gettimeofday getppid; do for k in $(RUN_KERNELS); do \
 		$(EMU) compare --kernel $$k --cpus "pentium4;pentium3" \
-			$(BUILD)/guest/programs/linus_loop$$(test $$k = 2.6.0 && echo -2.6.0) $$s $(REPLAY_N) \
+			$(BUILD)/guest/programs/linus_loop$$(case $$k in *-seed) ;; 2.6.0) echo -2.6.0;; *) echo -2.5.53;; esac) \
+			$$s $(REPLAY_N) \
 			| sed -n "s/^\(pentium[34] $$s: sysenter [^(]*\).*/  $$k  \1/p" | sed 's/  2.5.53  /  2.5.53       /; s/  2.5.54  /  2.5.54       /; s/  2.6.0  /  2.6.0        /'; \
 	done; done
 	@echo

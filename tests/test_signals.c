@@ -197,18 +197,20 @@ START_TEST(an_unwritable_frame_is_reported_at_the_frame)
 }
 END_TEST
 
-/* One SIGTRAP per user instruction: after the call, each push, the movl,
- * sysenter (owed by the kernel, at SYSENTER_RETURN), each pop, the ret;
- * through int $0x80, none for the int itself (its gate clears TF). */
+/* Through int $0x80, one SIGTRAP per user instruction, none for the int
+ * itself (its gate clears TF). Through sysenter the seed patch's kernel
+ * oopses on the step it takes on its trampoline (test_variants has why):
+ * the program dies of SIGSEGV before it prints. */
 START_TEST(tf_single_step_through_the_vsyscall_page)
 {
     struct emu_result r;
     emu(&r, "run", "--cpu", cpus[_i], program("sighostile"), "step", NULL);
-    const char *want = strstr(cpus[_i], "-sep")
-                           ? "getpid 2, 3 traps: prog +0 prog\n"
-                           : "getpid 2, 11 traps: prog +0 +1 +2 +3 +5 +7 +8 +9 +10 prog\n";
-    ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s%s", cpus[_i],
-                  r.status, r.out, r.err);
+    if (strstr(cpus[_i], "-sep"))
+        ck_assert_msg(r.status == 0 && !strcmp(r.out, "getpid 2, 3 traps: prog +0 prog\n"),
+                      "%s: exit %d: %s%s", cpus[_i], r.status, r.out, r.err);
+    else
+        ck_assert_msg(r.status == 139 && !*r.out && strstr(r.err, "killed by SIGSEGV: oops: "),
+                      "%s: exit %d: %s%s", cpus[_i], r.status, r.out, r.err);
     emu_result_free(&r);
 }
 END_TEST

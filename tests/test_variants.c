@@ -14,10 +14,23 @@ static const char *const kernels[] = { "2.5.53-seed", "2.5.53", "2.5.54", "2.6.0
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 enum { SEED, K2553, K2554, K260 };
 
-/* The page's entry: where each variant's vsyscall.S/variant.h puts it. */
+/* Where each step of the history had the page: the seed at the top page
+ * (06ef00ba34's FIXADDR_TOP), from the next day on one page lower, the top
+ * one a hole (81549d68c0's FIX_HOLE); 2.6.0's vsyscall.lds links it at
+ * 0xffffe000 with the code from +0x400. */
+static const uint32_t page_of[] = { 0xfffff000u, 0xffffe000u, 0xffffe000u, 0xffffe000u };
+
+/* The page's entry (AT_SYSINFO, __kernel_vsyscall). */
 static uint32_t entry_of(int k)
 {
-    return k == K260 ? VSYSCALL_BASE + 0x3e0 : VSYSCALL_BASE;
+    return page_of[k] + (k == K260 ? 0x400 : 0);
+}
+
+/* The ELF image (AT_SYSINFO_EHDR): the page itself in 2.6.0, before it
+ * this kernel's convenience in the page's second half. */
+static uint32_t ehdr_of(int k)
+{
+    return page_of[k] + (k == K260 ? 0 : 0x800);
 }
 
 /* A --trace --trace-insns of PROGRAM ARG ARG under kernel k, as text. */
@@ -108,13 +121,69 @@ START_TEST(the_vsyscall_page_as_a_program_sees_it)
     struct emu_result r;
     emu(&r, "run", "--kernel", kernels[_i], "--cpu", "pentium3", program("vdso_probe"), NULL);
     char want[256];
-    uint32_t entry = entry_of(_i), ehdr = _i == K260 ? VSYSCALL_BASE : VSYSCALL_EHDR;
+    uint32_t entry = entry_of(_i), ehdr = ehdr_of(_i);
     snprintf(want, sizeof want,
              "AT_SYSINFO %08x AT_SYSINFO_EHDR %08x\nehdr bytes 7f ELF, e_entry %08x\n"
              "__kernel_vsyscall %08x\ngetpid through AT_SYSINFO: 2\n",
              entry, ehdr, entry, _i == K260 ? entry : 0);
     ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d:\n%s\nwant\n%s%s",
                   kernels[_i], r.status, r.out, want, r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* A program built for the seed's page (a direct call 0xfffff000, faults
+ * vsyscall-jump 0) works on the seed; from 2.5.53 on that page is the
+ * hole at the top, and the call dies there with SIGSEGV (error 4: a user
+ * read of a page not present), as on 2.5.53 itself. */
+START_TEST(the_seeds_page_address_is_a_hole_from_2_5_53_on)
+{
+    struct emu_result r;
+    emu(&r, "run", "--kernel", kernels[_i], "--cpu", "pentium4", program("faults"),
+        "vsyscall-jump", "0", NULL);
+    if (_i == SEED)
+        ck_assert_msg(r.status == 0 && strstr(r.out, "came back, eax=2"), "exit %d: %s%s",
+                      r.status, r.out, r.err);
+    else
+        ck_assert_msg(r.status == 128 + 11 &&
+                          strstr(r.err, "killed by SIGSEGV: #PF page fault at eip fffff000, "
+                                        "cr2 fffff000, error 0x4\n"),
+                      "%s: exit %d: %s", kernels[_i], r.status, r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
+/* --vgettimeofday on each layout: the vDSO's symbols where the variant
+ * has them (2.6.0's sigreturn stubs at +0x420 and +0x440, the clock after
+ * them), and the time base the page below the vsyscall page, read-only. */
+START_TEST(the_user_space_clock_follows_the_page)
+{
+    uint32_t page = page_of[_i], sig = page + (_i == K260 ? 0x420 : 0x400);
+    uint32_t gtod = page + (_i == K260 ? 0x480 : 0x440);
+    char want[512];
+    snprintf(want, sizeof want,
+             "__kernel_vsyscall at 0x%x\n__kernel_sigreturn at 0x%x\n"
+             "__kernel_rt_sigreturn at 0x%x\n__vdso_gettimeofday at 0x%x\n"
+             "__vdso_clock_gettime at 0x%x\n",
+             entry_of(_i), sig, sig + 0x20, gtod, gtod + 0x80);
+    struct emu_result r;
+    emu(&r, "run", "--kernel", kernels[_i], "--cpu", "pentium3", "--vgettimeofday",
+        program("vgtod"), "sym", NULL);
+    ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d:\n%s\nwant\n%s%s",
+                  kernels[_i], r.status, r.out, want, r.err);
+    emu_result_free(&r);
+    emu(&r, "run", "--kernel", kernels[_i], "--cpu", "pentium3", "--vgettimeofday",
+        program("vgtod"), "check", "20", NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "no disagreement"), "%s: exit %d: %s%s",
+                  kernels[_i], r.status, r.out, r.err);
+    emu_result_free(&r);
+    emu(&r, "run", "--kernel", kernels[_i], "--cpu", "pentium3", "--vgettimeofday",
+        program("vgtod"), "write", NULL);
+    snprintf(want, sizeof want, "killed by SIGSEGV: #PF page fault at eip ");
+    char cr2[64];
+    snprintf(cr2, sizeof cr2, ", cr2 %08x, error 0x7\n", page - 0x1000);
+    ck_assert_msg(r.status == 128 + 11 && strstr(r.err, want) && strstr(r.err, cr2),
+                  "%s: exit %d: %s", kernels[_i], r.status, r.err);
     emu_result_free(&r);
 }
 END_TEST
@@ -140,28 +209,62 @@ END_TEST
 
 /*
  * TF set across a sysenter call through the page (sighostile step: one
- * SIGTRAP per user instruction, by offset in the page). The seed's kernel
- * owes the sysenter step and gives it at the return point (docs/fidelity.md).
- * From 2.5.53 (e2fb41343a) the debug trap only sets TIF_SINGLESTEP; the
- * exit puts TF back in the frame and iret's TF traps after the next
- * instruction: the return point's pop is never a step of its own.
+ * SIGTRAP per user instruction, by offset in the page). No native run can
+ * be compared here; each outcome is what the history's code implies on
+ * this machine. The seed patch (06ef00ba34): sysenter leaves TF on, the
+ * trap comes at CPL 0 on the trampoline with ESP at the top of the
+ * trampoline's own page; do_debug's current, from ESP & ~8191, is the word
+ * of the page below that this kernel keeps 0 (the fixmap's page table), so
+ * its store is a NULL dereference: an oops, the task killed by SIGSEGV,
+ * the machine on. From 2.5.53 (6439c70388, e2fb41343a) the trap is on the
+ * task's own stack, only sets TIF_SINGLESTEP; the exit puts TF back in the
+ * frame and iret's TF traps after the next instruction: the return
+ * point's pop is never a step of its own.
  */
 START_TEST(tf_single_step_over_sysenter_per_variant)
 {
     struct emu_result r;
     emu(&r, "run", "--kernel", kernels[_i], "--cpu", _i % 2 ? "pentium3" : "pentium4",
         program("sighostile"), "step", NULL);
-    uint32_t e = entry_of(_i) - VSYSCALL_BASE, ret = _i == SEED ? 7 : 16;
+    uint32_t e = entry_of(_i) - page_of[_i], ret = 16;
     char want[256];
-    if (_i == SEED)
-        snprintf(want, sizeof want, "getpid 2, 11 traps: prog +0 +1 +2 +3 +5 +%u +%u +%u +%u prog\n",
-                 ret, ret + 1, ret + 2, ret + 3);
-    else
-        snprintf(want, sizeof want, "getpid 2, 10 traps: prog +%u +%u +%u +%u +%u +%u +%u +%u prog\n",
-                 e, e + 1, e + 2, e + 3, e + 5, e + ret + 1, e + ret + 2, e + ret + 3);
-    ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s want %s%s",
-                  kernels[_i], r.status, r.out, want, r.err);
+    if (_i == SEED) {
+        const char *cr2 = strstr(r.err, ", cr2 ");
+        ck_assert_msg(r.status == 128 + 11 && !*r.out && count_char(r.err, '\n') == 1 &&
+                          strstr(r.err, "killed by SIGSEGV: oops: kernel NULL pointer "
+                                        "dereference in do_debug ") &&
+                          cr2 && strtoul(cr2 + 6, NULL, 16) < 0x1000,
+                      "seed: exit %d: %s%s", r.status, r.out, r.err);
+    } else {
+        snprintf(want, sizeof want,
+                 "getpid 2, 10 traps: prog +%u +%u +%u +%u +%u +%u +%u +%u prog\n", e, e + 1,
+                 e + 2, e + 3, e + 5, e + ret + 1, e + ret + 2, e + ret + 3);
+        ck_assert_msg(r.status == 0 && !strcmp(r.out, want), "%s: exit %d: %s want %s%s",
+                      kernels[_i], r.status, r.out, want, r.err);
+    }
     emu_result_free(&r);
+}
+END_TEST
+
+/* The seed's oops kills the task, not the machine: under a shell the
+ * stepping child dies of SIGSEGV and the shell goes on. */
+START_TEST(the_seeds_oops_kills_the_task_and_the_machine_goes_on)
+{
+    char root[200], bin[210], cmd[1024];
+    snprintf(root, sizeof root, "%s", scratch("root"));
+    snprintf(bin, sizeof bin, "%s/bin", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s %s %s", bin, fixture("busybox"),
+             program("sighostile"), bin);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/busybox", bin);
+    struct emu_result r;
+    emu(&r, "run", "--root", root, "--cpu", "pentium4", cmd, "sh", "-c",
+        "/bin/sighostile step; echo status $?; echo on", NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "status 139\non\n"), "exit %d: %s%s",
+                  r.status, r.out, r.err);
+    emu_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -198,8 +301,11 @@ int main(void)
     tcase_add_loop_test(tc, the_entry_path_has_each_variants_shape, 0, NKERNELS);
     tcase_add_loop_test(tc, the_switch_path_writes_the_msrs_in_2_5_53_and_2_5_54_only, 0, NKERNELS);
     tcase_add_loop_test(tc, the_vsyscall_page_as_a_program_sees_it, 0, NKERNELS);
+    tcase_add_loop_test(tc, the_seeds_page_address_is_a_hole_from_2_5_53_on, 0, NKERNELS);
+    tcase_add_loop_test(tc, the_user_space_clock_follows_the_page, 0, NKERNELS);
     tcase_add_loop_test(tc, static_glibc_and_musl_run_through_sysenter, 0, NKERNELS);
     tcase_add_loop_test(tc, tf_single_step_over_sysenter_per_variant, 0, NKERNELS);
+    tcase_add_test(tc, the_seeds_oops_kills_the_task_and_the_machine_goes_on);
     tcase_add_test(tc, unsupported_combinations_are_refused_in_one_line);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -202,7 +202,7 @@ static void ext_check_close(struct syscall_tracker *t, struct machine *m, const 
     }
     task->ext_open = false;
     /* back to user mode elsewhere than it was interrupted: a handler */
-    if (!kernel && task->ext_user && b->addr != task->ext_eip && !in_vsyscall_page(b->addr))
+    if (!kernel && task->ext_user && b->addr != task->ext_eip && !in_vsyscall_page(t, b->addr))
         tell_handled(t, m);
 }
 
@@ -603,7 +603,7 @@ static bool nothing_to_track(const struct syscall_tracker *t, const struct machi
 {
     const struct task_track *task = t->task;
     return m->cpu_id == t->cpu && t->user_started && task->user_open &&
-           !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr) && !task->active &&
+           !in_kernel_ram(b->addr) && !in_vsyscall_page(t, b->addr) && !task->active &&
            !task->ext_open &&
            !task->in_vsyscall && !task->in_vclock;
 }
@@ -624,7 +624,7 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
     ext_check_close(t, m, b, kernel);
     /* The counts before a user block are only read at the edges of a call
      * or of the vsyscall page; most user blocks are neither. */
-    if (!kernel && (task->active || in_vsyscall_page(b->addr) || task->in_vsyscall ||
+    if (!kernel && (task->active || in_vsyscall_page(t, b->addr) || task->in_vsyscall ||
                     task->in_vclock))
         counts_before(m, b->addr, at_block);
     if (!kernel) {
@@ -645,9 +645,9 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
             task->unknown = true;
         if (!kernel) {
             bool handler = r->path == PATH_TRAP
-                           ? b->addr != r->user_eip && !in_vsyscall_page(b->addr)
+                           ? b->addr != r->user_eip && !in_vsyscall_page(t, b->addr)
                            : task->result_known && b->addr != task->ret_eip &&
-                                 b->addr != task->ret_eip - 2 && !in_vsyscall_page(b->addr);
+                                 b->addr != task->ret_eip - 2 && !in_vsyscall_page(t, b->addr);
             finish(t, m, m->block_start_cycles, at_block,
                    r->ret == RET_SYSEXIT ? RET_SYSEXIT : RET_IRET);
             if (handler)
@@ -724,6 +724,10 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m)
     t->ni_syscall = m->ksyms.addr[KSYM_sys_ni_syscall];
     t->switch_to = m->ksyms.addr[KSYM___switch_to];
     t->page_entry = m->ksyms.addr[KSYM_vsyscall_page_entry];
+    t->page_base = m->ksyms.addr[KSYM_vsyscall_page_base];
+    t->vclock_gtod = m->ksyms.addr[KSYM_vsyscall_page_gtod];
+    t->vclock_clock_gettime = m->ksyms.addr[KSYM_vsyscall_page_clock_gettime];
+    t->vclock_retry = m->ksyms.addr[KSYM_vsyscall_page_vgtod_retry];
     switch_task(t, m, running_key(m), m->cycles, m->class_count);
     const struct machine_observer o = {
         .ctx = t, .delivery = tracker_on_delivery, .sysenter = tracker_on_sysenter,

@@ -233,6 +233,8 @@ struct syscall_tracker {
     uint32_t ni_syscall;     /* the kernel's handler of unknown numbers */
     uint32_t switch_to;      /* __switch_to: on the next task's stack */
     uint32_t page_entry;     /* the vsyscall page's entry (AT_SYSINFO) */
+    uint32_t page_base;      /* the page (where the kernel variant has it) */
+    uint32_t vclock_gtod, vclock_clock_gettime, vclock_retry; /* --vgettimeofday's */
     struct syscall_listener listeners[SYSCALL_MAX_LISTENERS];
     int nlisteners;
     bool names_wanted;       /* a listener wants the processes' names */
@@ -278,10 +280,11 @@ int syscalls_attach(struct syscall_tracker *t, struct machine *m);
 /* Tell l about every record from now on. 0, or -1 if there are too many. */
 int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l);
 
-/* The vsyscall page is the top page of the address space. */
-static inline bool in_vsyscall_page(uint32_t addr)
+/* The vsyscall page: the top page of the address space in the seed, the
+ * one below it from 2.5.53 on. */
+static inline bool in_vsyscall_page(const struct syscall_tracker *t, uint32_t addr)
 {
-    return addr >= VSYSCALL_BASE;
+    return addr - t->page_base < PAGE_SIZE;
 }
 
 #endif

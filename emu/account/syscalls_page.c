@@ -24,7 +24,7 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
         if (t->prev_last_cls >= 0)
             task->page_start_counts[t->prev_last_cls]--;
         syscalls_run_until(task, m, task->vsyscall_start, task->page_start_counts, &task->page_run);
-    } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(b->addr)) {
+    } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(t, b->addr)) {
         struct ext_work ran;
         syscalls_run_until(task, m, m->block_start_cycles, at_block, &ran);
         const struct syscall_record *r = &task->rec;
@@ -46,15 +46,11 @@ static void track_vclock(struct syscall_tracker *t, struct machine *m,
                          const struct block *b, const uint64_t at_block[NCLASSES])
 {
     struct task_track *task = t->task;
-    uint32_t off = b->addr - VSYSCALL_BASE;
-
-    if (in_vsyscall_page(b->addr) && off == VSYSCALL_VGTOD_RETRY_OFFSET)
+    if (b->addr == t->vclock_retry)
         t->vclock_retries++;
-    if (in_vsyscall_page(b->addr) && !task->in_vclock &&
-        (off == VSYSCALL_GTOD_OFFSET || off == VSYSCALL_CLOCK_GETTIME_OFFSET)) {
+    if (!task->in_vclock && (b->addr == t->vclock_gtod || b->addr == t->vclock_clock_gettime)) {
         task->in_vclock = true;
-        task->vclock_nr = off == VSYSCALL_GTOD_OFFSET ? SYS_gettimeofday
-                                                      : SYS_clock_gettime;
+        task->vclock_nr = b->addr == t->vclock_gtod ? SYS_gettimeofday : SYS_clock_gettime;
         task->vclock_start = m->block_start_cycles - t->prev_last_cost;
         task->vclock_seq = t->seq;
         memcpy(task->vclock_counts, at_block, sizeof task->vclock_counts);
@@ -62,7 +58,7 @@ static void track_vclock(struct syscall_tracker *t, struct machine *m,
             task->vclock_counts[t->prev_last_cls]--;
         task->vclock_ext = task->ext;
         syscalls_run_until(task, m, task->vclock_start, task->vclock_counts, &task->vclock_run);
-    } else if (task->in_vclock && !in_vsyscall_page(b->addr)) {
+    } else if (task->in_vclock && !in_vsyscall_page(t, b->addr)) {
         struct ext_work ran;
         syscalls_run_until(task, m, m->block_start_cycles, at_block, &ran);
         struct syscall_record r = { .nr = task->vclock_nr, .path = PATH_USER,

@@ -429,13 +429,16 @@ static void engine_aborted(struct machine *m)
 }
 
 /* At run_to: raise #UD there after an abort, unless the code has changed
- * since; after a misplaced fetch fault, just go on, to fault again. */
+ * since; after a misplaced fetch fault, just go on, to fault again, with
+ * the first one no longer in flight (engine.h, quirk 20). */
 static void reached_run_to(struct machine *m)
 {
     enum run_to_why why = m->run_to_why;
     uint32_t at = m->run_to;
     disarm_run_to(m);
     m->run_paused = why == RUN_TO_PAUSE;
+    if (why == RUN_TO_FETCH)
+        engine_clear_in_flight(m->uc, m->scratch_ctx, &m->layout);
     if (why != RUN_TO_UD || decodable(&m->blocks, &m->mem, at))
         return;
     m->delivery_depth = 0;

@@ -161,7 +161,11 @@
  *     unmapped one, past 4 GiB) is raised at the block's first
  *     instruction, before any of it ran. The machine runs up to the
  *     instruction that needs the page (18's "until"), where the fetch
- *     faults again, now at the right place. Test: as 18.
+ *     faults again, now at the right place. The stop at the "until" can
+ *     leave the first fault in flight (1), so that the second came as #DF
+ *     (static glibc on the --kernel 2.5.53 page layout): reached_run_to
+ *     (run.c) clears it. Test: as 18, and test_variants
+ *     static_glibc_and_musl_run_through_sysenter.
  * 21. iret enters virtual-8086 mode whenever the EFLAGS image it pops has
  *     VM set; a CPU does that only at CPL 0. Ring-3 irets get a code hook
  *     (as in 8) and engine_iret_hide_vm() clears VM in the image while the

@@ -20,7 +20,12 @@
     X(__switch_to)      /* on the next task's stack: another task runs */ \
     X(exec_boot_program) /* loading the program: where the fuzz targets keep */ \
     X(sys_read)         /* ... or its first read: a machine to restore per input */ \
-    X(vsyscall_page_entry) /* the vsyscall page's system-call entry (AT_SYSINFO) */
+    X(vsyscall_page_entry) /* the vsyscall page's system-call entry (AT_SYSINFO) */ \
+    X(vsyscall_page_base) /* the page (--kernel moves it: docs/fidelity.md) ... */ \
+    X(vsyscall_page_sigreturn) /* ... its first sigreturn stub ... */ \
+    X(vsyscall_page_gtod) /* ... --vgettimeofday's two entries ... */ \
+    X(vsyscall_page_clock_gettime) \
+    X(vsyscall_page_vgtod_retry) /* ... and its reader's retry */
 
 enum ksym {
 #define X(name) KSYM_##name,

@@ -268,13 +268,16 @@ int symbols_load(struct symtab *st, const struct machine *m, const char *symbols
     symtab_add_elf(st, m->kernel->start, ksize, 0, SYM_KERNEL);
     add_lines(st, m->kernel->start, ksize, 0, "the built-in kernel");
     /* the page's entry to the next thing on the page: the ELF image in
-     * the seed's second half, or 2.6.0's sigreturn stub */
+     * the second half before 2.6.0, or 2.6.0's sigreturn stub */
     uint32_t entry = ksym_find(m->kernel->start, ksize, "vsyscall_page_entry");
-    if (!entry)
-        entry = VSYSCALL_BASE;
+    uint32_t base = ksym_find(m->kernel->start, ksize, "vsyscall_page_base");
+    uint32_t sigreturn = ksym_find(m->kernel->start, ksize, "vsyscall_page_sigreturn");
+    if (!entry || !base || !sigreturn) {
+        entry = base = VSYSCALL_BASE;
+        sigreturn = VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET;
+    }
     symtab_add(st, "__kernel_vsyscall", entry,
-               entry == VSYSCALL_BASE ? VSYSCALL_EHDR
-                                      : VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET, 0);
+               entry == base ? base + VSYSCALL_EHDR_OFFSET : sigreturn, 0);
     if (symbols_file) {
         size_t size;
         uint8_t *image = read_whole(symbols_file, &size, err, errlen);

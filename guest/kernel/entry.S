@@ -370,6 +370,15 @@ debug_stack_correct:
 #else
 TRAP(debug, X86_VEC_DB)
 #endif
+#if KHIST == KHIST_SEED
+/* The seed's debug trap on the trampoline found no task (trap.c,
+ * seed_debug_trap) and returned here, still on the trampoline's page:
+ * onto the task's stack, as the trampoline would, and the oops. */
+ENTRY(seed_oops)
+	call seed_oops_stack
+	movl %eax, %esp
+	call do_seed_oops
+#endif
 TRAP(nmi, X86_VEC_NMI)
 TRAP(int3, X86_VEC_BP)
 TRAP(overflow, X86_VEC_OF)
@@ -436,9 +445,16 @@ iret_fault:
 #endif
 	call do_iret_fault
 
-/* Where the vsyscall page's system-call entry lies (AT_SYSINFO): the
- * emulator reads it from this image (emu/image/ksyms.h). */
-	.globl vsyscall_page_entry
+/* Where the vsyscall page lies and what is where in it (AT_SYSINFO, the
+ * first sigreturn stub, --vgettimeofday's two entries and its reader's
+ * retry): the emulator reads them from this image (emu/image/ksyms.h). */
+	.globl vsyscall_page_entry, vsyscall_page_base, vsyscall_page_sigreturn
+	.globl vsyscall_page_gtod, vsyscall_page_clock_gettime, vsyscall_page_vgtod_retry
 	.set vsyscall_page_entry, KV_VSYSCALL_ENTRY
+	.set vsyscall_page_base, KV_VSYSCALL_BASE
+	.set vsyscall_page_sigreturn, KV_VSYSCALL_BASE + KV_SIGRETURN_OFFSET
+	.set vsyscall_page_gtod, KV_VSYSCALL_BASE + KV_GTOD_OFFSET
+	.set vsyscall_page_clock_gettime, KV_VSYSCALL_BASE + KV_CLOCK_GETTIME_OFFSET
+	.set vsyscall_page_vgtod_retry, KV_VSYSCALL_BASE + KV_VGTOD_RETRY_OFFSET
 
 	.section .note.GNU-stack, "", @progbits

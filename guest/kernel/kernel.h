@@ -152,6 +152,9 @@ void random_init(void);
 /* entry.S */
 void sysenter_entry(void);
 void sysenter_past_esp(void);    /* 2.6.0: after its stack load */
+void seed_oops(void);            /* the seed: the debug trap's oops (trap.c) */
+uint32_t seed_oops_stack(void);
+__attribute__((noreturn)) void do_seed_oops(void);
 
 static inline void outl_hypercall(unsigned port, uint32_t addr)
 {

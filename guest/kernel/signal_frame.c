@@ -183,7 +183,7 @@ static uint32_t restorer(const struct k_sigaction *ka, int rt)
 {
     if (ka->flags & SA_RESTORER)
         return ka->restorer;
-    return VSYSCALL_BASE + (rt ? VSYSCALL_RT_SIGRETURN_OFFSET : VSYSCALL_SIGRETURN_OFFSET);
+    return KV_VSYSCALL_BASE + (rt ? KV_RT_SIGRETURN_OFFSET : KV_SIGRETURN_OFFSET);
 }
 
 /* The frame could not be written (the stack is gone or full): the task
@@ -397,7 +397,7 @@ int do_signal(struct pt_regs *regs)
 
 static int good_user_eip(uint32_t eip)
 {
-    return eip < USER_SPACE_TOP || eip >= VSYSCALL_BASE;
+    return eip < USER_SPACE_TOP || eip >= KV_VSYSCALL_BASE;
 }
 
 /* The x87 state back from the frame, loaded at the task's next FPU

@@ -23,10 +23,9 @@ uint32_t vsyscall_entry;
  * trampoline page (it runs on each CPU: the page and the TSS are its own):
  * SYSENTER_EIP points at its start, which loads the real kernel stack (the
  * TSS's esp0, which follows the running task) and jumps to sysenter_entry.
- * SYSENTER_ESP is used only by a trap taken on the trampoline's first
- * instruction (TF set across sysenter: trap.c); as in Linux's fix of 17
- * December 2002, that stack is not the code's page, so the trap's frame
- * never lands on a page of code.
+ * SYSENTER_ESP, the top of the same page, is used only by a trap taken on
+ * the trampoline's first instruction (TF set across sysenter: trap.c,
+ * seed_debug_trap), as in the seed patch.
  */
 #if KHIST != KHIST_SEED
 static void sep_enabled_message(void)
@@ -43,9 +42,8 @@ static void sep_enabled_message(void)
 static void enable_sep_cpu(void)
 {
     uint8_t *page = get_zeroed_page();
-    uint8_t *stack = get_zeroed_page();
 
-    if (!page || !stack)
+    if (!page)
         panic("no page for the sysenter trampoline");
     uint32_t esp0_slot = (uint32_t)tss_esp0_slot();
     uint32_t rel32 = (uint32_t)sysenter_entry - ((uint32_t)page + 12);
@@ -60,7 +58,7 @@ static void enable_sep_cpu(void)
     memcpy(page + 8, &rel32, 4);
 
     wrmsr(MSR_IA32_SYSENTER_CS, __KERNEL_CS, 0);
-    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)stack + PAGE_SIZE, 0);
+    wrmsr(MSR_IA32_SYSENTER_ESP, (uint32_t)page + PAGE_SIZE, 0);
     wrmsr(MSR_IA32_SYSENTER_EIP, (uint32_t)page, 0);
 #ifdef CONFIG_SMP
     printk("Enabling SEP on CPU %d", smp_processor_id());
@@ -109,19 +107,19 @@ void sysenter_setup(void)
     }
     /* Fill the page through a kernel-writable mapping, then make it what
      * user space sees: present, user, read-only. */
-    set_fixmap(VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
-    memset((void *)VSYSCALL_BASE, 0, PAGE_SIZE);
+    set_fixmap(KV_VSYSCALL_BASE, X86_PTE_PRESENT | X86_PTE_RW);
+    memset((void *)KV_VSYSCALL_BASE, 0, PAGE_SIZE);
     memcpy((void *)KV_VSYSCALL_ENTRY, stub, len);
-    memcpy((void *)(VSYSCALL_BASE + VSYSCALL_SIGRETURN_OFFSET), vsyscall_sigreturn_start,
+    memcpy((void *)(KV_VSYSCALL_BASE + KV_SIGRETURN_OFFSET), vsyscall_sigreturn_start,
            vsyscall_sigreturn_end - vsyscall_sigreturn_start);
-    memcpy((void *)(VSYSCALL_BASE + VSYSCALL_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
+    memcpy((void *)(KV_VSYSCALL_BASE + KV_RT_SIGRETURN_OFFSET), vsyscall_rt_sigreturn_start,
            vsyscall_rt_sigreturn_end - vsyscall_rt_sigreturn_start);
     int vgtod = boot->flags & BOOT_FLAG_VGETTIMEOFDAY;
     if (vgtod)
-        memcpy((void *)(VSYSCALL_BASE + VSYSCALL_GTOD_OFFSET), vsyscall_vgtod_start,
+        memcpy((void *)(KV_VSYSCALL_BASE + KV_GTOD_OFFSET), vsyscall_vgtod_start,
                vsyscall_vgtod_end - vsyscall_vgtod_start);
     vdso_fill((void *)KV_EHDR, vgtod);
-    set_fixmap(VSYSCALL_BASE, PAGE_READONLY);
+    set_fixmap(KV_VSYSCALL_BASE, PAGE_READONLY);
     vsyscall_entry = KV_VSYSCALL_ENTRY;
     if (vgtod) {
         vgtod_init();

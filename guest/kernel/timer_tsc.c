@@ -22,6 +22,7 @@
  */
 #include "kernel.h"
 #include "spinlock.h"
+#include "variant.h"
 
 #define HZ 1000
 #define USEC_PER_SEC 1000000u
@@ -183,7 +184,7 @@ void do_gettimeofday(struct timeval *tv)
 }
 
 /*
- * --vgettimeofday: the base at VGTOD_DATA, read-only to user mode. With
+ * --vgettimeofday: the base at KV_VGTOD_DATA, read-only to user mode. With
  * CR0.WP set the kernel cannot write it either, and it cannot be given a
  * second, writable mapping (abi.h: a page is mapped only at itself), so the
  * writer clears WP for the few stores, with interrupts off. The sequence
@@ -191,7 +192,7 @@ void do_gettimeofday(struct timeval *tv)
  */
 static void vgtod_publish(void)
 {
-    volatile struct vgtod_data *d = (volatile struct vgtod_data *)VGTOD_DATA;
+    volatile struct vgtod_data *d = (volatile struct vgtod_data *)KV_VGTOD_DATA;
     uint32_t cr0;
 
     __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
@@ -210,7 +211,7 @@ static void vgtod_publish(void)
 /* Ticks ticks published as one (tickless idle): their sequence steps. */
 static void vgtod_publish_ticks(uint32_t ticks)
 {
-    volatile struct vgtod_data *d = (volatile struct vgtod_data *)VGTOD_DATA;
+    volatile struct vgtod_data *d = (volatile struct vgtod_data *)KV_VGTOD_DATA;
     uint32_t cr0;
 
     __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
@@ -223,13 +224,13 @@ static void vgtod_publish_ticks(uint32_t ticks)
 /* Boot: map the page, give it the clock's constants and its first base. */
 void vgtod_init(void)
 {
-    volatile struct vgtod_data *d = (volatile struct vgtod_data *)VGTOD_DATA;
+    volatile struct vgtod_data *d = (volatile struct vgtod_data *)KV_VGTOD_DATA;
 
-    set_fixmap(VGTOD_DATA, X86_PTE_PRESENT | X86_PTE_RW);
+    set_fixmap(KV_VGTOD_DATA, X86_PTE_PRESENT | X86_PTE_RW);
     d->quotient = fast_gettimeoffset_quotient;
     d->cycles_per_tick = cycles_per_tick;
     d->usec_per_tick = USEC_PER_TICK;
-    set_fixmap(VGTOD_DATA, PAGE_READONLY);
+    set_fixmap(KV_VGTOD_DATA, PAGE_READONLY);
     vgtod_publish();
 }
 

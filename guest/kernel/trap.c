@@ -182,18 +182,83 @@ void user_fault(struct trap_frame *tf, uint32_t cr2, int sig, int32_t code, uint
     kill_user_why(tf, cr2, sig, note);
 }
 
+#if KHIST == KHIST_SEED
+/*
+ * EFLAGS.TF set across sysenter in the seed patch: sysenter does not clear
+ * TF, so the single-step trap is taken at CPL 0 on the trampoline's first
+ * instruction, with no stack switch, on SYSENTER_ESP: the top of the
+ * trampoline's own page. do_debug takes current from that stack (ESP &
+ * ~(THREAD_SIZE - 1)) and stores the debug status in its thread struct.
+ * Here that thread_info is the page below the trampoline (on the up
+ * kernel the fixmap's page table, whose third word, the task, is 0): the
+ * store is a NULL pointer dereference in kernel mode, an oops. The store
+ * is not made: this kernel's fault handler, finding current the same way,
+ * would fault again on the same stack. The oops is handled as Linux's die()
+ * in process context: the line, and the task whose stack the TSS names
+ * dies of SIGSEGV (seed_oops, on that stack); the machine goes on. A task
+ * pointer into kernel memory would take the store silently; this kernel
+ * keeps no debug status, so only TF is cleared then (do_debug's clear_TF).
+ */
+static uint32_t seed_oops_addr, seed_oops_eip;
+
+static int seed_debug_trap(struct trap_frame *tf)
+{
+    struct thread_info *ti = (struct thread_info *)((uint32_t)tf & ~(THREAD_SIZE - 1));
+    struct task_struct *tsk = ti->task;
+
+    if (tf->vector != X86_VEC_DB || !(tf->eflags & X86_EFLAGS_TF))
+        return 0;
+    tf->eflags &= ~X86_EFLAGS_TF;
+    if ((uint32_t)tsk >= KERNEL_BASE && (uint32_t)tsk < KERNEL_BASE + KERNEL_RAM_SIZE)
+        return 1;
+    seed_oops_addr = (uint32_t)tsk + __builtin_offsetof(struct task_struct, thread);
+    seed_oops_eip = tf->eip;
+    tf->eip = (uint32_t)seed_oops;
+    return 1;
+}
+
+/* seed_oops's stack: the running task's, as the trampoline loads it. */
+uint32_t seed_oops_stack(void)
+{
+#ifdef CONFIG_SMP
+    return *tss_esp0_slot_of(hard_smp_processor_id());
+#else
+    return *tss_esp0_slot();
+#endif
+}
+
+/* The oops, now on the task's stack: Linux's lines, then the task dies. */
+__attribute__((noreturn)) void do_seed_oops(void)
+{
+    static const char null_note[] = "oops: kernel NULL pointer dereference in do_debug "
+                                    "(TF set across sysenter, the seed patch)";
+    static const char paging_note[] = "oops: kernel paging request in do_debug "
+                                      "(TF set across sysenter, the seed patch)";
+    int null = seed_oops_addr < PAGE_SIZE;
+    struct trap_frame tf = {
+        .vector = X86_VEC_PF, .error_code = X86_PF_WRITE,
+        .eip = seed_oops_eip, .xcs = __KERNEL_CS,
+    };
+
+    printk("Unable to handle kernel %s at virtual address %08x",
+           null ? "NULL pointer dereference" : "paging request", seed_oops_addr);
+    printk("Oops: 0002");
+    kill_user_why(&tf, seed_oops_addr, SIGSEGV, null ? null_note : paging_note);
+}
+
+#define kernel_single_step seed_debug_trap
+#else
 /*
  * EFLAGS.TF set across sysenter: the single-step trap lands on the first
- * kernel instruction (the trampoline; sysenter does not clear TF), as
- * Linux found in December 2002. The kernel clears TF for itself and owes
- * the user the SIGTRAP of the sysenter step, given on the way out with
- * TF set again (TIF_SINGLESTEP, do_exit_work).
+ * kernel instruction (sysenter does not clear TF), as Linux found in
+ * December 2002. The kernel clears TF for itself and owes the user the
+ * trap of the sysenter step (TIF_SINGLESTEP, do_exit_work).
  */
 static int kernel_single_step(struct trap_frame *tf)
 {
-    /* This runs on the trampoline's stack, where `current` (found from
-     * ESP) means nothing: the task is the one whose stack the TSS names
-     * (on SMP, the TSS of the CPU CPUID names). */
+    /* The task is the one whose stack the TSS names (on SMP, the TSS of
+     * the CPU CPUID names): the trap came on that stack (2.5.53, 2.5.54),
+     * or 2.6.0's debug stub moved there first. */
 #ifdef CONFIG_SMP
     struct thread_info *ti =
         (struct thread_info *)(*tss_esp0_slot_of(hard_smp_processor_id()) - THREAD_SIZE);
@@ -217,6 +282,7 @@ static int kernel_single_step(struct trap_frame *tf)
     ti->flags |= _TIF_SINGLESTEP;
     return 1;
 }
+#endif
 
 /* The fault a kernel exception-table fixup last answered: what
  * do_iret_fault reports when the fixup was a failed return to user mode. */
@@ -269,7 +335,11 @@ void do_iret_fault(void)
 }
 
 #if KHIST == KHIST_SEED
-/* The sysenter step's SIGTRAP (kernel_single_step), with TF back on. */
+/* A step owed to the user (TIF_SINGLESTEP), given as a SIGTRAP with TF back
+ * on: this kernel's own answer, before the seed's oops was modelled; the
+ * seed's debug trap no longer owes one (seed_debug_trap), but the branch
+ * stays so that do_exit_work, on every signal's way out, keeps its code
+ * and its figures. */
 static void single_step_done(struct pt_regs *regs)
 {
     struct trap_frame tf = {

@@ -18,6 +18,7 @@
  *               1b8f4be288): no wrmsr at a switch; sysexit restores no
  *               register from the frame; the vsyscall page is an ELF image
  *               (80a9004362) that AT_SYSINFO_EHDR names
+ * From 2.5.53 on the page is at 0xffffe000 (81549d68c0).
  */
 #ifndef GUEST_KERNEL_VARIANT_H
 #define GUEST_KERNEL_VARIANT_H
@@ -43,19 +44,40 @@
 #define KV_STUB_RESTART_BACK    2
 #endif
 
-/* Where the page's system-call entry (AT_SYSINFO, __kernel_vsyscall) lies.
- * 2.6.0's page begins with its ELF header and has its code further in
- * (0x400 there, its sigreturn stubs 0x20 and 0x40 after it); here the
- * entry is 0x20 before the sigreturn stubs, which stay where the emulator
- * knows them. */
+/* Where the page lies. The seed had it at the top page, FIXADDR_TOP; the
+ * next day's 81549d68c0 (in 2.5.53 as released) put FIX_HOLE first, so the
+ * page is one below and the top page stays unmapped. --vgettimeofday's time
+ * base is always the fixmap slot below the page. */
+#if KHIST == KHIST_SEED
+#define KV_VSYSCALL_BASE        VSYSCALL_BASE
+#else
+#define KV_VSYSCALL_BASE        0xffffe000u
+#endif
+#define KV_VGTOD_DATA           (KV_VSYSCALL_BASE - PAGE_SIZE)
+
+/* What lies where in the page. 2.6.0's page begins with its ELF header
+ * (vsyscall.lds: the code at +0x400, each sigreturn stub at the next
+ * 32-byte boundary: +0x420 and +0x440); --vgettimeofday's code, which
+ * 2.6.0 had not, follows them at the seed's spacing. Before 2.6.0 the
+ * entry is the page's start and the image its second half. */
 #if KHIST >= KHIST_260
-#define KV_ENTRY_OFFSET         0x3e0
-#define KV_EHDR                 VSYSCALL_BASE
+#define KV_ENTRY_OFFSET         0x400
+#define KV_SIGRETURN_OFFSET     0x420
+#define KV_RT_SIGRETURN_OFFSET  0x440
+#define KV_VGTOD_SHIFT          0x40
+#define KV_EHDR                 KV_VSYSCALL_BASE
 #else
 #define KV_ENTRY_OFFSET         0
-#define KV_EHDR                 VSYSCALL_EHDR
+#define KV_SIGRETURN_OFFSET     VSYSCALL_SIGRETURN_OFFSET
+#define KV_RT_SIGRETURN_OFFSET  VSYSCALL_RT_SIGRETURN_OFFSET
+#define KV_VGTOD_SHIFT          0
+#define KV_EHDR                 (KV_VSYSCALL_BASE + VSYSCALL_EHDR_OFFSET)
 #endif
-#define KV_VSYSCALL_ENTRY       (VSYSCALL_BASE + KV_ENTRY_OFFSET)
+#define KV_GTOD_OFFSET          (VSYSCALL_GTOD_OFFSET + KV_VGTOD_SHIFT)
+#define KV_CLOCK_GETTIME_OFFSET (VSYSCALL_CLOCK_GETTIME_OFFSET + KV_VGTOD_SHIFT)
+#define KV_VGTOD_READ_OFFSET    (VSYSCALL_VGTOD_READ_OFFSET + KV_VGTOD_SHIFT)
+#define KV_VGTOD_RETRY_OFFSET   (VSYSCALL_VGTOD_RETRY_OFFSET + KV_VGTOD_SHIFT)
+#define KV_VSYSCALL_ENTRY       (KV_VSYSCALL_BASE + KV_ENTRY_OFFSET)
 #define KV_SYSENTER_RETURN      (KV_VSYSCALL_ENTRY + KV_STUB_RETURN_OFFSET)
 
 /* 2.6.0: a few words of stack after the TSS, where SYSENTER_ESP points;

@@ -21,7 +21,7 @@
 
 /* 2.6.0's page is the image, from its first byte (KV_EHDR); before that it
  * is the page's second half. */
-#define VDSO_SIZE  (PAGE_SIZE - (KV_EHDR - VSYSCALL_BASE))
+#define VDSO_SIZE  (PAGE_SIZE - (KV_EHDR - KV_VSYSCALL_BASE))
 
 #define DT_NULL    0
 #define DT_HASH    4
@@ -42,10 +42,10 @@ struct elf_sym {
 
 static const struct { const char *name; uint32_t offset; } vdso_syms[] = {
     { "__kernel_vsyscall", KV_ENTRY_OFFSET },
-    { "__kernel_sigreturn", VSYSCALL_SIGRETURN_OFFSET },
-    { "__kernel_rt_sigreturn", VSYSCALL_RT_SIGRETURN_OFFSET },
-    { "__vdso_gettimeofday", VSYSCALL_GTOD_OFFSET },
-    { "__vdso_clock_gettime", VSYSCALL_CLOCK_GETTIME_OFFSET },
+    { "__kernel_sigreturn", KV_SIGRETURN_OFFSET },
+    { "__kernel_rt_sigreturn", KV_RT_SIGRETURN_OFFSET },
+    { "__vdso_gettimeofday", KV_GTOD_OFFSET },
+    { "__vdso_clock_gettime", KV_CLOCK_GETTIME_OFFSET },
 };
 #define NSYMS   (1 + sizeof(vdso_syms) / sizeof(vdso_syms[0]))
 #define NBUCKET 3
@@ -103,7 +103,7 @@ static void vdso_symbols(struct vdso_image *im, uint32_t nsyms)
         uint32_t len = strlen(name) + 1;
         if (strsz + len > sizeof(im->str))
             panic("vDSO string table too small");
-        im->sym[i] = (struct elf_sym){ strsz, VSYSCALL_BASE + vdso_syms[i - 1].offset, 0,
+        im->sym[i] = (struct elf_sym){ strsz, KV_VSYSCALL_BASE + vdso_syms[i - 1].offset, 0,
                                        (STB_GLOBAL << 4) | STT_FUNC, 0, SHN_ABS };
         memcpy(im->str + strsz, name, len);
         strsz += len;

@@ -80,7 +80,9 @@ __asm__(
     "	movl $" STR(SYS_getpid) ", %eax\n"
     "	pushl $0x302\n"                 /* TF | IF | the fixed bit */
     "	pushl $" STR(__USER_CS) "\n"
-    "	pushl $0xfffff005\n"            /* the stub's sysenter */
+    "	movl mini_sysinfo, %ecx\n"
+    "	addl $5, %ecx\n"
+    "	pushl %ecx\n"                   /* the stub's sysenter (AT_SYSINFO + 5) */
     "	iret\n"
     "1:	popl %ebp\n"
     "	ret\n"

@@ -126,6 +126,8 @@ static void fault_in_handler(int sig)
 #define MAX_STEPS 64
 static uint32_t steps[MAX_STEPS];
 static volatile uint32_t nsteps;
+/* the vsyscall page, wherever the kernel variant has it */
+#define PAGE_BASE (mini_sysinfo & ~0xfffu)
 
 static void on_trap(int sig, void *info, uint8_t *uc)
 {
@@ -135,7 +137,7 @@ static void on_trap(int sig, void *info, uint8_t *uc)
     uint32_t eip = *(uint32_t *)(uc + 20 + 56);
     if (nsteps < MAX_STEPS)
         steps[nsteps++] = eip;
-    if (eip < VSYSCALL_BASE && nsteps > 1)
+    if (eip < PAGE_BASE && nsteps > 1)
         *eflags &= ~X86_EFLAGS_TF;   /* back in the program: stop stepping */
 }
 
@@ -149,8 +151,8 @@ static void step(void)
                      : "ecx", "edx", "memory", "cc");
     printf("getpid %ld, %u traps:", pid, nsteps);
     for (uint32_t i = 0; i < nsteps; i++) {
-        if (steps[i] >= VSYSCALL_BASE)
-            printf(" +%u", steps[i] - VSYSCALL_BASE);
+        if (steps[i] >= PAGE_BASE)
+            printf(" +%u", steps[i] - PAGE_BASE);
         else
             printf(" prog");
     }

@@ -18,7 +18,9 @@
  */
 #include "mini/mini.h"
 
-#define VGTOD_DATA 0xffffe000u     /* abi.h's VGTOD_DATA */
+/* the page below the vsyscall page (guest/kernel/variant.h's KV_VGTOD_DATA),
+ * wherever the kernel variant has that */
+#define VGTOD_DATA ((mini_sysinfo & ~0xfffu) - 0x1000u)
 struct base { uint32_t seq, sec, usec, tsc_lo, tsc_hi, quotient, cycles_per_tick, usec_per_tick; };
 
 typedef int (*gtod_fn)(struct timeval *, void *);

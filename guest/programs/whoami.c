@@ -1,14 +1,13 @@
 /*
  * Prints, on one line, the segment registers and EFLAGS the program runs
- * with, AT_SYSINFO, and the first 11 bytes of the vsyscall page (mapped
- * user-readable), e.g.
+ * with, AT_SYSINFO, and the first 11 bytes of the vsyscall page's stub
+ * there (mapped user-readable, wherever the kernel variant has it), e.g.
  *   cs=0073 ss=007b ds=007b es=007b sysinfo=fffff000 eflags=00000202
  *   vsyscall=51 52 55 89 e5 0f 34 5d 5a 59 c3
  * (all on one line; the stub shown is the sysenter one).
  */
 #include "mini/mini.h"
 
-#define VSYSCALL_PAGE 0xfffff000u
 #define STUB_BYTES 11
 
 static uint32_t read_seg_cs(void) { uint32_t v; __asm__ volatile("movl %%cs, %0" : "=r"(v)); return v & 0xffff; }
@@ -27,7 +26,7 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    const volatile uint8_t *page = (const volatile uint8_t *)VSYSCALL_PAGE;
+    const volatile uint8_t *page = (const volatile uint8_t *)mini_sysinfo;
     char hex[3 * STUB_BYTES + 1], *o = hex;
 
     for (int i = 0; i < STUB_BYTES; i++) {

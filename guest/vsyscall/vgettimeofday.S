@@ -15,9 +15,10 @@
  * since it, as Linux's later vread_tsc does. Errors come back as -errno.
  */
 #include "../abi.h"
+#include "../kernel/variant.h"
 #include "syscall_nr.h"
 
-#define DATA(field)  (VGTOD_DATA + VGTOD_##field)
+#define DATA(field)  (KV_VGTOD_DATA + VGTOD_##field)
 #define USEC_PER_SEC 1000000
 #define CLOCK_REALTIME 0
 #define CLOCK_REALTIME_COARSE 5
@@ -45,7 +46,7 @@ vsyscall_vgtod_start:
 1:	movl $(SYS_gettimeofday), %eax
 	movl %esi, %ebx
 	movl 16(%esp), %ecx
-	movl $(VSYSCALL_BASE), %edx     /* absolute: this code is copied */
+	movl $(KV_VSYSCALL_ENTRY), %edx /* absolute: this code is copied */
 	call *%edx
 	popl %esi
 	popl %ebx
@@ -72,7 +73,7 @@ vsyscall_clock_gettime:
 1:	movl $(SYS_clock_gettime), %eax
 	movl 12(%esp), %ebx
 	movl %esi, %ecx
-	movl $(VSYSCALL_BASE), %edx
+	movl $(KV_VSYSCALL_ENTRY), %edx
 	call *%edx
 	popl %esi
 	popl %ebx
