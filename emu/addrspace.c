@@ -529,8 +529,10 @@ static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_
  * (docs/performance.md, item 25), so the pages each space keeps are
  * copied; only a switch with more than AS_COPY_MAX of them to copy moves
  * the whole window out and the store in. Either way the window then holds
- * the incoming space's kept pages and reads zero elsewhere, and each
- * store its space's kept pages.
+ * the incoming space's kept pages and each store its space's; after a
+ * copy the window reads zero elsewhere, after a move it has what else the
+ * store had (pages copied out before and given back since: no page table
+ * keeps them, so only the host could read them).
  */
 static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
                        struct as_space *from, struct as_space *to)
