@@ -9,6 +9,8 @@
 # short one of the same program, divided by the operations in between: the
 # start-up cancels out. Each ratio is computed within one repetition and
 # shown as the median with its min-max over the repetitions.
+# BENCH_ONLY="ctx getpid ..." runs only those workloads (compute getpid
+# gettimeofday touch md5 hello trace ctx; default all).
 set -eu
 build=${1:-build}
 reps=${BENCH_REPS:-5}
@@ -24,6 +26,8 @@ native_runs=true rc=0
 "$progs/compute_loop" 1 >/dev/null 2>&1 || rc=$?
 [ $rc -eq 126 ] && native_runs=false
 natively() { if $native_runs; then "$@"; else "$qemu" "$@"; fi; }
+only=" ${BENCH_ONLY:-compute getpid gettimeofday touch md5 hello trace ctx} "
+want() { [[ $only == *" $1 "* ]]; }
 mkdir -p "$work"
 rm -f "$work"/*.s
 
@@ -46,6 +50,7 @@ insns() {
 N_COMPUTE=20000000; N0_COMPUTE=100000
 N_CALLS=200000; N0_CALLS=1000
 N_TRACE=200000; N0_TRACE=10000
+N_PIPE=2000; N0_PIPE=200   # lat pipe: one-byte round trips between two processes
 TOUCH_MIB=32
 md5_file=$work/md5-input
 [ -f "$md5_file" ] || head -c $((16 << 20)) /dev/urandom > "$md5_file"
@@ -58,18 +63,22 @@ check() { # label, then the outputs to compare
         [ "$o" = "$first" ] || { echo "bench: $label: outputs differ:"; echo "$first"; echo "$o"; exit 1; } >&2
     done
 }
-check "compute loop" "$("$emu" run "$progs/compute_loop" 1000)" \
+want compute && check "compute loop" "$("$emu" run "$progs/compute_loop" 1000)" \
     "$("$emu" run --no-cycle-model "$progs/compute_loop" 1000)" \
     "$($qemu "$progs/compute_loop" 1000)" "$(natively "$progs/compute_loop" 1000)"
-check "md5sum" "$("$emu" run --root "$md5_dir" "$busybox" md5sum /md5-input | cut -d' ' -f1)" \
+want md5 && check "md5sum" "$("$emu" run --root "$md5_dir" "$busybox" md5sum /md5-input | cut -d' ' -f1)" \
     "$($qemu "$busybox" md5sum "$md5_file" | cut -d' ' -f1)" \
     "$(natively "$busybox" md5sum "$md5_file" | cut -d' ' -f1)"
-check "touch" "$("$emu" run "$progs/vm" touch $TOUCH_MIB)" "$($qemu "$progs/vm" touch $TOUCH_MIB)" \
+want touch && check "touch" "$("$emu" run "$progs/vm" touch $TOUCH_MIB)" "$($qemu "$progs/vm" touch $TOUCH_MIB)" \
     "$(natively "$progs/vm" touch $TOUCH_MIB)"
+# (the round trip's time in the guest's TSC differs by runner: only its name)
+want ctx && check "pipe round trips" "$("$emu" run "$progs/lat" pipe 10 | cut -d' ' -f1-2)" \
+    "$("$emu" run --no-cycle-model "$progs/lat" pipe 10 | cut -d' ' -f1-2)" \
+    "$($qemu "$progs/lat" pipe 10 | cut -d' ' -f1-2)" "$(natively "$progs/lat" pipe 10 | cut -d' ' -f1-2)"
 
-compute_insns=$(( $(insns "$progs/compute_loop" $N_COMPUTE) - $(insns "$progs/compute_loop" $N0_COMPUTE) ))
-trace_insns=$(( $(insns "$progs/compute_loop" $N_TRACE) - $(insns "$progs/compute_loop" $N0_TRACE) ))
-md5_insns=$(insns --root "$md5_dir" "$busybox" md5sum /md5-input)
+want compute && compute_insns=$(( $(insns "$progs/compute_loop" $N_COMPUTE) - $(insns "$progs/compute_loop" $N0_COMPUTE) ))
+want trace && trace_insns=$(( $(insns "$progs/compute_loop" $N_TRACE) - $(insns "$progs/compute_loop" $N0_TRACE) ))
+want md5 && md5_insns=$(insns --root "$md5_dir" "$busybox" md5sum /md5-input)
 
 echo "make bench: $($emu --version | head -1)"
 "$emu" --version | sed -n 's/^/  /; /[Uu]nicorn/p'
@@ -82,20 +91,30 @@ for r in $(seq "$reps"); do
     [ -t 2 ] && printf '\r  repetition %d of %d ' "$r" "$reps" >&2
     for mode in model nomodel; do
         flag=; [ $mode = nomodel ] && flag=--no-cycle-model
-        sample compute.$mode.N  "$emu" run $flag "$progs/compute_loop" $N_COMPUTE
-        sample compute.$mode.N0 "$emu" run $flag "$progs/compute_loop" $N0_COMPUTE
+        if want compute; then
+            sample compute.$mode.N  "$emu" run $flag "$progs/compute_loop" $N_COMPUTE
+            sample compute.$mode.N0 "$emu" run $flag "$progs/compute_loop" $N0_COMPUTE
+        fi
         for call in getpid gettimeofday; do
+            want $call || continue
             sample $call.$mode.N  "$emu" run $flag "$progs/syscall_loop" $call $N_CALLS
             sample $call.$mode.N0 "$emu" run $flag "$progs/syscall_loop" $call $N0_CALLS
             sample $call-int80.$mode.N  "$emu" run $flag --cpu pentium4,-sep "$progs/syscall_loop" $call $N_CALLS
             sample $call-int80.$mode.N0 "$emu" run $flag --cpu pentium4,-sep "$progs/syscall_loop" $call $N0_CALLS
         done
-        sample touch.$mode.N  "$emu" run $flag "$progs/vm" touch $TOUCH_MIB
-        sample touch.$mode.N0 "$emu" run $flag "$progs/vm" touch 1
-        sample md5.$mode "$emu" run $flag --root "$md5_dir" "$busybox" md5sum /md5-input
-        sample hello.$mode "$emu" run $flag "$hello"
+        if want touch; then
+            sample touch.$mode.N  "$emu" run $flag "$progs/vm" touch $TOUCH_MIB
+            sample touch.$mode.N0 "$emu" run $flag "$progs/vm" touch 1
+        fi
+        want md5 && sample md5.$mode "$emu" run $flag --root "$md5_dir" "$busybox" md5sum /md5-input
+        want hello && sample hello.$mode "$emu" run $flag "$hello"
+        if want ctx; then
+            sample ctx.$mode.N  "$emu" run $flag "$progs/lat" pipe $N_PIPE
+            sample ctx.$mode.N0 "$emu" run $flag "$progs/lat" pipe $N0_PIPE
+        fi
     done
     for fmt in text csv; do
+        want trace || continue
         sample trace-$fmt.model.N  "$emu" run --trace "$work/trace.out" --trace-format $fmt \
             --trace-insns "$progs/compute_loop" $N_TRACE
         sample trace-$fmt.model.N0 "$emu" run --trace "$work/trace.out" --trace-format $fmt \
@@ -104,16 +123,25 @@ for r in $(seq "$reps"); do
     runners=qemu; $native_runs && runners="qemu native"
     for runner in $runners; do
         pre=; [ $runner = qemu ] && pre=$qemu
-        sample compute.$runner.N  $pre "$progs/compute_loop" $N_COMPUTE
-        sample compute.$runner.N0 $pre "$progs/compute_loop" $N0_COMPUTE
+        if want compute; then
+            sample compute.$runner.N  $pre "$progs/compute_loop" $N_COMPUTE
+            sample compute.$runner.N0 $pre "$progs/compute_loop" $N0_COMPUTE
+        fi
         for call in getpid gettimeofday; do
+            want $call || continue
             sample $call.$runner.N  $pre "$progs/syscall_loop" $call $N_CALLS
             sample $call.$runner.N0 $pre "$progs/syscall_loop" $call $N0_CALLS
         done
-        sample touch.$runner.N  $pre "$progs/vm" touch $TOUCH_MIB
-        sample touch.$runner.N0 $pre "$progs/vm" touch 1
-        sample md5.$runner $pre "$busybox" md5sum "$md5_file"
-        sample hello.$runner $pre "$hello"
+        if want touch; then
+            sample touch.$runner.N  $pre "$progs/vm" touch $TOUCH_MIB
+            sample touch.$runner.N0 $pre "$progs/vm" touch 1
+        fi
+        want md5 && sample md5.$runner $pre "$busybox" md5sum "$md5_file"
+        want hello && sample hello.$runner $pre "$hello"
+        if want ctx; then
+            sample ctx.$runner.N  $pre "$progs/lat" pipe $N_PIPE
+            sample ctx.$runner.N0 $pre "$progs/lat" pipe $N0_PIPE
+        fi
     done
 done
 [ -t 2 ] && printf '\r%40s\r' '' >&2
@@ -167,38 +195,45 @@ ratios() { # label, workload: emu/qemu (model, no model) and model/no model, as 
 }
 
 printf '%-34s %-24s %-24s %-24s %-24s\n' "workload" "emu" "emu --no-cycle-model" "qemu-i386" "native"
-row "compute loop, host ns per guest insn" "$(awk -v n=$compute_insns 'BEGIN { print 1e9 / n }')" "%.2f" compute
-printf '%-34s' "  = M guest insns/s"
-for v in model nomodel qemu native; do
-    if [ -f "$work/compute.$v.per" ]; then
-        printf ' %-24s' "$(awk '{ print 1000 / $1 }' "$work/compute.$v.per" | stat "%.0f")"
-    else
-        printf ' %-24s' "-"
-    fi
-done
-echo
-row "getpid (vsyscall), us per call" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" getpid
-row "  int \$0x80 (-sep), us per call" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" getpid-int80
-row "gettimeofday (vsyscall), us" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" gettimeofday
-row "  int \$0x80 (-sep), us per call" "$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')" "%.2f" gettimeofday-int80
-row "touch $TOUCH_MIB MiB fresh, s" "$(awk -v m=$TOUCH_MIB 'BEGIN { print m / (m - 1) }')" "%.3f" touch
-row "busybox md5sum 16 MiB, s" 1 "%.2f" md5
-row "start-up: hello, ms" 1000 "%.1f" hello
+per_call=$(awk -v n=$((N_CALLS - N0_CALLS)) 'BEGIN { print 1e6 / n }')
+if want compute; then
+    row "compute loop, host ns per guest insn" "$(awk -v n=$compute_insns 'BEGIN { print 1e9 / n }')" "%.2f" compute
+    printf '%-34s' "  = M guest insns/s"
+    for v in model nomodel qemu native; do
+        if [ -f "$work/compute.$v.per" ]; then
+            printf ' %-24s' "$(awk '{ print 1000 / $1 }' "$work/compute.$v.per" | stat "%.0f")"
+        else
+            printf ' %-24s' "-"
+        fi
+    done
+    echo
+fi
+want getpid && row "getpid (vsyscall), us per call" "$per_call" "%.2f" getpid
+want getpid && row "  int \$0x80 (-sep), us per call" "$per_call" "%.2f" getpid-int80
+want gettimeofday && row "gettimeofday (vsyscall), us" "$per_call" "%.2f" gettimeofday
+want gettimeofday && row "  int \$0x80 (-sep), us per call" "$per_call" "%.2f" gettimeofday-int80
+want touch && row "touch $TOUCH_MIB MiB fresh, s" "$(awk -v m=$TOUCH_MIB 'BEGIN { print m / (m - 1) }')" "%.3f" touch
+want md5 && row "busybox md5sum 16 MiB, s" 1 "%.2f" md5
+want hello && row "start-up: hello, ms" 1000 "%.1f" hello
+want ctx && row "pipe round trip (2 switches), us" "$(awk -v n=$((N_PIPE - N0_PIPE)) 'BEGIN { print 1e6 / n }')" "%.1f" ctx
 echo
 echo "ratios of host time (lower is faster), median [min-max]:"
-ratios "compute loop" compute
-ratios "getpid (vsyscall)" getpid
-ratios "gettimeofday (vsyscall)" gettimeofday
-ratios "getpid (int \$0x80)" getpid-int80
-ratios "gettimeofday (int \$0x80)" gettimeofday-int80
-ratios "touch fresh memory" touch
-ratios "busybox md5sum" md5
-ratios "start-up (hello)" hello
+want compute && ratios "compute loop" compute
+want getpid && ratios "getpid (vsyscall)" getpid
+want gettimeofday && ratios "gettimeofday (vsyscall)" gettimeofday
+want getpid && ratios "getpid (int \$0x80)" getpid-int80
+want gettimeofday && ratios "gettimeofday (int \$0x80)" gettimeofday-int80
+want touch && ratios "touch fresh memory" touch
+want md5 && ratios "busybox md5sum" md5
+want hello && ratios "start-up (hello)" hello
+want ctx && ratios "context switch (pipe round trip)" ctx
 for fmt in text csv; do
+    want trace || continue
     per trace-$fmt.model 1 > "$work/trace-$fmt.model.per"
     printf '  %-32s %s M instructions/s written (%d per run)\n' "--trace-insns, $fmt" \
         "$(awk -v n=$trace_insns '{ print n / $1 / 1e6 }' "$work/trace-$fmt.model.per" | stat "%.2f")" "$trace_insns"
 done
-printf '  %-32s %s MiB maximum resident (one run)\n' "start-up memory (hello)" \
+want hello && printf '  %-32s %s MiB maximum resident (one run)\n' "start-up memory (hello)" \
     "$(/usr/bin/time -f %M "$emu" run "$hello" 2>&1 >/dev/null | tail -1 | awk '{ printf "%.1f", $1 / 1024 }')"
-printf '  %-32s %d guest instructions\n' "busybox md5sum 16 MiB" "$md5_insns"
+want md5 && printf '  %-32s %d guest instructions\n' "busybox md5sum 16 MiB" "$md5_insns"
+true

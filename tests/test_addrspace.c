@@ -4,7 +4,8 @@
  * page tables map and nothing else, code at one address in two spaces runs
  * as each space's own (engine.h, quirk 17), shared objects are seen by
  * every space that maps them, and a switch counts the TLB refills of the
- * space it leaves.
+ * space it leaves. A switch copies the pages the two spaces keep, or moves
+ * the whole window when they are too many; either way the same bytes.
  */
 #include <check.h>
 #include <errno.h>
@@ -18,6 +19,9 @@
 #define DATA    0x08049000u
 #define LOOSE   0x0804a000u   /* never mapped: bytes there are no one's */
 #define SHARED  0x08100000u
+#define BIG     0x10000000u   /* BIG_PDES page tables' worth of pages */
+#define BIG_PDES 5u           /* 5120 pages: more than a switch copies */
+#define BIG_PT  0xc0200000u   /* their page tables, BIG_PDES a space */
 #define USER_PG (X86_PTE_PRESENT | X86_PTE_RW | X86_PTE_USER)
 
 static struct bare b;
@@ -39,6 +43,19 @@ static void make_tables(int i, bool shared)
     for (int k = 0; k < (shared ? 3 : 2); k++) {
         uint32_t pte = pages[k] | USER_PG;
         bare_write(&b, upt_at(i) + 4 * ((pages[k] >> 12) & 0x3ff), &pte, 4);
+    }
+}
+
+/* Space i also keeps every page of [BIG, BIG + BIG_PDES * 4 MiB). */
+static void add_big(int i)
+{
+    static uint32_t table[1024];
+    for (uint32_t k = 0; k < BIG_PDES; k++) {
+        uint32_t pt = BIG_PT + PAGE_SIZE * (BIG_PDES * (uint32_t)i + k), pde = pt | USER_PG;
+        for (uint32_t j = 0; j < 1024; j++)
+            table[j] = (BIG + (k << 22) + (j << 12)) | USER_PG;
+        bare_write(&b, pt, table, PAGE_SIZE);
+        bare_write(&b, pd_at(i) + 4 * ((BIG >> 22) + k), &pde, 4);
     }
 }
 
@@ -234,6 +251,54 @@ START_TEST(a_switch_counts_the_pages_the_space_touched)
 }
 END_TEST
 
+START_TEST(a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero)
+{
+    put(SHARED, "only zero keeps it");
+    put(DATA, "zero");
+    make_tables(8, false);
+    switch_to(8);
+    ck_assert_str_eq(at(SHARED), "");
+    ck_assert_str_eq(at(DATA), "");
+    put(DATA, "eight");
+    switch_to(0);
+    ck_assert_str_eq(at(SHARED), "only zero keeps it");
+    ck_assert_str_eq(at(DATA), "zero");
+    switch_to(8);
+    ck_assert_str_eq(at(DATA), "eight");
+    /* out of 0: CODE, DATA, SHARED; into 8: CODE, DATA; three times */
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->switch_pages, 15);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->window_moves, 0);
+}
+END_TEST
+
+START_TEST(a_switch_too_big_to_copy_moves_the_window_and_the_bytes_still_follow_cr3)
+{
+    add_big(0);
+    put(BIG + 0x123000, "big zero");
+    put(DATA, "zero");
+    make_tables(6, false);
+    make_tables(7, false);
+    switch_to(6);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->window_moves, 1);
+    ck_assert_str_eq(at(BIG + 0x123000), "");
+    ck_assert_str_eq(at(DATA), "");
+    put(DATA, "six");
+    switch_to(7);             /* two small spaces: copied */
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->window_moves, 1);
+    ck_assert_str_eq(at(DATA), "");
+    put(DATA, "seven");
+    switch_to(6);
+    ck_assert_str_eq(at(DATA), "six");
+    switch_to(0);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->window_moves, 2);
+    ck_assert_str_eq(at(BIG + 0x123000), "big zero");
+    ck_assert_str_eq(at(DATA), "zero");
+    switch_to(7);
+    ck_assert_str_eq(at(DATA), "seven");
+    ck_assert_str_eq(at(BIG + 0x123000), "");
+}
+END_TEST
+
 Suite *addrspace_suite(void)
 {
     Suite *s = suite_create("addrspace");
@@ -246,6 +311,8 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, a_released_range_reads_zero);
     tcase_add_test(tc, every_space_that_maps_a_shared_object_sees_its_bytes);
     tcase_add_test(tc, a_switch_counts_the_pages_the_space_touched);
+    tcase_add_test(tc, a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero);
+    tcase_add_test(tc, a_switch_too_big_to_copy_moves_the_window_and_the_bytes_still_follow_cr3);
     suite_add_tcase(s, tc);
     return s;
 }

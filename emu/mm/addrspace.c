@@ -52,16 +52,17 @@ uint8_t *as_new_store(void)
     return p;
 }
 
-/* Move the whole space at from to to; from is left reserved, as a store
- * (or the window) is while it holds nothing. */
+/* Move the whole space at from to to; from is left as a new store is:
+ * no pages, room for all (a switch may copy pages into it next). */
 static int move_space(uint8_t *from, uint8_t *to)
 {
     if (mremap(from, WINDOW_SIZE, WINDOW_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, to) ==
         MAP_FAILED)
         return -EIO;
-    if (mmap(from, WINDOW_SIZE, PROT_NONE,
+    if (mmap(from, WINDOW_SIZE, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
         return -EIO;
+    madvise(from, WINDOW_SIZE, MADV_NOHUGEPAGE);
     return 0;
 }
 
@@ -454,6 +455,109 @@ static void count_refill(void *ctx, uint32_t va, uint32_t *pte)
     }
 }
 
+/* ---- the window changing hands ---- */
+
+/* The kept pages of a directory, up to AS_COPY_MAX of them; n counts on. */
+struct page_list {
+    uint32_t *va;
+    uint32_t n;
+};
+
+static void list_page(void *ctx, uint32_t va, uint32_t *pte)
+{
+    struct page_list *l = ctx;
+    (void)pte;
+    if (l->n < AS_COPY_MAX)
+        l->va[l->n] = va;
+    l->n++;
+}
+
+static bool zero_page(const uint8_t *p)
+{
+    uint64_t w;
+    for (size_t i = 0; i < PAGE_SIZE; i += sizeof w) {
+        memcpy(&w, p + i, sizeof w);
+        if (w)
+            return false;
+    }
+    return true;
+}
+
+static const uint32_t *dir_of(const struct guest_memory *mem, uint32_t pgd)
+{
+    return in_kernel_ram(pgd) ? (const uint32_t *)guest_ptr(mem, pgd, PAGE_SIZE) : NULL;
+}
+
+/* The page table of entry i of a directory, or NULL. */
+static const uint32_t *table_of(const struct guest_memory *mem, const uint32_t *dir, uint32_t i)
+{
+    uint32_t table = dir ? dir[i] & ~(PAGE_SIZE - 1) : 0;
+    if (!dir || !(dir[i] & X86_PTE_PRESENT) || !in_kernel_ram(table))
+        return NULL;
+    return (const uint32_t *)guest_ptr(mem, table, PAGE_SIZE);
+}
+
+/*
+ * Every page of the window that has bytes in a 4 MiB the outgoing
+ * directory maps, and that the incoming space does not keep, reads zero:
+ * the outgoing space's own pages and any others written there. mincore
+ * says which have bytes: reading one that has none would make the host
+ * map a page.
+ */
+static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_t from,
+                  uint32_t to)
+{
+    const uint32_t *out = dir_of(mem, from), *in = dir_of(mem, to);
+    unsigned char vec[1024];
+
+    for (uint32_t i = 0; i < USER_PDES; i++) {
+        uint8_t *base = as->window + ((size_t)i << 22);
+        if (!table_of(mem, out, i) || mincore(base, (size_t)1 << 22, vec))
+            continue;
+        const uint32_t *next = table_of(mem, in, i);
+        for (uint32_t j = 0; j < 1024; j++) {
+            uint8_t *page = base + (size_t)j * PAGE_SIZE;
+            if ((vec[j] & 1) && !(next && (next[j] & KEPT)) && !zero_page(page))
+                memset(page, 0, PAGE_SIZE);
+        }
+    }
+}
+
+/*
+ * The window's bytes go to the outgoing store, the incoming ones in.
+ * Changing the host's page tables costs far more than copying a page
+ * (docs/performance.md, item 25), so the pages each space keeps are
+ * copied; only a switch with more than AS_COPY_MAX of them to copy moves
+ * the whole window out and the store in. Either way the window then holds
+ * the incoming space's kept pages and each store its space's; after a
+ * copy the window reads zero elsewhere, after a move it has what else the
+ * store had (pages copied out before and given back since: no page table
+ * keeps them, so only the host could read them).
+ */
+static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
+                       struct as_space *from, struct as_space *to)
+{
+    struct page_list out = { as->out, 0 }, in = { as->in, 0 };
+    int err;
+
+    each_page(mem, from->pgd, list_page, &out);
+    each_page(mem, to->pgd, list_page, &in);
+    if (out.n + in.n > AS_COPY_MAX) {
+        if ((err = move_space(as->window, from->store)) != 0 ||
+            (err = move_space(to->store, as->window)) != 0)
+            return err;
+        as->stats.window_moves++;
+        return 0;
+    }
+    for (uint32_t k = 0; k < out.n; k++)
+        memcpy(from->store + out.va[k], as->window + out.va[k], PAGE_SIZE);
+    scrub(as, mem, from->pgd, to->pgd);
+    for (uint32_t k = 0; k < in.n; k++)
+        memcpy(as->window + in.va[k], to->store + in.va[k], PAGE_SIZE);
+    as->stats.switch_pages += out.n + in.n;
+    return 0;
+}
+
 int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
               uint32_t cr3, uint32_t pgd, uint32_t *refills)
 {
@@ -477,11 +581,9 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     uint64_t t1 = host_ns();
     each_page(mem, as->cur->pgd, count_refill, &c);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
-    /* The window's bytes go to the outgoing store, the incoming ones in. */
     window_moving(as);
     as->epoch++;
-    if ((err = move_space(as->window, as->cur->store)) != 0 ||
-        (err = move_space(next->store, as->window)) != 0)
+    if ((err = swap_window(as, mem, as->cur, next)) != 0)
         return err;
     as->cur = next;
     sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);
@@ -518,8 +620,7 @@ int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint
         return -ENOMEM;
     uint64_t t0 = host_ns();
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
-    if ((err = move_space(as->window, as->cur->store)) != 0 ||
-        (err = move_space(next->store, as->window)) != 0)
+    if ((err = swap_window(as, mem, as->cur, next)) != 0)
         return err;
     as->cur = next;
     sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);

@@ -40,6 +40,8 @@ struct as_stats {
     uint64_t code_pages_kept; /* the next space had the same bytes there */
     uint64_t full_flushes;    /* switches that dropped every mapped page's */
     uint64_t shared_synced;   /* pages copied between H and shared objects */
+    uint64_t switch_pages;    /* pages copied out of and into the window */
+    uint64_t window_moves;    /* switches that moved the whole window instead */
     /* host time (CLOCK_MONOTONIC ns): for reports, never for the model */
     uint64_t switch_ns;       /* moving pages in and out of the window */
     uint64_t drop_ns;         /* dropping the outgoing space's translations */

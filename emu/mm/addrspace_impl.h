@@ -14,6 +14,7 @@
 #define USER_PDES   (USER_SPACE_TOP >> 22)
 #define KEPT        (X86_PTE_PRESENT | PTE_SW_PROTNONE)
 #define TOMBSTONE   UINT32_MAX /* a code page forgotten, its slot still probed past */
+#define AS_COPY_MAX 4096u      /* pages a switch copies; more, and it moves the window */
 
 struct as_piece {              /* [start, start + npages pages) shows object obj */
     uint32_t start, npages;
@@ -46,6 +47,7 @@ struct addrspaces {
     bool code_overflow;
     uint32_t last_code;
     struct as_stats stats;
+    uint32_t out[AS_COPY_MAX], in[AS_COPY_MAX]; /* a switch's pages (swap_window) */
     /* Bumped by every change to what lives outside the window (a store, a
      * shared object, the pieces, which space is current): as_restore
      * rebuilds those only if it moved. */

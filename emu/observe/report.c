@@ -186,9 +186,11 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
                 as->pages_copied);
         /* host time: not deterministic, so only when asked for */
         if (m->opts->verbose)
-            fprintf(f, "emu: report: host time: %.1f us a switch moving pages, %.1f us with "
-                    "translations; %.1f us a fork copying pages\n",
-                    (double)as->switch_ns / 1e3 / n, (double)as->drop_ns / 1e3 / n,
+            fprintf(f, "emu: report: host time: %.1f us a switch moving pages (%.1f pages "
+                    "copied a switch, %" PRIu64 " window moves), %.1f us with translations; "
+                    "%.1f us a fork copying pages\n",
+                    (double)as->switch_ns / 1e3 / n, (double)as->switch_pages / n,
+                    as->window_moves, (double)as->drop_ns / 1e3 / n,
                     as->clones ? (double)as->clone_ns / 1e3 / (double)as->clones : 0.0);
     }
     if (t->vclock_calls)
