@@ -567,4 +567,8 @@ install: $(EMU)
 clean:
 	rm -rf build build-system build-asan build-system-asan build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
+# The compilers' dependency files, named as targets with nothing to do, so
+# that no pattern rule (a program from its NAME.c.o) tries to make one.
+DEP_FILES := $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
+$(DEP_FILES): ;
+-include $(DEP_FILES)
