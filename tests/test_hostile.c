@@ -127,6 +127,35 @@ START_TEST(single_step_into_sysenter_without_sep_is_invalid_opcode)
 }
 END_TEST
 
+/* A sysenter with a prefix (66 0f 34, a cpu fuzz finding) that faults:
+ * the engine steps over all 3 bytes after the hook (docs/unicorn.md,
+ * quirk 9), so the handler must be entered at its first byte still, and
+ * the fault names the sysenter, not a kernel page fault one byte into the
+ * handler. #GP(0) on the Pentium Pro, #UD without SEP. */
+START_TEST(a_prefixed_sysenter_that_faults_enters_the_handler_at_its_start)
+{
+    /* cpu_fuzz's input: popf and jump, no TLS entries, EFLAGS 0x2, then
+     * the code at 0x40000000 */
+    char hex[2 * (77 + 3) + 1], *p = hex;
+    uint8_t in[77 + 3] = { 0 };
+    for (int i = 0; i < 3; i++)
+        in[1 + 12 * i + 11] = 0x80;
+    in[37] = 0x02;
+    memcpy(in + 77, "\x66\x0f\x34", 3);
+    for (size_t i = 0; i < sizeof in; i++)
+        p += sprintf(p, "%02x", in[i]);
+    const char *cpu = _i ? "pentium3,-sep" : "pentiumpro";
+    struct emu_result r;
+    emu(&r, "run", "--cpu", cpu, program("cpu_fuzz"), hex, NULL);
+    if (_i)
+        assert_one_report(&r, 132, "killed by SIGILL: #UD invalid opcode at eip 40000000", cpu);
+    else
+        assert_one_report(&r, 139, "killed by SIGSEGV: #GP general protection at eip 40000000, "
+                          "error 0", cpu);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* Row 3: IRET changes VM only at CPL 0; at CPL 3 the bit in the image is
  * ignored and the program runs on. */
 START_TEST(iret_with_vm_set_at_cpl3_is_ignored)
@@ -372,6 +401,8 @@ Suite *hostile_suite(void)
                         2 * NMODELS);
     tcase_add_loop_test(tc, single_step_into_sysenter_traps_the_program_not_the_kernel, 0, 4);
     tcase_add_loop_test(tc, single_step_into_sysenter_without_sep_is_invalid_opcode, 0, 2);
+    tcase_add_loop_test(tc, a_prefixed_sysenter_that_faults_enters_the_handler_at_its_start, 0,
+                        2);
     tcase_add_loop_test(tc, iret_with_vm_set_at_cpl3_is_ignored, 0, NMODELS);
     tcase_add_loop_test(tc, int_n_from_a_tls_code_segment_is_gp_with_the_idt_error, 0,
                         3 * NMODELS);

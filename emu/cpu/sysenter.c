@@ -33,12 +33,13 @@ static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
  * trap is dropped.
  */
 static void sysenter_fault(struct machine *m, uint32_t index, int vector,
-                           bool has_error, uint32_t addr)
+                           bool has_error, const struct insn *in)
 {
+    uint32_t addr = in->addr, len = in->len;   /* the block is cut below */
     truncate_current_block(m, index);
     m->drop_step_trap = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_TF) != 0;
     raise_fault(m, vector, has_error, 0, addr - code_segment_base(m));
-    engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP));
+    engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP), len);
 }
 
 void on_sysenter(uc_engine *uc, void *user)
@@ -56,7 +57,7 @@ void on_sysenter(uc_engine *uc, void *user)
         return;
     }
     if (!m->cpu.sep_works && !m->cpu.sep_unsupported) {
-        sysenter_fault(m, index, X86_VEC_UD, false, in->addr);
+        sysenter_fault(m, index, X86_VEC_UD, false, in);
         return;
     }
     /* The selector is the MSR's low 16 bits. */
@@ -67,7 +68,7 @@ void on_sysenter(uc_engine *uc, void *user)
             machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
             return;
         }
-        sysenter_fault(m, index, X86_VEC_GP, true, in->addr);
+        sysenter_fault(m, index, X86_VEC_GP, true, in);
         return;
     }
     machine_notify_sysenter(m, in ? in->addr : 0);
@@ -87,7 +88,8 @@ void on_sysenter(uc_engine *uc, void *user)
     reg_write(m, UC_X86_REG_EFLAGS,
               eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
     uint32_t entry = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP);
-    engine_sysenter_resume(m->uc, entry);
+    /* without a decoded block (--no-cycle-model), a plain 0f 34 */
+    engine_sysenter_resume(m->uc, entry, in ? in->len : 2);
     machine_code_look_at_entry(m, entry);
 }
 
