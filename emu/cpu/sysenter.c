@@ -27,6 +27,34 @@ static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
 }
 
 /*
+ * lock sysenter: the engine runs it as a sysenter; Capstone does not
+ * decode it, so the block's decode ends before it (or, first in its
+ * block, there is no decoded block: the hook's EIP, the block's start,
+ * is its address); the CPU raises #UD (a lock prefix on an instruction
+ * that cannot take one). *in becomes it.
+ */
+static bool locked_sysenter(struct machine *m, struct insn *in)
+{
+    const struct block *b = m->cur_block;
+    uint32_t start = code_segment_base(m) + reg_read(m, UC_X86_REG_EIP);
+    uint8_t op[2];
+    if (b && b->addr == start && m->cur_limit)
+        in->addr = b->insns[m->cur_limit - 1].addr + b->insns[m->cur_limit - 1].len;
+    else
+        in->addr = start;
+    int skip = opcode_at(m, in->addr, op, NULL);
+    if (skip <= 0 || op[0] != 0x0f || op[1] != 0x34)
+        return false;
+    in->len = (uint8_t)(skip + 2);
+    for (int i = 0; i < skip; i++) {
+        const uint8_t *p = guest_ptr(&m->mem, in->addr + (uint32_t)i, 1);
+        if (p && *p == 0xf0)
+            return true;
+    }
+    return false;
+}
+
+/*
  * The fault goes to its handler, where raise_fault has pointed EIP. With
  * TF set the engine still raises the single-step trap it owes a completed
  * sysenter (engine.h, quirk 9): a faulting one did not complete, so that
@@ -46,9 +74,14 @@ void on_sysenter(uc_engine *uc, void *user)
 {
     struct machine *m = user;
     uint32_t index;
+    struct insn locked;
     (void)uc;
     machine_tell_insns(m, m->cur_limit);   /* the sysenter ends its block */
     const struct insn *in = current_sysenter(m, &index);
+    if (!in && locked_sysenter(m, &locked)) {
+        sysenter_fault(m, UINT32_MAX, X86_VEC_UD, false, &locked);   /* no block cut */
+        return;
+    }
     /* Without the block hook (--no-cycle-model) only a sysenter that
      * cannot fault can be modeled: a fault needs the instruction's address,
      * which the engine does not give this hook. */
