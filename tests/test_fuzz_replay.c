@@ -13,6 +13,7 @@
 #include <string.h>
 #include "fuzz/harness.h"
 #include "fuzz/tiny_elf.h"
+#include "syscall_nr.h"
 #include "support.h"
 
 /* LeakSanitizer asks for this when the tests run under make test-asan:
@@ -490,9 +491,34 @@ START_TEST(panics_and_machine_failures_are_findings)
     r.stop = STOP_EXEC_ERROR;
     ck_assert(!fuzz_clean(FUZZ_SYSCALL, &r, why, sizeof why));
     ck_assert(fuzz_clean(FUZZ_ELF, &r, why, sizeof why));
+    /* a kernel spinlock never released (--smp) is a kernel bug */
+    r.stop = STOP_LOCKED;
+    ck_assert(!fuzz_clean(FUZZ_CPU, &r, why, sizeof why));
+    ck_assert_msg(strstr(why, "spinlock"), "%s", why);
     r.stop = STOP_NONE;
     r.init_status = 125;
     ck_assert(!fuzz_clean(FUZZ_ELF, &r, why, sizeof why));
+}
+END_TEST
+
+/* pause() with no signal to come: every process waits for ever, the
+ * emulator's documented 124 end (docs/robustness.md), not a finding. */
+START_TEST(a_program_that_pauses_for_ever_ends_cleanly)
+{
+    uint8_t input[1 + 77 + 8] = { 0, 0 };
+    for (int i = 0; i < 3; i++)
+        input[2 + 12 * i + 11] = 0x80;   /* no TLS descriptors */
+    input[2 + 36] = 0x02;                /* EFLAGS: the fixed bit */
+    static const uint8_t code[] = { 0xb8, SYS_pause, 0, 0, 0, 0xcd, 0x80 };
+    memcpy(input + 1 + 77, code, sizeof code);
+    struct fuzz_result r;
+    char why[768];
+    fuzz_run(FUZZ_CPU, input, sizeof input, &r);
+    ck_assert_msg(r.stop == STOP_DEADLOCK && r.status == 124 &&
+                  strstr(r.message, "waits for a signal (pause)"), "%d %d %s", r.stop,
+                  r.status, r.message);
+    ck_assert_str_eq(r.cpu, "pentium4");
+    ck_assert_msg(fuzz_clean(FUZZ_CPU, &r, why, sizeof why), "%s", why);
 }
 END_TEST
 
@@ -518,6 +544,7 @@ Suite *fuzz_replay_suite(void)
     tcase_add_test(tc, gdb_harness_feeds_the_stream_to_the_stub);
     tcase_add_test(tc, cpu_harness_runs_the_code_in_ring3);
     tcase_add_test(tc, panics_and_machine_failures_are_findings);
+    tcase_add_test(tc, a_program_that_pauses_for_ever_ends_cleanly);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -27,27 +27,61 @@ static const struct insn *current_sysenter(struct machine *m, uint32_t *index)
 }
 
 /*
+ * lock sysenter: the engine runs it as a sysenter; Capstone does not
+ * decode it, so the block's decode ends before it (or, first in its
+ * block, there is no decoded block: the hook's EIP, the block's start,
+ * is its address); the CPU raises #UD (a lock prefix on an instruction
+ * that cannot take one). *in becomes it.
+ */
+static bool locked_sysenter(struct machine *m, struct insn *in)
+{
+    const struct block *b = m->cur_block;
+    uint32_t start = code_segment_base(m) + reg_read(m, UC_X86_REG_EIP);
+    uint8_t op[2];
+    if (b && b->addr == start && m->cur_limit)
+        in->addr = b->insns[m->cur_limit - 1].addr + b->insns[m->cur_limit - 1].len;
+    else
+        in->addr = start;
+    int skip = opcode_at(m, in->addr, op, NULL);
+    if (skip <= 0 || op[0] != 0x0f || op[1] != 0x34)
+        return false;
+    in->len = (uint8_t)(skip + 2);
+    for (int i = 0; i < skip; i++) {
+        const uint8_t *p = guest_ptr(&m->mem, in->addr + (uint32_t)i, 1);
+        if (p && *p == 0xf0)
+            return true;
+    }
+    return false;
+}
+
+/*
  * The fault goes to its handler, where raise_fault has pointed EIP. With
  * TF set the engine still raises the single-step trap it owes a completed
  * sysenter (engine.h, quirk 9): a faulting one did not complete, so that
  * trap is dropped.
  */
 static void sysenter_fault(struct machine *m, uint32_t index, int vector,
-                           bool has_error, uint32_t addr)
+                           bool has_error, const struct insn *in)
 {
+    uint32_t addr = in->addr, len = in->len;   /* the block is cut below */
     truncate_current_block(m, index);
     m->drop_step_trap = (reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_TF) != 0;
     raise_fault(m, vector, has_error, 0, addr - code_segment_base(m));
-    engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP));
+    engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP), len);
 }
 
 void on_sysenter(uc_engine *uc, void *user)
 {
     struct machine *m = user;
     uint32_t index;
+    struct insn locked;
     (void)uc;
     machine_tell_insns(m, m->cur_limit);   /* the sysenter ends its block */
     const struct insn *in = current_sysenter(m, &index);
+    if (!in && locked_sysenter(m, &locked)) {
+        sysenter_fault(m, UINT32_MAX, X86_VEC_UD, false, &locked);   /* no block cut */
+        return;
+    }
     /* Without the block hook (--no-cycle-model) only a sysenter that
      * cannot fault can be modeled: a fault needs the instruction's address,
      * which the engine does not give this hook. */
@@ -56,7 +90,7 @@ void on_sysenter(uc_engine *uc, void *user)
         return;
     }
     if (!m->cpu.sep_works && !m->cpu.sep_unsupported) {
-        sysenter_fault(m, index, X86_VEC_UD, false, in->addr);
+        sysenter_fault(m, index, X86_VEC_UD, false, in);
         return;
     }
     /* The selector is the MSR's low 16 bits. */
@@ -67,7 +101,7 @@ void on_sysenter(uc_engine *uc, void *user)
             machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
             return;
         }
-        sysenter_fault(m, index, X86_VEC_GP, true, in->addr);
+        sysenter_fault(m, index, X86_VEC_GP, true, in);
         return;
     }
     machine_notify_sysenter(m, in ? in->addr : 0);
@@ -87,7 +121,8 @@ void on_sysenter(uc_engine *uc, void *user)
     reg_write(m, UC_X86_REG_EFLAGS,
               eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
     uint32_t entry = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP);
-    engine_sysenter_resume(m->uc, entry);
+    /* without a decoded block (--no-cycle-model), a plain 0f 34 */
+    engine_sysenter_resume(m->uc, entry, in ? in->len : 2);
     machine_code_look_at_entry(m, entry);
 }
 

@@ -562,11 +562,11 @@ static void engine_flush_tlb(uc_engine *uc)
 
 /* ---- quirk 9: the sysenter hook ---- */
 
-#define SYSENTER_LEN 2 /* 0f 34: the engine adds it to EIP after the hook */
-
-void engine_sysenter_resume(uc_engine *uc, uint32_t eip)
+/* len: the sysenter's length, prefixes included (0f 34 is 2; 66 0f 34
+ * is 3), which the engine adds to EIP after the hook. */
+void engine_sysenter_resume(uc_engine *uc, uint32_t eip, uint32_t len)
 {
-    engine_reg_write(uc, UC_X86_REG_EIP, eip - SYSENTER_LEN);
+    engine_reg_write(uc, UC_X86_REG_EIP, eip - len);
 }
 
 /* ---- quirk 10: the translator's aborts ---- */

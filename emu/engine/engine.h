@@ -67,9 +67,10 @@
  *     test_cpu_insns rdtsc_counts_modeled_cycles,
  *     sysenter_msrs_exist_only_with_sep.
  *  9. sysenter only calls the UC_X86_INS_SYSENTER hook, then adds the
- *     instruction's length (2) to EIP; EIP read inside the hook is not the
- *     instruction's (it reads as the block's start). engine_sysenter_resume()
- *     sets where execution goes on, allowing for the 2; the machine knows
+ *     instruction's length (2, or more with prefixes: 66 0f 34 is 3) to
+ *     EIP; EIP read inside the hook is not the instruction's (it reads as
+ *     the block's start). engine_sysenter_resume() sets where execution
+ *     goes on, allowing for that length; the machine knows
  *     the instruction from its own decode of the block. With TF set the
  *     engine raises the single-step trap after the hook even when the hook
  *     raised a fault instead; the machine drops that trap. Tests:
@@ -358,8 +359,9 @@ bool engine_stops_after_eip_write(void);   /* quirk 30 */
  * translations and no hooks; the old engine is closed. 0, or -1 with *uc
  * as it was. */
 int engine_renew(uc_engine **uc, uc_context *ctx, const struct guest_memory *mem);
-/* In the sysenter hook: execution goes on at eip. */
-void engine_sysenter_resume(uc_engine *uc, uint32_t eip);
+/* In the sysenter hook: execution goes on at eip; len is the sysenter's
+ * length with its prefixes. */
+void engine_sysenter_resume(uc_engine *uc, uint32_t eip, uint32_t len);
 
 uint32_t engine_reg_read(uc_engine *uc, int reg);
 void engine_reg_write(uc_engine *uc, int reg, uint32_t value);

@@ -435,6 +435,7 @@ bool fuzz_clean(enum fuzz_target t, const struct fuzz_result *r, char *why, size
         case STOP_EXIT:
         case STOP_KILLED:
         case STOP_BUDGET:
+        case STOP_DEADLOCK:
             return true;
         case STOP_EXEC_ERROR:
             if (t == FUZZ_ELF)
@@ -446,6 +447,9 @@ bool fuzz_clean(enum fuzz_target t, const struct fuzz_result *r, char *why, size
             break;
         case STOP_MACHINE:
             what = "machine failure";
+            break;
+        case STOP_LOCKED:
+            what = "a kernel spinlock never released";
             break;
         default:
             what = "the run ended for no reason";
