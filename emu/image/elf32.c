@@ -83,12 +83,7 @@ bool elf32_symtab(const struct elf32 *f, Elf32_Shdr *syms, Elf32_Shdr *strs)
     return false;
 }
 
-uint32_t elf32_nsyms(const Elf32_Shdr *syms)
-{
-    return syms->sh_size / sizeof(Elf32_Sym);
-}
-
 bool elf32_symbol(const struct elf32 *f, const Elf32_Shdr *syms, uint32_t j, Elf32_Sym *sym)
 {
-    return table_entry(f, syms->sh_offset, elf32_nsyms(syms), j, sym, sizeof *sym);
+    return table_entry(f, syms->sh_offset, syms->sh_size / sizeof *sym, j, sym, sizeof *sym);
 }

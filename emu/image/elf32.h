@@ -33,7 +33,6 @@ const uint8_t *elf32_section_data(const struct elf32 *f, const Elf32_Shdr *sh);
 int elf32_section_named(const struct elf32 *f, const char *name, Elf32_Shdr *sh);
 /* The first symbol table and its string table, both inside the file. */
 bool elf32_symtab(const struct elf32 *f, Elf32_Shdr *syms, Elf32_Shdr *strs);
-uint32_t elf32_nsyms(const Elf32_Shdr *syms);
 bool elf32_symbol(const struct elf32 *f, const Elf32_Shdr *syms, uint32_t j, Elf32_Sym *sym);
 /* The NUL-ended string at off in a string table, or NULL. */
 const char *elf32_string(const struct elf32 *f, const Elf32_Shdr *strs, uint32_t off);
