@@ -54,6 +54,28 @@ START_TEST(compare_prints_the_table_and_sysenter_is_faster)
 }
 END_TEST
 
+/* A row's figure is the model at its central inputs, so it lies inside the
+ * interval the inputs' ranges give, on every model: the run charges each
+ * class's cost in whole centicycles, and the interval is worked out with
+ * the same costs. */
+START_TEST(every_rows_figure_lies_inside_its_interval)
+{
+    struct emu_result r;
+    emu(&r, "compare", "--cpus", "pentium4;pentium3;pentiumpro;athlon;pentium-m;athlon,-sep",
+        program("linus_loop"), "gettimeofday", "500", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    int rows = 0;
+    for (const char *p = r.out; (p = strstr(p, "      500 ")); p++) {
+        double v, low, high;
+        ck_assert_msg(sscanf(p, " 500 %lf [%lf, %lf]", &v, &low, &high) == 3, "%.80s", p);
+        ck_assert_msg(low <= v && v <= high, "outside: %.80s", p);
+        rows++;
+    }
+    ck_assert_int_eq(rows, 12);
+    emu_result_free(&r);
+}
+END_TEST
+
 START_TEST(two_models_give_two_rows_and_one_ratio)
 {
     struct emu_result r;
@@ -664,6 +686,7 @@ Suite *compare_suite(void)
     tcase_add_loop_test(tc, compare_prints_the_table_and_sysenter_is_faster, 0, 2);
     tcase_add_test(tc, two_models_give_two_rows_and_one_ratio);
     tcase_add_test(tc, the_article_note_names_what_the_model_used);
+    tcase_add_test(tc, every_rows_figure_lies_inside_its_interval);
     tcase_add_test(tc, a_program_that_takes_both_paths_gets_a_row_for_each);
     tcase_add_test(tc, the_svg_has_a_bar_per_row_an_axis_and_the_ratio);
     tcase_add_test(tc, the_svg_marks_the_published_figure_a_row_replays);

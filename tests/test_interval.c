@@ -74,8 +74,9 @@ END_TEST
 /* Under each kernel configuration, with that configuration's calibration. */
 START_TEST(a_calibrated_row_moves_against_the_rest_of_its_path)
 {
-    /* One call on Linus's sysenter path costs exactly the published 641
-     * whatever the rows: what they add, the calibrated pair gives back. */
+    /* One call on Linus's sysenter path costs the published 641 whatever
+     * the rows: what they add, the calibrated pair gives back (to within
+     * what charging each class in whole centicycles leaves, 1e-4 here). */
     double counts[NCLASSES];
     int kconfig = _i;
     ck_assert(calib_counts(calib_run_of(kconfig, CALIB_LINUS_REG), 1, counts));
@@ -87,10 +88,10 @@ START_TEST(a_calibrated_row_moves_against_the_rest_of_its_path)
     struct interval iv;
     struct mover mv[NMOVERS];
     interval_of(&q, NULL, &p, &iv, mv);
-    ck_assert_double_eq_tol(iv.value, 641, 1e-6);
+    ck_assert_double_eq_tol(iv.value, 641, 1e-3);
     /* only the published figure's own precision moves it */
-    ck_assert_double_eq_tol(iv.low, 640.5, 1e-6);
-    ck_assert_double_eq_tol(iv.high, 641.5, 1e-6);
+    ck_assert_double_eq_tol(iv.low, 640.5, 1e-3);
+    ck_assert_double_eq_tol(iv.high, 641.5, 1e-3);
     ck_assert_int_eq(mv[0].input, INPUT_PUB_P4_SYSENTER);
 }
 END_TEST

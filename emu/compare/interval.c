@@ -1,5 +1,6 @@
 #include "compare/interval.h"
 #include <string.h>
+#include "cost/centi.h"
 #include "cost/cpu_models.h"
 
 void model_point_of(const struct cpu_config *cfg, struct model_point *p)
@@ -14,6 +15,14 @@ void model_point_of(const struct cpu_config *cfg, struct model_point *p)
     memcpy(p->pinned[cfg->model->table], cfg->pinned, sizeof cfg->pinned);
 }
 
+/* A class's cost as the machine charges it, in whole centicycles
+ * (cpu_config_costs): the interval is of the model that runs, so a run's
+ * figure at the central inputs is its centre. */
+static double as_charged(double v)
+{
+    return v > 0 ? (double)CENTI(v) / CENTI_PER_CYCLE : 0;
+}
+
 static double measure_at(const struct measure *q, const struct model_point *p,
                          const double x[NINPUTS])
 {
@@ -21,7 +30,7 @@ static double measure_at(const struct measure *q, const struct model_point *p,
     cost_eval(x, q->table, p->kconfig, p->pinned[q->table], v);
     double s = x[INPUT_LOOP_SHAPE] - q->shape0;
     for (int c = 0; c < NCLASSES; c++)
-        sum += (q->counts[c] + s * q->shape[c]) * v[c];
+        sum += (q->counts[c] + s * q->shape[c]) * as_charged(v[c]);
     return sum;
 }
 
