@@ -48,13 +48,37 @@ static uint64_t cpu_idle(const struct machine *m)
     return m->smp ? idle + m->smp->cpus[m->cpu_id].idle_cycles : idle;
 }
 
+uint64_t syscalls_run_cycles(const struct task_track *task, const struct machine *m, uint64_t now)
+{
+    return task->run.cycles + (now - task->seg_start - (cpu_idle(m) - task->seg_idle));
+}
+
+/* out[c] = base[c] + (counts[c] - since[c]): restrict lets the compiler
+ * take two classes at a time. */
+static void counts_since(uint64_t *restrict out, const uint64_t *restrict base,
+                         const uint64_t *restrict counts, const uint64_t *restrict since)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        out[c] = base[c] + (counts[c] - since[c]);
+}
+
 void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
                         const uint64_t counts[NCLASSES], struct ext_work *out)
 {
-    *out = task->run;
-    out->cycles += now - task->seg_start - (cpu_idle(m) - task->seg_idle);
+    out->ticks = task->run.ticks;
+    out->cycles = syscalls_run_cycles(task, m, now);
+    counts_since(out->counts, task->run.counts, counts, task->seg_counts);
+}
+
+/* The task's class counts from the since_run snapshot to end_counts, less
+ * the external-interrupt work's from since to now, into row. */
+static void add_classes(uint64_t *restrict row, const struct task_track *task,
+                        const uint64_t *restrict end_counts, const uint64_t *restrict since_run,
+                        const uint64_t *restrict now, const uint64_t *restrict since)
+{
+    const uint64_t *restrict run = task->run.counts, *restrict seg = task->seg_counts;
     for (int c = 0; c < NCLASSES; c++)
-        out->counts[c] += counts[c] - task->seg_counts[c];
+        row[c] += run[c] + (end_counts[c] - seg[c]) - since_run[c] - (now[c] - since[c]);
 }
 
 void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
@@ -63,8 +87,7 @@ void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
                        const struct ext_work *since_run, const struct ext_work *since)
 {
     const struct ext_work *now = &t->task->ext;
-    struct ext_work ran;
-    syscalls_run_until(t->task, m, end, end_counts, &ran);
+    uint64_t ran = syscalls_run_cycles(t->task, m, end);
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
     if (!row) {
         if (t->ncall_rows == MAX_CALL_ROWS) {
@@ -77,27 +100,24 @@ void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
         row->via = r->via;
     }
     row->calls++;
-    row->cycles += ran.cycles - since_run->cycles - (now->cycles - since->cycles);
+    row->cycles += ran - since_run->cycles - (now->cycles - since->cycles);
     row->ext_ticks += now->ticks - since->ticks;
     row->ext_cycles += now->cycles - since->cycles;
-    for (int c = 0; c < NCLASSES; c++)
-        row->classes[c] += ran.counts[c] - since_run->counts[c] -
-                           (now->counts[c] - since->counts[c]);
+    add_classes(row->classes, t->task, end_counts, since_run->counts, now->counts,
+                since->counts);
 }
 
 /* The phase ends at now: the external-interrupt work since the record's
  * last phase change goes to it, and the task's time on a CPU less that
  * work is the phase's own. */
-static void close_phase(struct task_track *task, const struct machine *m, uint64_t now,
-                        const uint64_t counts[NCLASSES])
+static void close_phase(struct task_track *task, const struct machine *m, uint64_t now)
 {
     struct syscall_record *r = &task->rec;
-    struct ext_work ran;
-    syscalls_run_until(task, m, now, counts, &ran);
+    uint64_t ran = syscalls_run_cycles(task, m, now);
     uint64_t done = task->ext.cycles - task->phase_ext;
-    uint64_t own = ran.cycles - task->phase_run - done;
+    uint64_t own = ran - task->phase_run - done;
     task->phase_ext = task->ext.cycles;
-    task->phase_run = ran.cycles;
+    task->phase_run = ran;
     if (task->phase == PHASE_ENTRY) {
         r->ext_entry += done;
         r->own_entry += own;
@@ -115,7 +135,9 @@ static void close_phase(struct task_track *task, const struct machine *m, uint64
 static void switch_out(struct task_track *task, const struct machine *m, uint64_t now,
                        const uint64_t counts[NCLASSES])
 {
-    syscalls_run_until(task, m, now, counts, &task->run);
+    struct ext_work ran;
+    syscalls_run_until(task, m, now, counts, &ran);
+    task->run = ran;
     task->idle += cpu_idle(m) - task->seg_idle;
     if (task->ext_open) {
         task->ext.cycles += now - task->ext_start;
@@ -507,7 +529,7 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    const uint64_t end_counts[NCLASSES], enum sys_return how)
 {
     struct syscall_record *r = &t->task->rec;
-    close_phase(t->task, m, end, end_counts);
+    close_phase(t->task, m, end);
     r->switched += t->task->idle + cpu_idle(m) - t->task->seg_idle - t->task->rec_idle;
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
     if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
@@ -654,14 +676,12 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
                 tell_handled(t, m);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
-            close_phase(task, m, m->cycles, m->class_count);
+            close_phase(task, m, m->cycles);
             r->body_start = m->cycles;
             task->phase = PHASE_BODY;
         } else if (task->phase == PHASE_BODY &&
                    (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
-            uint64_t counts[NCLASSES];
-            counts_before(m, b->addr, counts);
-            close_phase(task, m, m->block_start_cycles, counts);
+            close_phase(task, m, m->block_start_cycles);
             r->exit_start = m->block_start_cycles;
             task->phase = PHASE_EXIT;
             note_result(task, m);

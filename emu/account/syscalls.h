@@ -272,6 +272,8 @@ void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
 /* The running task's time on a CPU up to now (cycles, class counts). */
 void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
                         const uint64_t counts[NCLASSES], struct ext_work *out);
+/* Its cycles alone (syscalls_run_until's, without the class counts). */
+uint64_t syscalls_run_cycles(const struct task_track *task, const struct machine *m, uint64_t now);
 void syscalls_track_page(struct syscall_tracker *t, struct machine *m, const struct block *b,
                          const uint64_t at_block[NCLASSES]);
 
