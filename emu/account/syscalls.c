@@ -735,6 +735,11 @@ static void tracker_on_exit(void *ctx, struct machine *m)
 int syscalls_attach(struct syscall_tracker *t, struct machine *m)
 {
     memset(t, 0, sizeof *t);
+    return syscalls_attach_zeroed(t, m);
+}
+
+int syscalls_attach_zeroed(struct syscall_tracker *t, struct machine *m)
+{
     t->prev_last_cls = -1;
     t->syscall_call = m->ksyms.addr[KSYM_syscall_call];
     t->syscall_return = m->ksyms.addr[KSYM_syscall_return];

@@ -279,6 +279,10 @@ void syscalls_track_page(struct syscall_tracker *t, struct machine *m, const str
 
 /* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
 int syscalls_attach(struct syscall_tracker *t, struct machine *m);
+/* The same on a t that is all zero already (calloc's): its statistics,
+ * most of its size, are then written only where calls land, so a short
+ * run does not fault in the pages of the rest. */
+int syscalls_attach_zeroed(struct syscall_tracker *t, struct machine *m);
 /* Tell l about every record from now on. 0, or -1 if there are too many. */
 int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l);
 
