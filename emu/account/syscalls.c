@@ -250,17 +250,22 @@ static uint32_t next_task_key(struct machine *m)
 }
 
 /* The slot of the task with this kernel stack: its own, a free one, or
- * the one unused longest (a task that has exited). */
+ * the one unused longest (a task that has exited). Slots are first taken
+ * in order, so the search ends at the first never used (tasks_used): a
+ * short run does not read, and fault in, the pages of the others. */
 static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
 {
+    int n = t->tasks_used < TRACK_TASKS ? t->tasks_used + 1 : TRACK_TASKS;
     struct task_track *oldest = &t->tasks[0];
-    for (int i = 0; i < TRACK_TASKS; i++) {
+    for (int i = 0; i < n; i++) {
         struct task_track *s = &t->tasks[i];
         if (s->key == key && (key || s->last_used))
             return s;
         if (s->last_used < oldest->last_used)
             oldest = s;
     }
+    if (oldest == &t->tasks[t->tasks_used])
+        t->tasks_used++;
     memset(oldest, 0, sizeof *oldest);
     oldest->key = key;
     oldest->born = ++t->tasks_seen;

@@ -200,6 +200,7 @@ struct task_track {
 struct syscall_tracker {
     struct task_track tasks[TRACK_TASKS];
     struct task_track *task; /* the one running now */
+    int tasks_used;          /* slots from tasks_used on were never used */
     uint64_t switches;       /* task switches seen */
     uint64_t tasks_seen;     /* the last task_track.born given */
     uint64_t seq;
