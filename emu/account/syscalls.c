@@ -367,6 +367,13 @@ static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t k
     switch_in(t, t->task, m, now, counts);
 }
 
+/* An inline call's row is added when it finishes (a page call's when the
+ * page returns: syscalls_page.c), from its rec_run. */
+static bool row_at_finish(const struct syscall_record *r)
+{
+    return r->via == VIA_INLINE && r->path != PATH_TRAP;
+}
+
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
                   uint32_t nr, uint64_t start, const uint64_t start_counts[NCLASSES],
                   uint32_t user_eip)
@@ -400,10 +407,12 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     r->insns_start = m->insns;
     r->user_eip = user_eip;
     r->via = task->in_vsyscall ? VIA_PAGE : VIA_INLINE;
-    memcpy(task->rec_start_counts, start_counts, sizeof task->rec_start_counts);
     task->rec_ext = task->ext;
     task->phase_ext = task->ext.cycles;
-    syscalls_run_until(task, m, start, start_counts, &task->rec_run);
+    if (row_at_finish(r))
+        syscalls_run_until(task, m, start, start_counts, &task->rec_run);
+    else
+        task->rec_run.cycles = syscalls_run_cycles(task, m, start);
     task->phase_run = task->rec_run.cycles;
     task->rec_idle = task->idle + cpu_idle(m) - task->seg_idle;
     for (int i = 0; i < 6; i++)
@@ -537,7 +546,7 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
     close_phase(t->task, m, end);
     r->switched += t->task->idle + cpu_idle(m) - t->task->seg_idle - t->task->rec_idle;
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
-    if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
+    if (how != RET_EXITED && row_at_finish(r))
         syscalls_add_call(t, m, r, end, end_counts, &t->task->rec_run, &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;

@@ -159,13 +159,10 @@ struct task_track {
     bool unknown;            /* the call in flight reached sys_ni_syscall */
     bool in_vclock;          /* it called the user-space clock: which one, */
     uint32_t vclock_nr;      /* when, the records begun before it, the */
-    uint64_t vclock_start, vclock_seq; /* counts and ext work at the call */
-    uint64_t vclock_counts[NCLASSES];
+    uint64_t vclock_start, vclock_seq; /* and ext work at the call */
     struct ext_work vclock_ext;
     bool in_vsyscall;        /* it called into the vsyscall page ... */
     uint64_t vsyscall_start; /* ... at this many centicycles */
-    uint64_t page_start_counts[NCLASSES];   /* class counts at the page call */
-    uint64_t rec_start_counts[NCLASSES];    /* and at the record's start */
     uint64_t last_used;
     uint64_t born;           /* which task this is: a slot reused has a new one */
     struct ext_work ext;     /* its external-interrupt work, closed intervals */
@@ -188,7 +185,8 @@ struct task_track {
                                           running task: closed segments, the
                                           CPU's count at the open one's start,
                                           the task's at the record's start */
-    struct ext_work rec_run, page_run, vclock_run;
+    struct ext_work rec_run, page_run, vclock_run; /* (rec_run's counts only
+                                                       for a row at finish) */
     uint64_t phase_run;
     bool out;                /* switched out ... */
     uint64_t out_at;         /* ... at this many centicycles (its CPU's clock) */
