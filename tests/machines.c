@@ -28,7 +28,7 @@ struct guest *guest_new(const char *cpu, const char *prog, ...)
     g->opts.argv = g->argv;
     g->opts.envp = g->envp;
     ck_assert_int_eq(machine_init(&g->m, &g->opts), 0);
-    ck_assert_int_eq(syscalls_attach(&g->sys, &g->m), 0);
+    ck_assert_int_eq(syscalls_attach_zeroed(&g->sys, &g->m), 0);
     return g;
 }
 

@@ -258,6 +258,29 @@ START_TEST(every_listener_hears_every_record_in_the_order_they_listened)
 }
 END_TEST
 
+/* guest_new's tracker is attached over calloc's zeros, without a reset */
+START_TEST(a_tracker_attached_over_old_contents_counts_what_a_fresh_one_counts)
+{
+    struct guest *g = guest_new("pentium4", "syscall_loop", "gettimeofday", "20", NULL);
+    struct syscall_tracker *old = malloc(sizeof *old);
+    ck_assert_ptr_nonnull(old);
+    memset(old, 0xa5, sizeof *old);
+    ck_assert_int_eq(syscalls_attach(old, &g->m), 0);
+    ck_assert_int_eq(guest_run(g), 0);
+    const struct syscall_tracker *fresh = &g->sys;
+    ck_assert_uint_ge(fresh->stats[PATH_SYSENTER][SYS_gettimeofday].calls, 20);
+    ck_assert_uint_eq(old->seq, fresh->seq);
+    ck_assert_uint_eq(old->vsyscall_cycles, fresh->vsyscall_cycles);
+    ck_assert_uint_eq(old->trap_cycles, fresh->trap_cycles);
+    ck_assert_int_eq(old->ncall_rows, fresh->ncall_rows);
+    ck_assert_mem_eq(old->call_rows, fresh->call_rows, sizeof old->call_rows);
+    ck_assert_mem_eq(old->stats, fresh->stats, sizeof old->stats);
+    ck_assert_mem_eq(old->enosys_by_nr, fresh->enosys_by_nr, sizeof old->enosys_by_nr);
+    guest_free(g);
+    free(old);
+}
+END_TEST
+
 Suite *syscalls_suite(void)
 {
     Suite *s = suite_create("syscalls");
@@ -273,6 +296,7 @@ Suite *syscalls_suite(void)
     tcase_add_test(tc, user_time_between_calls_reaches_the_listener_first);
     tcase_add_test(tc, every_listener_hears_every_record_in_the_order_they_listened);
     tcase_add_test(tc, each_process_is_named_before_it_runs_and_again_after_an_exec);
+    tcase_add_test(tc, a_tracker_attached_over_old_contents_counts_what_a_fresh_one_counts);
     suite_add_tcase(s, tc);
     return s;
 }

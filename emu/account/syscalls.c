@@ -48,13 +48,37 @@ static uint64_t cpu_idle(const struct machine *m)
     return m->smp ? idle + m->smp->cpus[m->cpu_id].idle_cycles : idle;
 }
 
+uint64_t syscalls_run_cycles(const struct task_track *task, const struct machine *m, uint64_t now)
+{
+    return task->run.cycles + (now - task->seg_start - (cpu_idle(m) - task->seg_idle));
+}
+
+/* out[c] = base[c] + (counts[c] - since[c]): restrict lets the compiler
+ * take two classes at a time. */
+static void counts_since(uint64_t *restrict out, const uint64_t *restrict base,
+                         const uint64_t *restrict counts, const uint64_t *restrict since)
+{
+    for (int c = 0; c < NCLASSES; c++)
+        out[c] = base[c] + (counts[c] - since[c]);
+}
+
 void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
                         const uint64_t counts[NCLASSES], struct ext_work *out)
 {
-    *out = task->run;
-    out->cycles += now - task->seg_start - (cpu_idle(m) - task->seg_idle);
+    out->ticks = task->run.ticks;
+    out->cycles = syscalls_run_cycles(task, m, now);
+    counts_since(out->counts, task->run.counts, counts, task->seg_counts);
+}
+
+/* The task's class counts from the since_run snapshot to end_counts, less
+ * the external-interrupt work's from since to now, into row. */
+static void add_classes(uint64_t *restrict row, const struct task_track *task,
+                        const uint64_t *restrict end_counts, const uint64_t *restrict since_run,
+                        const uint64_t *restrict now, const uint64_t *restrict since)
+{
+    const uint64_t *restrict run = task->run.counts, *restrict seg = task->seg_counts;
     for (int c = 0; c < NCLASSES; c++)
-        out->counts[c] += counts[c] - task->seg_counts[c];
+        row[c] += run[c] + (end_counts[c] - seg[c]) - since_run[c] - (now[c] - since[c]);
 }
 
 void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
@@ -63,8 +87,7 @@ void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
                        const struct ext_work *since_run, const struct ext_work *since)
 {
     const struct ext_work *now = &t->task->ext;
-    struct ext_work ran;
-    syscalls_run_until(t->task, m, end, end_counts, &ran);
+    uint64_t ran = syscalls_run_cycles(t->task, m, end);
     struct call_row *row = (struct call_row *)call_row_of(t, r->nr, r->path, r->via);
     if (!row) {
         if (t->ncall_rows == MAX_CALL_ROWS) {
@@ -77,27 +100,24 @@ void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
         row->via = r->via;
     }
     row->calls++;
-    row->cycles += ran.cycles - since_run->cycles - (now->cycles - since->cycles);
+    row->cycles += ran - since_run->cycles - (now->cycles - since->cycles);
     row->ext_ticks += now->ticks - since->ticks;
     row->ext_cycles += now->cycles - since->cycles;
-    for (int c = 0; c < NCLASSES; c++)
-        row->classes[c] += ran.counts[c] - since_run->counts[c] -
-                           (now->counts[c] - since->counts[c]);
+    add_classes(row->classes, t->task, end_counts, since_run->counts, now->counts,
+                since->counts);
 }
 
 /* The phase ends at now: the external-interrupt work since the record's
  * last phase change goes to it, and the task's time on a CPU less that
  * work is the phase's own. */
-static void close_phase(struct task_track *task, const struct machine *m, uint64_t now,
-                        const uint64_t counts[NCLASSES])
+static void close_phase(struct task_track *task, const struct machine *m, uint64_t now)
 {
     struct syscall_record *r = &task->rec;
-    struct ext_work ran;
-    syscalls_run_until(task, m, now, counts, &ran);
+    uint64_t ran = syscalls_run_cycles(task, m, now);
     uint64_t done = task->ext.cycles - task->phase_ext;
-    uint64_t own = ran.cycles - task->phase_run - done;
+    uint64_t own = ran - task->phase_run - done;
     task->phase_ext = task->ext.cycles;
-    task->phase_run = ran.cycles;
+    task->phase_run = ran;
     if (task->phase == PHASE_ENTRY) {
         r->ext_entry += done;
         r->own_entry += own;
@@ -115,7 +135,9 @@ static void close_phase(struct task_track *task, const struct machine *m, uint64
 static void switch_out(struct task_track *task, const struct machine *m, uint64_t now,
                        const uint64_t counts[NCLASSES])
 {
-    syscalls_run_until(task, m, now, counts, &task->run);
+    struct ext_work ran;
+    syscalls_run_until(task, m, now, counts, &ran);
+    task->run = ran;
     task->idle += cpu_idle(m) - task->seg_idle;
     if (task->ext_open) {
         task->ext.cycles += now - task->ext_start;
@@ -228,17 +250,22 @@ static uint32_t next_task_key(struct machine *m)
 }
 
 /* The slot of the task with this kernel stack: its own, a free one, or
- * the one unused longest (a task that has exited). */
+ * the one unused longest (a task that has exited). Slots are first taken
+ * in order, so the search ends at the first never used (tasks_used): a
+ * short run does not read, and fault in, the pages of the others. */
 static struct task_track *slot_for(struct syscall_tracker *t, uint32_t key)
 {
+    int n = t->tasks_used < TRACK_TASKS ? t->tasks_used + 1 : TRACK_TASKS;
     struct task_track *oldest = &t->tasks[0];
-    for (int i = 0; i < TRACK_TASKS; i++) {
+    for (int i = 0; i < n; i++) {
         struct task_track *s = &t->tasks[i];
         if (s->key == key && (key || s->last_used))
             return s;
         if (s->last_used < oldest->last_used)
             oldest = s;
     }
+    if (oldest == &t->tasks[t->tasks_used])
+        t->tasks_used++;
     memset(oldest, 0, sizeof *oldest);
     oldest->key = key;
     oldest->born = ++t->tasks_seen;
@@ -340,6 +367,13 @@ static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t k
     switch_in(t, t->task, m, now, counts);
 }
 
+/* An inline call's row is added when it finishes (a page call's when the
+ * page returns: syscalls_page.c), from its rec_run. */
+static bool row_at_finish(const struct syscall_record *r)
+{
+    return r->via == VIA_INLINE && r->path != PATH_TRAP;
+}
+
 static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path path,
                   uint32_t nr, uint64_t start, const uint64_t start_counts[NCLASSES],
                   uint32_t user_eip)
@@ -373,10 +407,12 @@ static void begin(struct syscall_tracker *t, struct machine *m, enum sys_path pa
     r->insns_start = m->insns;
     r->user_eip = user_eip;
     r->via = task->in_vsyscall ? VIA_PAGE : VIA_INLINE;
-    memcpy(task->rec_start_counts, start_counts, sizeof task->rec_start_counts);
     task->rec_ext = task->ext;
     task->phase_ext = task->ext.cycles;
-    syscalls_run_until(task, m, start, start_counts, &task->rec_run);
+    if (row_at_finish(r))
+        syscalls_run_until(task, m, start, start_counts, &task->rec_run);
+    else
+        task->rec_run.cycles = syscalls_run_cycles(task, m, start);
     task->phase_run = task->rec_run.cycles;
     task->rec_idle = task->idle + cpu_idle(m) - task->seg_idle;
     for (int i = 0; i < 6; i++)
@@ -507,10 +543,10 @@ static void finish(struct syscall_tracker *t, struct machine *m, uint64_t end,
                    const uint64_t end_counts[NCLASSES], enum sys_return how)
 {
     struct syscall_record *r = &t->task->rec;
-    close_phase(t->task, m, end, end_counts);
+    close_phase(t->task, m, end);
     r->switched += t->task->idle + cpu_idle(m) - t->task->seg_idle - t->task->rec_idle;
     r->ext_ticks = (uint32_t)(t->task->ext.ticks - t->task->rec_ext.ticks);
-    if (how != RET_EXITED && r->via == VIA_INLINE && r->path != PATH_TRAP)
+    if (how != RET_EXITED && row_at_finish(r))
         syscalls_add_call(t, m, r, end, end_counts, &t->task->rec_run, &t->task->rec_ext);
     r->end = end;
     r->insns_end = m->insns;
@@ -654,14 +690,12 @@ static __attribute__((noinline)) void track_block(struct syscall_tracker *t, str
                 tell_handled(t, m);
         } else if (task->phase == PHASE_ENTRY &&
                    (block_contains(b, t->syscall_call) || block_contains(b, t->sysenter_call))) {
-            close_phase(task, m, m->cycles, m->class_count);
+            close_phase(task, m, m->cycles);
             r->body_start = m->cycles;
             task->phase = PHASE_BODY;
         } else if (task->phase == PHASE_BODY &&
                    (b->addr == t->syscall_return || b->addr == t->sysenter_return)) {
-            uint64_t counts[NCLASSES];
-            counts_before(m, b->addr, counts);
-            close_phase(task, m, m->block_start_cycles, counts);
+            close_phase(task, m, m->block_start_cycles);
             r->exit_start = m->block_start_cycles;
             task->phase = PHASE_EXIT;
             note_result(task, m);
@@ -715,6 +749,11 @@ static void tracker_on_exit(void *ctx, struct machine *m)
 int syscalls_attach(struct syscall_tracker *t, struct machine *m)
 {
     memset(t, 0, sizeof *t);
+    return syscalls_attach_zeroed(t, m);
+}
+
+int syscalls_attach_zeroed(struct syscall_tracker *t, struct machine *m)
+{
     t->prev_last_cls = -1;
     t->syscall_call = m->ksyms.addr[KSYM_syscall_call];
     t->syscall_return = m->ksyms.addr[KSYM_syscall_return];

@@ -159,13 +159,10 @@ struct task_track {
     bool unknown;            /* the call in flight reached sys_ni_syscall */
     bool in_vclock;          /* it called the user-space clock: which one, */
     uint32_t vclock_nr;      /* when, the records begun before it, the */
-    uint64_t vclock_start, vclock_seq; /* counts and ext work at the call */
-    uint64_t vclock_counts[NCLASSES];
+    uint64_t vclock_start, vclock_seq; /* and ext work at the call */
     struct ext_work vclock_ext;
     bool in_vsyscall;        /* it called into the vsyscall page ... */
     uint64_t vsyscall_start; /* ... at this many centicycles */
-    uint64_t page_start_counts[NCLASSES];   /* class counts at the page call */
-    uint64_t rec_start_counts[NCLASSES];    /* and at the record's start */
     uint64_t last_used;
     uint64_t born;           /* which task this is: a slot reused has a new one */
     struct ext_work ext;     /* its external-interrupt work, closed intervals */
@@ -188,7 +185,8 @@ struct task_track {
                                           running task: closed segments, the
                                           CPU's count at the open one's start,
                                           the task's at the record's start */
-    struct ext_work rec_run, page_run, vclock_run;
+    struct ext_work rec_run, page_run, vclock_run; /* (rec_run's counts only
+                                                       for a row at finish) */
     uint64_t phase_run;
     bool out;                /* switched out ... */
     uint64_t out_at;         /* ... at this many centicycles (its CPU's clock) */
@@ -200,6 +198,7 @@ struct task_track {
 struct syscall_tracker {
     struct task_track tasks[TRACK_TASKS];
     struct task_track *task; /* the one running now */
+    int tasks_used;          /* slots from tasks_used on were never used */
     uint64_t switches;       /* task switches seen */
     uint64_t tasks_seen;     /* the last task_track.born given */
     uint64_t seq;
@@ -272,11 +271,17 @@ void syscalls_add_call(struct syscall_tracker *t, const struct machine *m,
 /* The running task's time on a CPU up to now (cycles, class counts). */
 void syscalls_run_until(const struct task_track *task, const struct machine *m, uint64_t now,
                         const uint64_t counts[NCLASSES], struct ext_work *out);
+/* Its cycles alone (syscalls_run_until's, without the class counts). */
+uint64_t syscalls_run_cycles(const struct task_track *task, const struct machine *m, uint64_t now);
 void syscalls_track_page(struct syscall_tracker *t, struct machine *m, const struct block *b,
                          const uint64_t at_block[NCLASSES]);
 
 /* Start tracking m's system calls and traps in t (t is reset). 0 or -1. */
 int syscalls_attach(struct syscall_tracker *t, struct machine *m);
+/* The same on a t that is all zero already (calloc's): its statistics,
+ * most of its size, are then written only where calls land, so a short
+ * run does not fault in the pages of the rest. */
+int syscalls_attach_zeroed(struct syscall_tracker *t, struct machine *m);
 /* Tell l about every record from now on. 0, or -1 if there are too many. */
 int syscalls_listen(struct syscall_tracker *t, const struct syscall_listener *l);
 

@@ -5,7 +5,6 @@
  * PATH_USER, when it made no system call on the way).
  */
 #include "account/syscalls.h"
-#include <string.h>
 #include "syscall_nr.h"
 
 /* Calls through the vsyscall page, timed from the call to the return, the
@@ -19,18 +18,16 @@ static void track_vsyscall(struct syscall_tracker *t, struct machine *m,
         task->in_vsyscall = true;
         /* from the call, the last instruction of the block before */
         task->vsyscall_start = m->block_start_cycles - t->prev_last_cost;
-        memcpy(task->page_start_counts, at_block, sizeof task->page_start_counts);
         task->page_ext = task->ext;
+        syscalls_run_until(task, m, task->vsyscall_start, at_block, &task->page_run);
         if (t->prev_last_cls >= 0)
-            task->page_start_counts[t->prev_last_cls]--;
-        syscalls_run_until(task, m, task->vsyscall_start, task->page_start_counts, &task->page_run);
+            task->page_run.counts[t->prev_last_cls]--;
     } else if (task->in_vsyscall && !in_kernel_ram(b->addr) && !in_vsyscall_page(t, b->addr)) {
-        struct ext_work ran;
-        syscalls_run_until(task, m, m->block_start_cycles, at_block, &ran);
+        uint64_t ran = syscalls_run_cycles(task, m, m->block_start_cycles);
         const struct syscall_record *r = &task->rec;
         task->in_vsyscall = false;
         t->vsyscall_calls++;
-        t->vsyscall_cycles += ran.cycles - task->page_run.cycles -
+        t->vsyscall_cycles += ran - task->page_run.cycles -
                               (task->ext.cycles - task->page_ext.cycles);
         /* the call made inside the span is the last one recorded */
         if (r->path != PATH_TRAP && r->via == VIA_PAGE && r->ret != RET_EXITED)
@@ -53,21 +50,19 @@ static void track_vclock(struct syscall_tracker *t, struct machine *m,
         task->vclock_nr = b->addr == t->vclock_gtod ? SYS_gettimeofday : SYS_clock_gettime;
         task->vclock_start = m->block_start_cycles - t->prev_last_cost;
         task->vclock_seq = t->seq;
-        memcpy(task->vclock_counts, at_block, sizeof task->vclock_counts);
-        if (t->prev_last_cls >= 0)
-            task->vclock_counts[t->prev_last_cls]--;
         task->vclock_ext = task->ext;
-        syscalls_run_until(task, m, task->vclock_start, task->vclock_counts, &task->vclock_run);
+        syscalls_run_until(task, m, task->vclock_start, at_block, &task->vclock_run);
+        if (t->prev_last_cls >= 0)
+            task->vclock_run.counts[t->prev_last_cls]--;
     } else if (task->in_vclock && !in_vsyscall_page(t, b->addr)) {
-        struct ext_work ran;
-        syscalls_run_until(task, m, m->block_start_cycles, at_block, &ran);
+        uint64_t ran = syscalls_run_cycles(task, m, m->block_start_cycles);
         struct syscall_record r = { .nr = task->vclock_nr, .path = PATH_USER,
                                     .via = VIA_PAGE };
         task->in_vclock = false;
         if (t->seq != task->vclock_seq)
             return;
         t->vclock_calls++;
-        t->vclock_cycles += ran.cycles - task->vclock_run.cycles -
+        t->vclock_cycles += ran - task->vclock_run.cycles -
                             (task->ext.cycles - task->vclock_ext.cycles);
         syscalls_add_call(t, m, &r, m->block_start_cycles, at_block, &task->vclock_run,
                           &task->vclock_ext);

@@ -42,7 +42,7 @@ static int start(struct machine *m, const struct run_options *opts,
         status = outputs_open(o, m);
     if (!status)
         status = machine_boot(m);
-    if (!status && syscalls_attach(sys, m))
+    if (!status && syscalls_attach_zeroed(sys, m))
         status = machine_fail(m, 125, "cannot attach the system-call accounting");
     if (!status)
         status = outputs_attach(o, m, sys);

@@ -43,7 +43,7 @@ int calibrate_run(const char *programs_dir, int run, uint64_t n, struct calib_sp
         goto out;
     }
     int status = machine_init(m, &opts);
-    if (status == 0 && (syscalls_attach(t, m) || spans_attach(s, m, t)))
+    if (status == 0 && (syscalls_attach_zeroed(t, m) || spans_attach(s, m, t)))
         status = machine_fail(m, 125, "cannot attach the accounting");
     if (status == 0)
         status = machine_run(m);

@@ -74,7 +74,7 @@ static void run_one(const struct run_options *base, int kconfig, int want,
         goto out;
     }
     r->status = machine_init(m, &opts);
-    if (r->status == 0 && (syscalls_attach(t, m) || spans_attach(s, m, t)))
+    if (r->status == 0 && (syscalls_attach_zeroed(t, m) || spans_attach(s, m, t)))
         r->status = machine_fail(m, 125, "cannot track system calls");
     if (r->status == 0) {
         r->status = machine_run(m);
