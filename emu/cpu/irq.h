@@ -27,8 +27,8 @@ static inline bool irq_may_deliver(const struct machine *m)
 }
 /* Whether the CPU would take the timer's interrupt inside block b, about
  * to be charged: its deadline falls before the block's end, or it waits
- * in the shadow of the sti that ended the block before. Cheap: on every
- * block. */
+ * in the shadow of the sti that ended the block before (the block hook
+ * asks this on every block). */
 static inline bool irq_inside(const struct machine *m, const struct block *b)
 {
     return m->cycles + b->cost > m->irq.deadline || (m->sti_shadow && m->irq.irr);

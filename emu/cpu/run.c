@@ -398,9 +398,12 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * charged, when the machine goes on. */
     if (machine_hold_block(m, b, addr))
         return;
-    uint32_t extent = block_extent(m, b, address, size);
-    if (extent == 0)
-        return;
+    uint32_t extent = b->ninsns;
+    if (m->insns + extent > m->opts->max_insns || irq_inside(m, b)) {
+        extent = block_extent(m, b, address, size);
+        if (extent == 0)
+            return;
+    }
     if (addr < KERNEL_BASE)
         as_note_code(m->as, addr, size);
     if (m->smp)
@@ -420,13 +423,14 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->sti_shadow = extent == b->ninsns && ends_with_sti(b);
+    m->sti_shadow = ends_with_sti(b);
     machine_notify_block(m, b);
     if (again)
         charge_rep_again(m, &b->insns[0]);
     else if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
         charge_rep_early(m, b);
     if (extent < b->ninsns) {
+        m->sti_shadow = false;
         truncate_current_block(m, extent);
         m->cut.block = b;
         m->cut.index = extent;
