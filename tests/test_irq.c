@@ -216,6 +216,38 @@ START_TEST(after_sti_the_interrupt_waits_one_instruction)
 }
 END_TEST
 
+/* A block that clears IF before the deadline: the cut finds the CPU
+ * will not take the interrupt, and the rest of the block runs, charged
+ * once. */
+START_TEST(a_block_that_clears_if_before_the_deadline_runs_on)
+{
+    enum { N = 40, M = 60 };
+    uint8_t code[2 + N + 1 + M + 1];
+    code[0] = 0xfb;                      /* sti */
+    code[1] = 0x90;                      /* nop (the shadow) */
+    memset(code + 2, 0x40, N);           /* inc eax */
+    code[2 + N] = 0xfa;                  /* cli */
+    memset(code + 3 + N, 0x40, M);
+    code[3 + N + M] = 0xf4;              /* hlt */
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    timer_from_now(1);
+    const uint32_t *cost = b.m.cpu.cost;
+    uint64_t from = b.m.cycles;
+    b.m.irq.deadline = from + cost[CLASS_STI] + (2 + N + M / 2) * cost[CLASS_ALU] +
+                       cost[CLASS_CLI];
+    reg_write(&b.m, UC_X86_REG_EAX, 0);
+    bare_run(&b, BARE_UCODE, false);
+    /* requested where the deadline passed, held by IF */
+    ck_assert_uint_eq(b.m.irq.irr, 1u << IRQ_TIMER);
+    ck_assert_uint_eq(b.m.irq.delivered, 0);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), BARE_UCODE + sizeof code);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX), N + M);
+    ck_assert_uint_eq(b.m.insns, sizeof code);
+    ck_assert_uint_eq(b.m.cycles - from, cost[CLASS_STI] + (1 + N + M) * cost[CLASS_ALU] +
+                                         cost[CLASS_CLI] + cost[CLASS_SYSTEM]);
+}
+END_TEST
+
 START_TEST(the_budget_stops_at_its_instruction_inside_a_block)
 {
     uint8_t code[LOOP_INCS + 1];
@@ -246,6 +278,7 @@ Suite *irq_suite(void)
     tcase_add_test(tc, only_the_pit_and_pic_ports_are_theirs);
     tcase_add_test(tc, the_timer_interrupts_at_the_instruction_its_deadline_passed);
     tcase_add_test(tc, after_sti_the_interrupt_waits_one_instruction);
+    tcase_add_test(tc, a_block_that_clears_if_before_the_deadline_runs_on);
     tcase_add_test(tc, the_budget_stops_at_its_instruction_inside_a_block);
     suite_add_tcase(s, tc);
     return s;
