@@ -135,6 +135,137 @@ START_TEST(only_the_pit_and_pic_ports_are_theirs)
 }
 END_TEST
 
+/* The PIT in mode 2 with reload count, the 8259A with IRQ 0 unmasked at
+ * ICW2_BASE through an interrupt gate (its handler's hlt then stops the
+ * machine with IF clear, the clock where the handler left it). */
+static void timer_from_now(uint16_t count)
+{
+    bare_set_gate(&b, ICW2_BASE, X86_TYPE_INTR_GATE32, 0);
+    irq_port_out(&b.m, PIT_CMD_PORT, PIT_CMD_CH0_LOHI | 2 << PIT_MODE_SHIFT);
+    irq_port_out(&b.m, PIT_CH0_PORT, count & 0xff);
+    irq_port_out(&b.m, PIT_CH0_PORT, count >> 8);
+    irq_port_out(&b.m, PIC_MASTER_CMD, PIC_ICW1 | PIC_ICW1_ICW4);
+    irq_port_out(&b.m, PIC_MASTER_DATA, ICW2_BASE);
+    irq_port_out(&b.m, PIC_MASTER_DATA, 1 << 2);
+    irq_port_out(&b.m, PIC_MASTER_DATA, 0x01);
+    irq_port_out(&b.m, PIC_MASTER_DATA, 0xfe);
+}
+
+#define LOOP_INCS 300
+
+/* ring 3: 1: inc eax, LOOP_INCS times; jmp 1b */
+static void inc_loop(void)
+{
+    uint8_t code[LOOP_INCS + 5];
+    int32_t back = -(LOOP_INCS + 5);
+    memset(code, 0x40, LOOP_INCS);
+    code[LOOP_INCS] = 0xe9;
+    memcpy(code + LOOP_INCS + 1, &back, 4);
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+}
+
+/* The interrupt's return EIP, from the frame its handler halted on. */
+static uint32_t return_eip(void)
+{
+    ck_assert_int_eq(bare_halted_vector(&b), ICW2_BASE);
+    return bare_u32(&b, bare_reg(&b, UC_X86_REG_ESP));
+}
+
+START_TEST(the_timer_interrupts_at_the_instruction_its_deadline_passed)
+{
+    static const uint16_t counts[] = { 1, 2, 3, 5, 7 };
+    unsigned inside = 0;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        bare_destroy(&b);
+        bare_init(&b, "pentium4");
+        timer_from_now(counts[i]);
+        inc_loop();
+        reg_write(&b.m, UC_X86_REG_EAX, 0);
+        bare_run(&b, BARE_UCODE, true);
+        uint32_t eip = return_eip();
+        ck_assert_uint_ge(eip, BARE_UCODE);
+        ck_assert_uint_le(eip, BARE_UCODE + LOOP_INCS);
+        const uint32_t *cost = b.m.cpu.cost;
+        /* the clock at the interrupt: before its delivery from ring 3
+         * and the handler's hlt */
+        uint64_t at = b.m.cycles - cost[CLASS_EXCEPTION] - cost[CLASS_SYSTEM];
+        uint64_t deadline = b.m.irq.deadline - b.m.irq.period;
+        uint64_t before = eip == BARE_UCODE ? cost[CLASS_JMP] : cost[CLASS_ALU];
+        ck_assert_uint_ge(at, deadline);
+        ck_assert_uint_lt(at - before, deadline);
+        /* every inc before it ran, none after */
+        ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX) % LOOP_INCS, eip - BARE_UCODE);
+        inside += eip != BARE_UCODE;
+    }
+    ck_assert_uint_gt(inside, 0);
+}
+END_TEST
+
+START_TEST(after_sti_the_interrupt_waits_one_instruction)
+{
+    timer_from_now(2);
+    /* cli; mov ecx, 5000; 1: dec ecx; jnz 1b (past the deadline);
+     * sti; inc eax; inc eax; inc eax; hlt */
+    const uint8_t code[] = { 0xfa, 0xb9, 0x88, 0x13, 0x00, 0x00, 0x49, 0x75, 0xfd,
+                             0xfb, 0x40, 0x40, 0x40, 0xf4 };
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_uint_eq(b.m.irq.delivered, 1);
+    ck_assert_uint_eq(return_eip(), BARE_UCODE + 11);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX), 1);
+}
+END_TEST
+
+/* A block that clears IF before the deadline: the cut finds the CPU
+ * will not take the interrupt, and the rest of the block runs, charged
+ * once. */
+START_TEST(a_block_that_clears_if_before_the_deadline_runs_on)
+{
+    enum { N = 40, M = 60 };
+    uint8_t code[2 + N + 1 + M + 1];
+    code[0] = 0xfb;                      /* sti */
+    code[1] = 0x90;                      /* nop (the shadow) */
+    memset(code + 2, 0x40, N);           /* inc eax */
+    code[2 + N] = 0xfa;                  /* cli */
+    memset(code + 3 + N, 0x40, M);
+    code[3 + N + M] = 0xf4;              /* hlt */
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    timer_from_now(1);
+    const uint32_t *cost = b.m.cpu.cost;
+    uint64_t from = b.m.cycles;
+    b.m.irq.deadline = from + cost[CLASS_STI] + (2 + N + M / 2) * cost[CLASS_ALU] +
+                       cost[CLASS_CLI];
+    reg_write(&b.m, UC_X86_REG_EAX, 0);
+    bare_run(&b, BARE_UCODE, false);
+    /* requested where the deadline passed, held by IF */
+    ck_assert_uint_eq(b.m.irq.irr, 1u << IRQ_TIMER);
+    ck_assert_uint_eq(b.m.irq.delivered, 0);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), BARE_UCODE + sizeof code);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX), N + M);
+    ck_assert_uint_eq(b.m.insns, sizeof code);
+    ck_assert_uint_eq(b.m.cycles - from, cost[CLASS_STI] + (1 + N + M) * cost[CLASS_ALU] +
+                                         cost[CLASS_CLI] + cost[CLASS_SYSTEM]);
+}
+END_TEST
+
+START_TEST(the_budget_stops_at_its_instruction_inside_a_block)
+{
+    uint8_t code[LOOP_INCS + 1];
+    memset(code, 0x40, LOOP_INCS);
+    code[LOOP_INCS] = 0xf4;
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    b.opts.max_insns = LOOP_INCS / 3;
+    reg_write(&b.m, UC_X86_REG_EAX, 0);
+    uint64_t from = b.m.cycles;
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_int_eq(b.m.stop, STOP_BUDGET);
+    ck_assert_uint_eq(b.m.insns, LOOP_INCS / 3);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX), LOOP_INCS / 3);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), BARE_UCODE + LOOP_INCS / 3);
+    ck_assert_uint_eq(b.m.cycles - from, (uint64_t)LOOP_INCS / 3 * b.m.cpu.cost[CLASS_ALU]);
+}
+END_TEST
+
 Suite *irq_suite(void)
 {
     Suite *s = suite_create("irq");
@@ -145,6 +276,10 @@ Suite *irq_suite(void)
     tcase_add_test(tc, a_one_shot_comes_once);
     tcase_add_test(tc, no_interrupt_with_if_clear_or_the_irq_masked);
     tcase_add_test(tc, only_the_pit_and_pic_ports_are_theirs);
+    tcase_add_test(tc, the_timer_interrupts_at_the_instruction_its_deadline_passed);
+    tcase_add_test(tc, after_sti_the_interrupt_waits_one_instruction);
+    tcase_add_test(tc, a_block_that_clears_if_before_the_deadline_runs_on);
+    tcase_add_test(tc, the_budget_stops_at_its_instruction_inside_a_block);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,6 @@
 /*
  * The execution loop (emu/cpu/run.c): the instruction budget stops a program
- * that never ends, only instructions the model must see get a code hook,
+ * that never ends, at exactly its count, only instructions the model must see get a code hook,
  * and a rep's own runs (its short path in the block hook) still see an
  * interrupt between elements and a store into their own code.
  */
@@ -25,6 +25,44 @@ START_TEST(instruction_budget_stops_a_loop)
     ck_assert_msg(strstr(r.err, "budget"), "%s", r.err);
     ck_assert_int_eq(count_char(r.err, '\n'), 1);
     emu_result_free(&r);
+}
+END_TEST
+
+/* Instruction lines of a --trace-insns trace: "  ADDRESS k|u ..." */
+static int traced_insns(const char *trace)
+{
+    int n = 0;
+    for (const char *l = trace; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        size_t hex = strspn(l + 2, "0123456789abcdef");
+        n += l[0] == ' ' && l[1] == ' ' && hex == 8 && l[10] == ' ' &&
+             (l[11] == 'k' || l[11] == 'u');
+    }
+    return n;
+}
+
+/* Budgets a few instructions apart, most of them inside a block of the
+ * getpid loop: each run reports exactly its budget, and its trace shows
+ * one instruction more than the run before (a block cut short tells only
+ * what ran). */
+START_TEST(the_budget_runs_exactly_that_many_instructions)
+{
+    const unsigned long long base = 270000;
+    int before = -1;
+    for (unsigned long long n = base; n < base + 6; n++) {
+        char budget[32], want[64];
+        snprintf(budget, sizeof budget, "%llu", n);
+        snprintf(want, sizeof want, "cpu pentium4: %llu instructions,", n);
+        struct emu_result r;
+        emu(&r, "run", "--max-insns", budget, "--report", "--trace", "/dev/stdout",
+            "--trace-insns", program("syscall_loop"), "getpid", "2000", NULL);
+        ck_assert_int_eq(r.status, 124);
+        ck_assert_msg(strstr(r.err, want), "%s", r.err);
+        int traced = traced_insns(r.out);
+        if (before >= 0)
+            ck_assert_int_eq(traced, before + 1);
+        before = traced;
+        emu_result_free(&r);
+    }
 }
 END_TEST
 
@@ -258,6 +296,7 @@ Suite *loop_suite(void)
     TCase *tc = tcase_create("loop");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, instruction_budget_stops_a_loop);
+    tcase_add_test(tc, the_budget_runs_exactly_that_many_instructions);
     tcase_add_test(tc, only_special_instructions_get_code_hooks);
     tcase_add_test(tc, without_the_cycle_model_nothing_is_charged);
     tcase_add_test(tc, a_timer_due_inside_a_long_rep_is_taken_between_its_elements);

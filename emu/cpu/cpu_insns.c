@@ -155,10 +155,11 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
     if (!in)
         return;
-    /* what ran before it, and this one, is told before it acts */
-    machine_tell_insns(m, index + 1);
+    /* not charged: the block was cut before it (run.c) */
     if (index >= m->cur_limit)
         return;
+    /* what ran before it, and this one, is told before it acts */
+    machine_tell_insns(m, index + 1);
     if (rep_count_here(m, in))
         charge_rep_early(m, m->cur_block);
     else if (in->flags & SPECIAL_REP) {

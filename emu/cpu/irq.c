@@ -8,9 +8,10 @@
  *
  * The PIT counts modeled time: its 1193182 Hz input becomes cycles of the
  * CPU model's clock, so the same program gets its ticks at the same
- * instructions on every run. An interrupt is taken at the start of a
- * block (the engine gives no finer boundary without a hook on every
- * instruction), never right after sti, and only with EFLAGS.IF set.
+ * instructions on every run. An interrupt is taken before the first
+ * instruction that starts at or after its request in modeled time: at a
+ * block's start, or inside a block at a one-shot code hook the block hook
+ * puts there (run.c); never right after sti, and only with EFLAGS.IF set.
  */
 #include "cpu/irq.h"
 #include "cost/centi.h"
@@ -129,14 +130,16 @@ static void pit_due(struct machine *m)
         q->deadline += q->period;
 }
 
+/* IRQ 0 is the only input: it waits while it is masked or in service */
+static bool pic_open(const struct irq_state *q)
+{
+    return q->icw_step == 0 && q->vector_base && !(q->imr & 1u << IRQ_TIMER) &&
+           !(q->isr & 1u << IRQ_TIMER);
+}
+
 static bool deliverable(const struct machine *m)
 {
-    const struct irq_state *q = &m->irq;
-    uint8_t want = (uint8_t)(q->irr & ~q->imr);
-
-    /* IRQ 0 is the only input: it waits while it is in service */
-    return q->icw_step == 0 && q->vector_base && (want & 1u << IRQ_TIMER) &&
-           !(q->isr & 1u << IRQ_TIMER);
+    return pic_open(&m->irq) && (m->irq.irr & 1u << IRQ_TIMER);
 }
 
 static void deliver(struct machine *m, uint32_t return_eip)
@@ -160,6 +163,29 @@ bool irq_check(struct machine *m, uint32_t addr)
     if (!(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
         return false;
     deliver(m, addr);
+    return true;
+}
+
+uint32_t irq_cut(struct machine *m, const struct block *b, uint32_t limit)
+{
+    const struct irq_state *q = &m->irq;
+    bool requested = q->irr & 1u << IRQ_TIMER;
+    if (!pic_open(q) || !(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
+        return limit;
+    uint64_t at = m->cycles + b->insns[0].cost;
+    for (uint32_t k = 1; k < limit; at += b->insns[k++].cost)
+        if (requested || at >= q->deadline)
+            return k;
+    return limit;
+}
+
+bool irq_check_inside(struct machine *m, uint32_t eip)
+{
+    if (m->cycles >= m->irq.deadline)
+        pit_due(m);
+    if (!deliverable(m) || !(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
+        return false;
+    deliver(m, eip);
     return true;
 }
 

@@ -1,7 +1,7 @@
 /*
  * External interrupts: the PC's interval timer (channel 0 of an 8254 PIT)
  * on IRQ 0 of an 8259A interrupt controller, driven by modeled cycles, and
- * their delivery at a block boundary (state: struct irq_state, machine.h).
+ * their delivery at an instruction boundary (state: struct irq_state, machine.h).
  * A local APIC timer per CPU (the SMP issue) is the same idea: a deadline
  * in cycles and a vector.
  */
@@ -25,6 +25,21 @@ static inline bool irq_may_deliver(const struct machine *m)
 {
     return m->irq.irr || m->cycles >= m->irq.deadline;
 }
+/* Whether the CPU would take the timer's interrupt inside block b, about
+ * to be charged: its deadline falls before the block's end, or it waits
+ * in the shadow of the sti that ended the block before (the block hook
+ * asks this on every block). */
+static inline bool irq_inside(const struct machine *m, const struct block *b)
+{
+    return m->cycles + b->cost > m->irq.deadline || (m->sti_shadow && m->irq.irr);
+}
+/* The index of the first instruction of b, before limit, at whose start
+ * the interrupt is due and would be taken (IF set now: nothing in a block
+ * sets it, as popf, iret and sti end theirs); limit if none. */
+uint32_t irq_cut(struct machine *m, const struct block *b, uint32_t limit);
+/* At the instruction the block hook cut its block before (EIP eip):
+ * deliver the interrupt if it is due and the CPU takes it. */
+bool irq_check_inside(struct machine *m, uint32_t eip);
 /* The CPU executed hlt; EIP is after it. If interrupts are enabled and the
  * timer runs, modeled time jumps to the next interrupt, which is delivered
  * (the skipped cycles count as idle). False if nothing can wake the CPU. */

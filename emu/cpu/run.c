@@ -169,6 +169,100 @@ static void over_budget(struct machine *m)
                  "(raise it with --max-insns)", (unsigned long long)m->opts->max_insns);
 }
 
+/*
+ * A block the timer's deadline or the budget falls inside is cut short
+ * before the instruction at which it does (docs/unicorn.md, quirk 29):
+ * it is charged up to there, and a one-shot code hook there takes the
+ * interrupt or stops. A fault or a restart that left the block first
+ * leaves the hook stale: it finds another block charged, and only goes.
+ */
+static void unhook_cut(struct machine *m)
+{
+    if (!m->cut.set)
+        return;
+    engine_unhook(m->uc, m->cut.hook);
+    m->cut.set = false;
+}
+
+static void on_cut(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct machine *m = user;
+    uint32_t index;
+    (void)uc;
+    (void)size;
+    if (!m->cut.set || m->cut.at != address)
+        return;
+    unhook_cut(m);
+    /* the translations with the hook's call in them */
+    engine_retranslate(m->uc, address, 1);
+    if (m->stop != STOP_NONE || m->cur_block != m->cut.block || m->cur_limit != m->cut.index ||
+        !block_find_insn(m->cur_block, (uint32_t)address, &index) || index != m->cut.index ||
+        machine_hold_insn(m, (uint32_t)address))
+        return;
+    machine_tell_insns(m, index);
+    uint32_t eip = (uint32_t)address - code_segment_base(m);
+    if (m->insns >= m->opts->max_insns)
+        over_budget(m);
+    else if (m->cpu_id != 0 || !irq_check_inside(m, eip))
+        reg_write(m, UC_X86_REG_EIP, eip);   /* the rest runs as a block of its own */
+}
+
+/* Where block b is cut: before the instruction that would pass the
+ * budget, or before the one at which the timer's interrupt is taken;
+ * b->ninsns if at neither (0: the budget is spent before it). */
+static uint32_t cut_point(struct machine *m, const struct block *b)
+{
+    uint32_t k = b->ninsns;
+    uint64_t max = m->opts->max_insns;
+    if (m->insns + k > max)
+        k = m->insns < max ? (uint32_t)(max - m->insns) : 0;
+    if (k > 1 && m->cpu_id == 0 && irq_inside(m, b))
+        k = irq_cut(m, b, k);
+    return k;
+}
+
+enum { CUT_HOOKED, CUT_RESTART, CUT_FAILED };
+
+/* The cut's hook at instruction k of block b, which the engine has at
+ * start: in its translation already, or put in there and the block
+ * started again (quirk 8). */
+static int hook_cut(struct machine *m, const struct block *b, uint64_t start, uint32_t size,
+                    uint32_t k)
+{
+    uint64_t at = engine_addr(b, start, &b->insns[k]);
+    if (m->cut.set && m->cut.start == start && m->cut.at == at)
+        return CUT_HOOKED;
+    unhook_cut(m);
+    if (engine_hook_code_at(m->uc, at, on_cut, m, &m->cut.hook))
+        return CUT_FAILED;
+    m->cut.set = true;
+    m->cut.start = start;
+    m->cut.at = at;
+    m->cut.block = NULL;
+    engine_retranslate(m->uc, start, size);
+    reg_write(m, UC_X86_REG_EIP, b->addr - code_segment_base(m));
+    return CUT_RESTART;
+}
+
+/* The index block b runs up to, b->ninsns if whole, its cut's hook in
+ * place; 0 if it does not run now (started again, or over the budget). */
+static uint32_t block_extent(struct machine *m, const struct block *b, uint64_t start,
+                             uint32_t size)
+{
+    uint32_t k = cut_point(m, b);
+    bool over = m->insns + b->ninsns > m->opts->max_insns;
+    if (k > 0 && k < b->ninsns) {
+        int h = hook_cut(m, b, start, size, k);
+        if (h == CUT_RESTART)
+            return 0;
+        if (h == CUT_FAILED)
+            k = over ? 0 : b->ninsns;
+    }
+    if (k == 0 && over)
+        over_budget(m);
+    return k;
+}
+
 /* sti delays interrupts until after the next instruction (the engine ends
  * a block at sti, so that one starts the next block). */
 static bool ends_with_sti(const struct block *b)
@@ -304,9 +398,11 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * charged, when the machine goes on. */
     if (machine_hold_block(m, b, addr))
         return;
-    if (m->insns + b->ninsns > m->opts->max_insns) {
-        over_budget(m);
-        return;
+    uint32_t extent = b->ninsns;
+    if (m->insns + extent > m->opts->max_insns || irq_inside(m, b)) {
+        extent = block_extent(m, b, address, size);
+        if (extent == 0)
+            return;
     }
     if (addr < KERNEL_BASE)
         as_note_code(m->as, addr, size);
@@ -333,6 +429,12 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         charge_rep_again(m, &b->insns[0]);
     else if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
         charge_rep_early(m, b);
+    if (extent < b->ninsns) {
+        m->sti_shadow = false;
+        truncate_current_block(m, extent);
+        m->cut.block = b;
+        m->cut.index = extent;
+    }
 }
 
 static int add_hooks(struct machine *m);
@@ -346,6 +448,7 @@ static int renew_cpu(struct machine *m)
     m->engines[m->cpu_id] = m->uc;
     m->nspecial = 0;
     memset(m->special_slots, 0, sizeof m->special_slots);
+    m->cut.set = false;
     uc_context_free(m->scratch_ctx);
     m->scratch_ctx = NULL;
     if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)

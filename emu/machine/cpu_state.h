@@ -76,6 +76,13 @@ struct cpu_local {
     bool run_paused;               /* reached RUN_TO_PAUSE (run.c) */
     bool stale_set;                /* a run_to disarmed while its run went on: */
     uint32_t stale_from, stale_to; /* translations may still halt at stale_to */
+    struct {                       /* the instruction the block hook cut the */
+        bool set;                  /* block at start short of (run.c): a */
+        uc_hook hook;              /* one-shot code hook at the engine's */
+        uint64_t start, at;        /* address at, put in for that block */
+        const struct block *block; /* the block charged up to index */
+        uint32_t index;
+    } cut;
 };
 
 
