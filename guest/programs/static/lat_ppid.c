@@ -18,16 +18,18 @@
 
 #define WORKERS 2
 
-/* lmbench 3's default timing (lmbench-3.0-a9: src/bench.h, src/lat_pipe.c,
- * src/lib_timing.c's benchmp_interval), in this harness's words: a run of
- * n round trips is timed, n starting at 1. A run of at least 0.95 of
- * "enough" is kept; until one lasts 0.99 to 1.2 of enough, n is multiplied
- * by 8 after a run under 150 us, else scaled to 1.1 times enough, and the
- * worker gives up past 2^27. TRIES runs kept, the median of their round
- * trips is the worker's figure. lat_pipe asks for SHORT, 1 s; lmbench's own
- * ENOUGH variable can only lengthen that, so LAT_PPID_ENOUGH (us) is this
- * harness's own, to shorten it. Not done: lmbench's subtraction of the
- * timer's and the loop's overheads (well under the fourth decimal at 1 s). */
+/* lmbench 3's default timing (the lmbench3 tree, read at
+ * github.com/revyos/lmbench3: src/bench.h's TRIES 11 and SHORT 1000000,
+ * src/lat_pipe.c, src/lib_timing.c's benchmp_interval and get_enough), in
+ * this harness's words: a run of n round trips is timed, n starting at 1.
+ * A run of at least 0.95 of "enough" is kept; until one lasts 0.99 to 1.2
+ * of enough, n is multiplied by 8 after a run under 150 us, else scaled to
+ * 1.1 times enough, and the worker gives up past 2^27. TRIES runs kept,
+ * the median of their round trips is the worker's figure. lat_pipe asks
+ * for SHORT, 1 s; lmbench's own ENOUGH variable can only lengthen that, so
+ * LAT_PPID_ENOUGH (us) is this harness's own, to shorten it. Not done:
+ * lmbench's subtraction of the timer's and the loop's overheads (well
+ * under the fourth decimal at 1 s). */
 #define SHORT 1000000
 #define TRIES 11
 #define MAX_N (1L << 27)
