@@ -473,7 +473,7 @@ test-unicorn21: test
 # qemu-i386 (Debian's qemu-user) runs the same binaries; time measures the
 # start-up's memory.
 BENCH_PROGRAMS := $(patsubst %,$(BUILD)/guest/programs/%,compute_loop syscall_loop vm lat) \
-	$(BUILD)/static/hello-glibc
+	$(BUILD)/static/hello-glibc $(BUILD)/static/lat_ppid-glibc
 bench: $(EMU) $(BENCH_PROGRAMS) $(I386_OK)
 	@sh scripts/ensure-deps.sh qemu-user time
 	@bash tests/bench.sh $(BUILD)

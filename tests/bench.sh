@@ -10,7 +10,8 @@
 # start-up cancels out. Each ratio is computed within one repetition and
 # shown as the median with its min-max over the repetitions.
 # BENCH_ONLY="ctx getpid ..." runs only those workloads (compute getpid
-# gettimeofday touch md5 hello trace ctx; default all).
+# gettimeofday touch md5 hello trace ctx forkexec; default all of these;
+# also harness, which takes minutes a repetition: BENCH_ONLY=harness).
 set -eu
 build=${1:-build}
 reps=${BENCH_REPS:-5}
@@ -26,10 +27,10 @@ native_runs=true rc=0
 "$progs/compute_loop" 1 >/dev/null 2>&1 || rc=$?
 [ $rc -eq 126 ] && native_runs=false
 natively() { if $native_runs; then "$@"; else "$qemu" "$@"; fi; }
-only=" ${BENCH_ONLY:-compute getpid gettimeofday touch md5 hello trace ctx} "
+only=" ${BENCH_ONLY:-compute getpid gettimeofday touch md5 hello trace ctx forkexec} "
 want() { [[ $only == *" $1 "* ]]; }
 mkdir -p "$work"
-rm -f "$work"/*.s
+rm -f "$work"/*.s "$work"/*.fig
 
 # cpu_time CMD...: the CPU seconds CMD took; fails the bench if CMD fails.
 cpu_time() {
@@ -38,6 +39,23 @@ cpu_time() {
         { echo "bench: failed ($?): $*" >&2; exit 1; }
     echo "$out" | awk '{ printf "%.3f\n", $1 + $2 }'
 }
+# wall_time OUT CMD...: the wall-clock seconds CMD took, its output in OUT
+wall_time() {
+    local out=$1 t0 t1 rc=0; shift
+    t0=$(date +%s.%N)
+    "$@" > "$out" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    [ $rc -eq 0 ] || { echo "bench: failed ($rc): $*" >&2; exit 1; }
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+# harness NAME CMD...: wall time and the printed figure of one run
+harness() {
+    local n=$1; shift
+    wall_time "$work/$n.out" "$@" >> "$work/$n.s"
+    sed -n 's/^Pipe latency: \([0-9.]*\) microseconds$/\1/p' "$work/$n.out" >> "$work/$n.fig"
+}
+# loop N CMD: a busybox shell running CMD N times (fork, exec, wait each)
+loop() { echo "for i in \$(seq $1); do $2; done"; }
 # sample NAME CMD...: one timing of CMD, added to NAME's samples
 sample() { local n=$1; shift; cpu_time "$@" >> "$work/$n.s"; }
 # insns EMU-ARGS...: the instructions emu's report counts for a run
@@ -51,6 +69,11 @@ N_COMPUTE=20000000; N0_COMPUTE=100000
 N_CALLS=200000; N0_CALLS=1000
 N_TRACE=200000; N0_TRACE=10000
 N_PIPE=2000; N0_PIPE=200   # lat pipe: one-byte round trips between two processes
+N_EXEC=200; N0_EXEC=20     # busybox sh forking and executing busybox true
+# lmbench's 11 s and more of the guest's time: past emu's default budget
+MAX_INSNS_HARNESS=1000000000000
+root=$build/i386/root
+lat_ppid=$build/static/lat_ppid-glibc
 TOUCH_MIB=32
 md5_file=$work/md5-input
 [ -f "$md5_file" ] || head -c $((16 << 20)) /dev/urandom > "$md5_file"
@@ -72,6 +95,8 @@ want md5 && check "md5sum" "$("$emu" run --root "$md5_dir" "$busybox" md5sum /md
 want touch && check "touch" "$("$emu" run "$progs/vm" touch $TOUCH_MIB)" "$($qemu "$progs/vm" touch $TOUCH_MIB)" \
     "$(natively "$progs/vm" touch $TOUCH_MIB)"
 # (the round trip's time in the guest's TSC differs by runner: only its name)
+want forkexec && check "fork+exec" "$("$emu" run --root "$root" "$busybox" sh -c "$(loop 3 '/bin/busybox echo x')")" \
+    "$($qemu "$busybox" sh -c "$(loop 3 "$qemu $busybox echo x")")"
 want ctx && check "pipe round trips" "$("$emu" run "$progs/lat" pipe 10 | cut -d' ' -f1-2)" \
     "$("$emu" run --no-cycle-model "$progs/lat" pipe 10 | cut -d' ' -f1-2)" \
     "$($qemu "$progs/lat" pipe 10 | cut -d' ' -f1-2)" "$(natively "$progs/lat" pipe 10 | cut -d' ' -f1-2)"
@@ -112,7 +137,17 @@ for r in $(seq "$reps"); do
             sample ctx.$mode.N  "$emu" run $flag "$progs/lat" pipe $N_PIPE
             sample ctx.$mode.N0 "$emu" run $flag "$progs/lat" pipe $N0_PIPE
         fi
+        if want forkexec; then
+            sample forkexec.$mode.N  "$emu" run $flag --root "$root" "$busybox" sh -c \
+                "$(loop $N_EXEC '/bin/busybox true')"
+            sample forkexec.$mode.N0 "$emu" run $flag --root "$root" "$busybox" sh -c \
+                "$(loop $N0_EXEC '/bin/busybox true')"
+        fi
     done
+    if want harness; then
+        harness harness.model "$emu" run --max-insns $MAX_INSNS_HARNESS "$lat_ppid" pipe
+        harness harness.qemu $qemu "$lat_ppid" pipe
+    fi
     for fmt in text csv; do
         want trace || continue
         sample trace-$fmt.model.N  "$emu" run --trace "$work/trace.out" --trace-format $fmt \
@@ -141,6 +176,12 @@ for r in $(seq "$reps"); do
         if want ctx; then
             sample ctx.$runner.N  $pre "$progs/lat" pipe $N_PIPE
             sample ctx.$runner.N0 $pre "$progs/lat" pipe $N0_PIPE
+        fi
+        # qemu-i386 runs no i386 program a guest executes (no binfmt
+        # here): its guest shell executes qemu-i386 itself each time
+        if want forkexec; then
+            sample forkexec.$runner.N  $pre "$busybox" sh -c "$(loop $N_EXEC "$pre $busybox true")"
+            sample forkexec.$runner.N0 $pre "$busybox" sh -c "$(loop $N0_EXEC "$pre $busybox true")"
         fi
     done
 done
@@ -215,6 +256,7 @@ want gettimeofday && row "  int \$0x80 (-sep), us per call" "$per_call" "%.2f" g
 want touch && row "touch $TOUCH_MIB MiB fresh, s" "$(awk -v m=$TOUCH_MIB 'BEGIN { print m / (m - 1) }')" "%.3f" touch
 want md5 && row "busybox md5sum 16 MiB, s" 1 "%.2f" md5
 want hello && row "start-up: hello, ms" 1000 "%.1f" hello
+want forkexec && row "fork+exec+wait of busybox, ms" "$(awk -v n=$((N_EXEC - N0_EXEC)) 'BEGIN { print 1e3 / n }')" "%.2f" forkexec
 want ctx && row "pipe round trip (2 switches), us" "$(awk -v n=$((N_PIPE - N0_PIPE)) 'BEGIN { print 1e6 / n }')" "%.1f" ctx
 echo
 echo "ratios of host time (lower is faster), median [min-max]:"
@@ -227,6 +269,14 @@ want touch && ratios "touch fresh memory" touch
 want md5 && ratios "busybox md5sum" md5
 want hello && ratios "start-up (hello)" hello
 want ctx && ratios "context switch (pipe round trip)" ctx
+want forkexec && ratios "fork+exec (busybox true)" forkexec
+if want harness; then
+    for v in model qemu; do
+        printf '  %-32s %s s wall, printed %s us (one run a repetition)\n' \
+            "lat_ppid pipe, lmbench timing, $([ $v = model ] && echo emu || echo qemu-i386)" "$(stat "%.1f" < "$work/harness.$v.s")" \
+            "$(stat "%.4f" < "$work/harness.$v.fig")"
+    done
+fi
 for fmt in text csv; do
     want trace || continue
     per trace-$fmt.model 1 > "$work/trace-$fmt.model.per"

@@ -139,6 +139,23 @@ START_TEST(a_benchmark_harness_prints_its_figure)
 }
 END_TEST
 
+/* With no N the harness times itself as lmbench 3 does (11 runs of
+ * "enough" each); LAT_PPID_ENOUGH shortens enough from lmbench's 1 s to
+ * 5 ms of the guest's time, so that the test takes seconds. */
+START_TEST(a_harness_with_lmbench_timing_prints_its_figure)
+{
+    const char *variants[] = { "lat_ppid-glibc", "lat_ppid-musl" };
+    for (int i = 0; i < 2; i++) {
+        struct emu_result r;
+        emu(&r, "run", "--env", "LAT_PPID_ENOUGH=5000", fixture(variants[i]), "pipe", NULL);
+        ck_assert_msg(r.status == 0 && matches(r.out, "^Pipe latency: [0-9]+\\.[0-9]{4} "
+                                                      "microseconds\n$"),
+                      "%s: exit %d: '%s' %s", variants[i], r.status, r.out, r.err);
+        emu_result_free(&r);
+    }
+}
+END_TEST
+
 START_TEST(the_exit_status_and_strace_are_the_programs)
 {
     struct emu_result r;
@@ -405,6 +422,7 @@ int main(void)
     tcase_add_test(tc, the_program_is_a_child_of_init);
     tcase_add_test(tc, parents_and_orphans_as_natively);
     tcase_add_test(tc, a_benchmark_harness_prints_its_figure);
+    tcase_add_test(tc, a_harness_with_lmbench_timing_prints_its_figure);
     tcase_add_test(tc, the_exit_status_and_strace_are_the_programs);
     suite_add_tcase(s, tc);
 

@@ -82,12 +82,41 @@ START_TEST(a_csv_line_is_what_printf_makes)
 }
 END_TEST
 
+/* The times through a memo are printf's too, as the counts walk on by
+ * small steps across hundreds and powers of ten, jump far on and back
+ * (the memo's start is under 100 cycles). */
+START_TEST(times_through_a_memo_are_what_printf_makes)
+{
+    char want[TRACE_TIMES_MAX], got[TRACE_TIMES_MAX];
+    struct cycles_memo text = { 0 }, csv[2] = { { 0 }, { 0 } };
+    uint64_t c = 0, prev = 0;
+    for (int i = 0; i < 60000; i++) {
+        if (i % 20000 == 19999)
+            c = c / 7;
+        else if (i % 20000 == 9999)
+            c = c * 1000 + 1;
+        else
+            c += (uint64_t)(i % 13) * 37;
+        int n = snprintf(want, sizeof want, "%12.2f\n", cyc(c));
+        size_t k = trace_line_text_times_memo(&text, got, c);
+        ck_assert_uint_eq(k, (size_t)n);
+        ck_assert_msg(memcmp(got, want, k) == 0, "%.*s|%s", (int)k, got, want);
+        n = snprintf(want, sizeof want, "insn,,,,,,,,,,,,,%.2f,%.2f", cyc(prev), cyc(c));
+        k = trace_line_csv_times_memo(csv, got, prev, c);
+        ck_assert_uint_eq(k, (size_t)n);
+        ck_assert_msg(memcmp(got, want, k) == 0, "%.*s|%s", (int)k, got, want);
+        prev = c;
+    }
+}
+END_TEST
+
 Suite *trace_line_suite(void)
 {
     Suite *s = suite_create("trace_line");
     TCase *tc = tcase_create("lines");
     tcase_add_test(tc, a_text_line_is_what_printf_makes);
     tcase_add_test(tc, a_csv_line_is_what_printf_makes);
+    tcase_add_test(tc, times_through_a_memo_are_what_printf_makes);
     suite_add_tcase(s, tc);
     return s;
 }

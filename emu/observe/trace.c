@@ -177,18 +177,21 @@ static void write_line(struct trace *t, uint32_t pid, uint32_t addr, bool kernel
 }
 
 /* The index-th instruction of the current block's line, which ran in
- * [start, end), from its memo: false if there is none to make it from. */
-static bool write_memo_line(struct trace *t, struct machine *m, uint32_t index, uint64_t start,
-                            uint64_t end)
+ * [start, end), from its memo (*lm: the block's, once found): false if
+ * there is none to make it from. */
+static bool write_memo_line(struct trace *t, struct machine *m, const struct line_memo **lm_seen,
+                            uint32_t index, uint64_t start, uint64_t end)
 {
     /* a memo: the block means the same */
-    const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)m->cur_block);
+    if (!*lm_seen)
+        *lm_seen = line_memo_of(&t->memo, &m->blocks, (struct block *)m->cur_block);
+    const struct line_memo *lm = *lm_seen;
     if (!lm)
         return false;
     char *out = trace_out_room(&t->out, line_memo_max(lm, index));
     if (!out)
         return false;
-    trace_out_commit(&t->out, line_memo_line(lm, index, out, start, end));
+    trace_out_commit(&t->out, line_memo_line(lm, index, out, t->times, start, end));
     return true;
 }
 
@@ -226,7 +229,7 @@ static void write_insn(struct trace *t, const struct trace_insn *in)
         char *out = trace_out_room(&t->out, in->memo_len + TRACE_TIMES_MAX);
         if (out) {
             trace_out_commit(&t->out, line_memo_join(t->memo.csv, in->part, in->memo_len, out,
-                                                     in->start, in->end));
+                                                     t->times, in->start, in->end));
             trace_out_sync(&t->out);
             return;
         }
@@ -379,8 +382,8 @@ static bool wanted(const struct trace *t, bool kernel)
  * One the next is told with (last false) is written at once; the last one
  * told waits for the next event, which may cut it short.
  */
-static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_t start,
-                     bool last)
+static void insn_ran(struct trace *t, struct machine *m, const struct line_memo **lm,
+                     uint32_t index, uint64_t start, bool last)
 {
     const struct insn *in = &m->cur_block->insns[index];
     /* The one before was partly refunded (refund_current_insn): it ended
@@ -411,7 +414,7 @@ static void insn_ran(struct trace *t, struct machine *m, uint32_t index, uint64_
     if (!trace_in_window(t, end - cost, end))
         return;
     if (!last && t->o.format != TRACE_JSON && cost == in->cost &&
-        write_memo_line(t, m, index, end - cost, end))
+        write_memo_line(t, m, lm, index, end - cost, end))
         return;
     trace_out_sync(&t->out);
     const char *text = block_insn_text(&m->blocks, m->cur_block, index);
@@ -443,9 +446,10 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
         flush_insn(ctx);
         return;
     }
+    const struct line_memo *lm = NULL;
     uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
     for (uint32_t i = from; i < to; i++) {
-        insn_ran(ctx, m, i, start, i + 1 == to);
+        insn_ran(ctx, m, &lm, i, start, i + 1 == to);
         start += b->insns[i].cost;
     }
     trace_out_sync(&((struct trace *)ctx)->out);

@@ -60,6 +60,7 @@ struct trace {
     struct trace_insn pending;
     struct trace_line line;     /* an instruction's line, formatted */
     struct memo_maker memo;     /* how its lines' memos are made */
+    struct cycles_memo times[2];    /* the start and end cycles written last */
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either

@@ -38,7 +38,7 @@ static void put_hex8(struct trace_line *l, uint32_t v)
     put(l, s, 8);
 }
 
-static const char pairs[] =
+const char trace_digit_pairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
@@ -51,16 +51,16 @@ static size_t cycles_text(char out[32], uint64_t centi)
     char rev[32], *p = rev + sizeof rev;
     uint64_t whole = centi_whole(centi);
     p -= 2;
-    memcpy(p, pairs + 2 * centi_frac(centi), 2);
+    memcpy(p, trace_digit_pairs + 2 * centi_frac(centi), 2);
     *--p = '.';
     while (whole >= 100) {
         p -= 2;
-        memcpy(p, pairs + 2 * (whole % 100), 2);
+        memcpy(p, trace_digit_pairs + 2 * (whole % 100), 2);
         whole /= 100;
     }
     if (whole >= 10) {
         p -= 2;
-        memcpy(p, pairs + 2 * whole, 2);
+        memcpy(p, trace_digit_pairs + 2 * whole, 2);
     } else {
         *--p = (char)('0' + whole);
     }
@@ -167,4 +167,20 @@ void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char
     l->len = 0;
     put(l, s, trace_line_csv_times(s, start, end));
     put(l, tail.buf, tail.len);
+}
+
+size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, size_t width)
+{
+    char s[32];
+    size_t n = cycles_text(s, centi), k = n < width ? width - n : 0;
+    if (centi < 10000) {
+        memset(out, ' ', k);
+        memcpy(out + k, s, n);
+        return k + n;
+    }
+    memset(cm->text, ' ', k);
+    memcpy(cm->text + k, s, n);
+    cm->high = centi / 10000;
+    cm->len = (uint32_t)(k + n);
+    return cycles_memo_text(cm, out, centi, width);
 }

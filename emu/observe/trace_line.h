@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TRACE_LINE_MAX 1024
 
@@ -31,12 +32,60 @@ void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char
  * changes each time it runs (trace_line_*_times). The head or tail is the
  * line's buffer; times_* write into out, which has TRACE_TIMES_MAX bytes,
  * and return the length. */
-#define TRACE_TIMES_MAX 64
+#define TRACE_TIMES_MAX 96
 void trace_line_text_head(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
                           const char *text, uint64_t cost);
 size_t trace_line_text_times(char *out, uint64_t end);
 void trace_line_csv_tail(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
                          const char *text, uint64_t cost);
 size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end);
+
+/* The text of a count of cycles made last (right-aligned in width), so
+ * that the next, nearly always within the same hundred cycles, costs a
+ * copy and two digit pairs. Zeroed: none made yet. */
+struct cycles_memo {
+    uint64_t high;              /* centicycles / 10000 of text; 0: none */
+    uint32_t len;
+    char text[32];
+};
+
+/* centi in width (right-aligned) into out, which has room for 32 bytes,
+ * when cm has no text of its hundreds of cycles. */
+size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, size_t width);
+
+/* (Inline: every traced instruction's line goes through these.) */
+extern const char trace_digit_pairs[];
+
+static inline size_t cycles_memo_text(struct cycles_memo *cm, char *out, uint64_t centi,
+                                      size_t width)
+{
+    uint64_t high = centi / 10000;
+    unsigned low = (unsigned)(centi % 10000);
+    if (high == 0 || high != cm->high)
+        return cycles_memo_remake(cm, out, centi, width);
+    memcpy(out, cm->text, sizeof cm->text);
+    memcpy(out + cm->len - 5, trace_digit_pairs + 2 * (low / 100), 2);
+    memcpy(out + cm->len - 2, trace_digit_pairs + 2 * (low % 100), 2);
+    return cm->len;
+}
+
+/* trace_line_*_times' bytes, through the memos (CSV: start's, end's). */
+static inline size_t trace_line_text_times_memo(struct cycles_memo *cm, char *out, uint64_t end)
+{
+    size_t n = cycles_memo_text(cm, out, end, 12);
+    out[n] = '\n';
+    return n + 1;
+}
+
+static inline size_t trace_line_csv_times_memo(struct cycles_memo cm[2], char *out,
+                                               uint64_t start, uint64_t end)
+{
+    static const char lead[] = "insn,,,,,,,,,,,,,";
+    size_t k = sizeof lead - 1;
+    memcpy(out, lead, k);
+    k += cycles_memo_text(&cm[0], out + k, start, 0);
+    out[k++] = ',';
+    return k + cycles_memo_text(&cm[1], out + k, end, 0);
+}
 
 #endif

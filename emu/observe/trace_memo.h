@@ -67,28 +67,28 @@ static inline const char *line_memo_part(const struct line_memo *lm, uint32_t in
 }
 
 /* A line from its part (n bytes) and the times it ran, [start, end)
- * centicycles, into out (room for n + TRACE_TIMES_MAX bytes); returns its
- * length. */
+ * centicycles (their text through the memos times), into out (room for
+ * n + TRACE_TIMES_MAX bytes); returns its length. */
 static inline size_t line_memo_join(bool csv, const char *part, size_t n, char *out,
-                                    uint64_t start, uint64_t end)
+                                    struct cycles_memo times[2], uint64_t start, uint64_t end)
 {
     if (csv) {
-        size_t k = trace_line_csv_times(out, start, end);
+        size_t k = trace_line_csv_times_memo(times, out, start, end);
         memcpy(out + k, part, n);
         return k + n;
     }
     memcpy(out, part, n);
-    return n + trace_line_text_times(out + n, end);
+    return n + trace_line_text_times_memo(&times[1], out + n, end);
 }
 
 /* The index-th instruction's line, which ran in [start, end), into out
  * (room for line_memo_max bytes); returns its length. */
 static inline size_t line_memo_line(const struct line_memo *lm, uint32_t index, char *out,
-                                    uint64_t start, uint64_t end)
+                                    struct cycles_memo times[2], uint64_t start, uint64_t end)
 {
     size_t n;
     const char *part = line_memo_part(lm, index, &n);
-    return line_memo_join(lm->csv, part, n, out, start, end);
+    return line_memo_join(lm->csv, part, n, out, times, start, end);
 }
 
 #endif

@@ -7,6 +7,7 @@
  * itself then prints nothing.
  *
  *   lat_ppid pipe N   N round trips per worker: "Pipe latency: X microseconds"
+ *   lat_ppid pipe     the same, timed as lmbench 3 times lat_pipe (below)
  *   lat_ppid ppid     who is whose parent, in lines that hold on any system
  */
 #include <stdio.h>
@@ -16,6 +17,22 @@
 #include <unistd.h>
 
 #define WORKERS 2
+
+/* lmbench 3's default timing (the lmbench3 tree, read at
+ * github.com/revyos/lmbench3: src/bench.h's TRIES 11 and SHORT 1000000,
+ * src/lat_pipe.c, src/lib_timing.c's benchmp_interval and get_enough), in
+ * this harness's words: a run of n round trips is timed, n starting at 1.
+ * A run of at least 0.95 of "enough" is kept; until one lasts 0.99 to 1.2
+ * of enough, n is multiplied by 8 after a run under 150 us, else scaled to
+ * 1.1 times enough, and the worker gives up past 2^27. TRIES runs kept,
+ * the median of their round trips is the worker's figure. lat_pipe asks
+ * for SHORT, 1 s; lmbench's own ENOUGH variable can only lengthen that, so
+ * LAT_PPID_ENOUGH (us) is this harness's own, to shorten it. Not done:
+ * lmbench's subtraction of the timer's and the loop's overheads (well
+ * under the fourth decimal at 1 s). */
+#define SHORT 1000000
+#define TRIES 11
+#define MAX_N (1L << 27)
 
 static int parent_died(void)
 {
@@ -43,11 +60,63 @@ static double now_us(void)
     return tv.tv_sec * 1e6 + tv.tv_usec;
 }
 
-/* One worker: N round trips with its partner; the mean to the harness. */
+/* n round trips with the partner; how long they took, in us. */
+static double round_trips(int to, int from, long n)
+{
+    int word = 0;
+    double start = now_us();
+
+    for (long i = 0; i < n; i++) {
+        if (parent_died())
+            _exit(0);
+        if (write(to, &word, sizeof word) != sizeof word ||
+            read(from, &word, sizeof word) != sizeof word)
+            _exit(1);
+    }
+    return now_us() - start;
+}
+
+static double enough_us(void)
+{
+    const char *e = getenv("LAT_PPID_ENOUGH");
+    return e && atol(e) > 0 ? (double)atol(e) : SHORT;
+}
+
+static int before(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median round trip of TRIES runs that each last enough; -1 if the
+ * runs never grow long enough. */
+static double default_timing(int to, int from)
+{
+    double per[TRIES], enough = enough_us(), us;
+    long n = 1;
+    int kept = 0;
+
+    while (kept < TRIES) {
+        us = round_trips(to, from, n);
+        if (us > 0.95 * enough)
+            per[kept++] = us / n;
+        if (us >= 0.99 * enough && us <= 1.2 * enough)
+            continue;
+        if (us > 150)
+            n = (long)(n / us * 1.1 * enough) + 1;
+        else if ((n <<= 3) > MAX_N)
+            return -1;
+    }
+    qsort(per, TRIES, sizeof per[0], before);
+    return per[TRIES / 2];
+}
+
+/* One worker: n round trips with its partner (0: lmbench's default
+ * timing); the mean to the harness. */
 static void worker(int report, long n)
 {
-    int to[2], from[2], word = 0;
-    double start, us;
+    int to[2], from[2];
+    double us;
     pid_t pid;
 
     if (pipe(to) || pipe(from) || (pid = fork()) < 0)
@@ -60,18 +129,10 @@ static void worker(int report, long n)
     }
     close(to[0]);
     close(from[1]);
-    start = now_us();
-    for (long i = 0; i < n; i++) {
-        if (parent_died())
-            _exit(0);
-        if (write(to[1], &word, sizeof word) != sizeof word ||
-            read(from[0], &word, sizeof word) != sizeof word)
-            _exit(1);
-    }
-    us = (now_us() - start) / (double)n;
+    us = n ? round_trips(to[1], from[0], n) / (double)n : default_timing(to[1], from[0]);
     close(to[1]);
     waitpid(pid, NULL, 0);
-    if (write(report, &us, sizeof us) != sizeof us)
+    if (us < 0 || write(report, &us, sizeof us) != sizeof us)
         _exit(1);
     _exit(0);
 }
@@ -142,10 +203,12 @@ static int parents(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && argv[1][0] == 'p' && argv[1][1] == 'i')
+    if (argc == 3 && argv[1][0] == 'p' && argv[1][1] == 'i' && atol(argv[2]) > 0)
         return pipe_latency(atol(argv[2]));
+    if (argc == 2 && argv[1][0] == 'p' && argv[1][1] == 'i')
+        return pipe_latency(0);
     if (argc == 2 && argv[1][0] == 'p' && argv[1][1] == 'p')
         return parents();
-    fprintf(stderr, "usage: lat_ppid pipe N | lat_ppid ppid\n");
+    fprintf(stderr, "usage: lat_ppid pipe [N] | lat_ppid ppid\n");
     return 2;
 }
