@@ -176,7 +176,7 @@ static void over_budget(struct machine *m)
  * interrupt or stops. A fault or a restart that left the block first
  * leaves the hook stale: it finds another block charged, and only goes.
  */
-static void unhook_cut(struct machine *m)
+void unhook_cut(struct machine *m)
 {
     if (!m->cut.set)
         return;

@@ -26,5 +26,7 @@ bool machine_run_until(struct machine *m, uint32_t at);
 /* Remove the code hooks of the special instructions, all but the first
  * keep of them. */
 void forget_special_hooks(struct machine *m, int keep);
+/* Remove the one-shot code hook of a block cut short, if one is in. */
+void unhook_cut(struct machine *m);
 
 #endif

@@ -441,6 +441,7 @@ int snapshot_restore(struct machine *m, struct snapshot *s)
     if (restore_spaces(m, s))
         return -1;
     restore_hooks(m, &s->machine);
+    unhook_cut(m);   /* the engine's, like the code hooks above */
     /* The machine's state as it was, but for what lives outside it or
      * belongs to the engine as it is now. */
     struct machine *now = &s->scratch;
@@ -455,6 +456,7 @@ int snapshot_restore(struct machine *m, struct snapshot *s)
     memcpy(m->special_hooks, now->special_hooks, sizeof m->special_hooks);
     memcpy(m->special_slots, now->special_slots, sizeof m->special_slots);
     m->nspecial = now->nspecial;
+    m->cut = now->cut;
     m->as = now->as;
     /* the block cache may have let the block of the take go since */
     m->cur_block = NULL;
