@@ -179,16 +179,6 @@ uint32_t irq_cut(struct machine *m, const struct block *b, uint32_t limit)
     return limit;
 }
 
-bool irq_check_inside(struct machine *m, uint32_t eip)
-{
-    if (m->cycles >= m->irq.deadline)
-        pit_due(m);
-    if (!deliverable(m) || !(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
-        return false;
-    deliver(m, eip);
-    return true;
-}
-
 /* ---- tickless idle ---- */
 
 static uint64_t tsc_of(const struct machine *m, uint64_t centicycles)

@@ -15,9 +15,10 @@
 void irq_init(struct machine *m);
 /* An out to the PIT or PIC ports: true if it was one of theirs. */
 bool irq_port_out(struct machine *m, uint32_t port, uint32_t value);
-/* Before a block at addr runs: deliver a due interrupt there if the CPU
- * would take it (IF set, no sti shadow). True if one was delivered (the
- * block does not run now). */
+/* Before a block at addr runs, or at the instruction the block hook cut
+ * its block before (run.c): deliver a due interrupt there if the CPU
+ * would take it (IF set, no sti shadow). True if one was delivered (what
+ * is at addr does not run now). */
 bool irq_check(struct machine *m, uint32_t addr);
 /* False when irq_check has nothing to do: no interrupt requested and the
  * timer not due (the block hook asks this first, on every block). */
@@ -37,9 +38,6 @@ static inline bool irq_inside(const struct machine *m, const struct block *b)
  * the interrupt is due and would be taken (IF set now: nothing in a block
  * sets it, as popf, iret and sti end theirs); limit if none. */
 uint32_t irq_cut(struct machine *m, const struct block *b, uint32_t limit);
-/* At the instruction the block hook cut its block before (EIP eip):
- * deliver the interrupt if it is due and the CPU takes it. */
-bool irq_check_inside(struct machine *m, uint32_t eip);
 /* The CPU executed hlt; EIP is after it. If interrupts are enabled and the
  * timer runs, modeled time jumps to the next interrupt, which is delivered
  * (the skipped cycles count as idle). False if nothing can wake the CPU. */

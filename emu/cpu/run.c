@@ -203,7 +203,7 @@ static void on_cut(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     uint32_t eip = (uint32_t)address - code_segment_base(m);
     if (m->insns >= m->opts->max_insns)
         over_budget(m);
-    else if (m->cpu_id != 0 || !irq_check_inside(m, eip))
+    else if (m->cpu_id != 0 || !irq_check(m, eip))   /* the cut cleared the shadow */
         reg_write(m, UC_X86_REG_EIP, eip);   /* the rest runs as a block of its own */
 }
 
