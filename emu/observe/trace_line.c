@@ -111,17 +111,21 @@ void trace_line_text_head(struct trace_line *l, uint32_t addr, bool kernel, cons
     put(l, " ", 1);
 }
 
-size_t trace_line_text_times(char *out, uint64_t end)
+/* centi right-aligned in width (0: as it is) into out; its length. */
+static size_t cycles_right(char *out, uint64_t centi, size_t width)
 {
     char s[32];
-    size_t n = cycles_text(s, end), k = 0;
-    if (n < 12) {
-        memset(out, ' ', 12 - n);
-        k = 12 - n;
-    }
+    size_t n = cycles_text(s, centi), k = n < width ? width - n : 0;
+    memset(out, ' ', k);
     memcpy(out + k, s, n);
-    out[k + n] = '\n';
-    return k + n + 1;
+    return k + n;
+}
+
+size_t trace_line_text_times(char *out, uint64_t end)
+{
+    size_t n = cycles_right(out, end, 12);
+    out[n] = '\n';
+    return n + 1;
 }
 
 void trace_line_text(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
@@ -149,9 +153,8 @@ void trace_line_csv_tail(struct trace_line *l, uint32_t addr, bool kernel, const
 
 size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end)
 {
-    static const char lead[] = "insn,,,,,,,,,,,,,";
-    size_t k = sizeof lead - 1;
-    memcpy(out, lead, k);
+    size_t k = sizeof TRACE_CSV_LEAD - 1;
+    memcpy(out, TRACE_CSV_LEAD, k);
     k += cycles_text(out + k, start);
     out[k++] = ',';
     k += cycles_text(out + k, end);
@@ -171,16 +174,9 @@ void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char
 
 size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, size_t width)
 {
-    char s[32];
-    size_t n = cycles_text(s, centi), k = n < width ? width - n : 0;
-    if (centi < 10000) {
-        memset(out, ' ', k);
-        memcpy(out + k, s, n);
-        return k + n;
-    }
-    memset(cm->text, ' ', k);
-    memcpy(cm->text + k, s, n);
+    if (centi < 10000)
+        return cycles_right(out, centi, width);
     cm->high = centi / 10000;
-    cm->len = (uint32_t)(k + n);
+    cm->len = (uint32_t)cycles_right(cm->text, centi, width);
     return cycles_memo_text(cm, out, centi, width);
 }

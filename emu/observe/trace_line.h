@@ -33,6 +33,8 @@ void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char
  * line's buffer; times_* write into out, which has TRACE_TIMES_MAX bytes,
  * and return the length. */
 #define TRACE_TIMES_MAX 96
+/* A CSV line's fields before its start and end cycles. */
+#define TRACE_CSV_LEAD "insn,,,,,,,,,,,,,"
 void trace_line_text_head(struct trace_line *l, uint32_t addr, bool kernel, const char *sym,
                           const char *text, uint64_t cost);
 size_t trace_line_text_times(char *out, uint64_t end);
@@ -80,9 +82,8 @@ static inline size_t trace_line_text_times_memo(struct cycles_memo *cm, char *ou
 static inline size_t trace_line_csv_times_memo(struct cycles_memo cm[2], char *out,
                                                uint64_t start, uint64_t end)
 {
-    static const char lead[] = "insn,,,,,,,,,,,,,";
-    size_t k = sizeof lead - 1;
-    memcpy(out, lead, k);
+    size_t k = sizeof TRACE_CSV_LEAD - 1;
+    memcpy(out, TRACE_CSV_LEAD, k);
     k += cycles_memo_text(&cm[0], out + k, start, 0);
     out[k++] = ',';
     return k + cycles_memo_text(&cm[1], out + k, end, 0);
