@@ -233,6 +233,25 @@ START_TEST(int80_from_a_based_code_segment_is_a_counted_traced_system_call)
 }
 END_TEST
 
+/* A timer interrupt taken in a code segment with a base returns to the
+ * instruction's offset in it (EIP), not to its linear address: the loop
+ * there runs out through several ticks (one CPU and two). */
+START_TEST(a_timer_interrupt_in_a_based_code_segment_returns_to_its_offset)
+{
+    struct emu_result r;
+    const char *cpu = models[_i % NMODELS];
+    const char *cpus = _i < NMODELS ? "1" : "2";
+    emu(&r, "run", "--report", "--cpu", cpu, "--smp", cpus, program("hostile"), "tls-ticks",
+        NULL);
+    const char *ticks = strstr(r.err, "time: ");
+    ck_assert_msg(ticks && atol(ticks + strlen("time: ")) > 0, "on %s: no tick: %s", cpu,
+                  r.err);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "ecx=0"), "on %s x%s: exit %d: %s %s", cpu,
+                  cpus, r.status, r.out, r.err);
+    emu_result_free(&r);
+}
+END_TEST
+
 /* A conforming TLS code segment (2.5.53 accepted it) runs at CPL 3. */
 START_TEST(conforming_tls_code_runs_at_cpl3)
 {
@@ -431,6 +450,8 @@ Suite *hostile_suite(void)
                         3 * NMODELS);
     tcase_add_loop_test(tc, int80_from_a_based_code_segment_is_a_counted_traced_system_call, 0,
                         NMODELS);
+    tcase_add_loop_test(tc, a_timer_interrupt_in_a_based_code_segment_returns_to_its_offset, 0,
+                        2 * NMODELS);
     tcase_add_test(tc, conforming_tls_code_runs_at_cpl3);
     tcase_add_loop_test(tc, int6_from_ring3_is_gp_on_its_dpl0_gate, 0, NMODELS);
     tcase_add_loop_test(tc, icebp_is_a_debug_trap, 0, NMODELS);

@@ -162,7 +162,7 @@ bool irq_check(struct machine *m, uint32_t addr)
         return false;
     if (!(reg_read(m, UC_X86_REG_EFLAGS) & X86_EFLAGS_IF))
         return false;
-    deliver(m, addr);
+    deliver(m, addr - code_segment_base(m));
     return true;
 }
 

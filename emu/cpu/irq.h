@@ -15,10 +15,11 @@
 void irq_init(struct machine *m);
 /* An out to the PIT or PIC ports: true if it was one of theirs. */
 bool irq_port_out(struct machine *m, uint32_t port, uint32_t value);
-/* Before a block at addr runs, or at the instruction the block hook cut
- * its block before (run.c): deliver a due interrupt there if the CPU
- * would take it (IF set, no sti shadow). True if one was delivered (what
- * is at addr does not run now). */
+/* Before a block at the linear address addr runs, or at the instruction
+ * the block hook cut its block before (run.c): deliver a due interrupt
+ * there if the CPU would take it (IF set, no sti shadow); it returns to
+ * addr's offset in the code segment. True if one was delivered (what is
+ * at addr does not run now). */
 bool irq_check(struct machine *m, uint32_t addr);
 /* False when irq_check has nothing to do: no interrupt requested and the
  * timer not due (the block hook asks this first, on every block). */

@@ -200,11 +200,12 @@ static void on_cut(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         machine_hold_insn(m, (uint32_t)address))
         return;
     machine_tell_insns(m, index);
-    uint32_t eip = (uint32_t)address - code_segment_base(m);
+    /* the cut cleared the shadow; if nothing is taken, the rest of the
+     * block runs as a block of its own */
     if (m->insns >= m->opts->max_insns)
         over_budget(m);
-    else if (m->cpu_id != 0 || !irq_check(m, eip))   /* the cut cleared the shadow */
-        reg_write(m, UC_X86_REG_EIP, eip);   /* the rest runs as a block of its own */
+    else if (m->cpu_id != 0 || !irq_check(m, (uint32_t)address))
+        reg_write(m, UC_X86_REG_EIP, (uint32_t)address - code_segment_base(m));
 }
 
 /* Where block b is cut: before the instruction that would pass the

@@ -230,7 +230,7 @@ bool smp_ipi_check(struct machine *m, uint32_t addr)
     int v = highest_pending(slot(m, m->cpu_id));
     if (v < 0 || !takes_interrupts(m))
         return false;
-    deliver_ipi(m, v, addr);
+    deliver_ipi(m, v, addr - code_segment_base(m));
     return true;
 }
 

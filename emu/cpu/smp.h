@@ -91,8 +91,9 @@ bool smp_port_out(struct machine *m, uint32_t port, uint32_t value);
 bool smp_turn_over(struct machine *m, uint32_t addr);
 /* After a run: true if it ended for the turn (EIP set, quirk 26 undone). */
 bool smp_turn_resume(struct machine *m);
-/* Before a block at addr: deliver a pending IPI if the CPU takes
- * interrupts now. True if one was delivered. */
+/* Before a block at the linear address addr: deliver a pending IPI if
+ * the CPU takes interrupts now, returning to addr's offset in the code
+ * segment. True if one was delivered. */
 bool smp_ipi_check(struct machine *m, uint32_t addr);
 /* The running CPU switched to the address space at pgd (hypercall/mm.c). */
 void smp_note_space(struct machine *m, uint32_t pgd);

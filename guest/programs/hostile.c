@@ -18,6 +18,9 @@
  *   tls-code16-int8   the same in a 16-bit code segment
  *   tls-int13         int $0x0d there: #GP, error 0x6a
  *   tls-int80         getpid by int $0x80 there, then back: exit 0
+ *   tls-ticks         a loop there long enough for timer interrupts, each
+ *                     taken between two of its instructions: it runs out
+ *                     and comes back (exit 0)
  *   tls-conforming    a conforming code segment (Linux 2.5 took those too):
  *                     it runs at CPL 3 (exit 0)
  *   tls-wrap          a code segment based at 0xffff0000, so base + EIP
@@ -47,6 +50,7 @@ struct user_desc {
 #define UD_CONTENTS_CODE   (2 << 1)
 #define UD_CONTENTS_CONFORMING (3 << 1)
 #define UD_LIMIT_IN_PAGES  0x10
+#define SPIN_LOOPS         0x1000000  /* a few of the kernel's 1 ms ticks */
 
 __asm__(
     "	.text\n"
@@ -129,6 +133,15 @@ __asm__(
     "	jz 3f\n"
     "	movl $-1, %eax\n"
     "3:	ljmp $" STR(__USER_CS) ", $based_back\n"
+    /* a loop of one-instruction blocks, long enough for timer ticks:
+     * each is taken at a block's start, and its iret must come back to
+     * the offset in this segment, not to the linear address */
+    "	.globl at_spin\n"
+    "at_spin:\n"
+    "	movl $" STR(SPIN_LOOPS) ", %ecx\n"
+    "1:	loop 1b\n"
+    "	movl %ecx, %eax\n"
+    "	ljmp $" STR(__USER_CS) ", $based_back\n"
     "	.code16\n"
     "	.globl at_int8_16\n"
     "at_int8_16:\n"
@@ -190,7 +203,8 @@ uint32_t f_iret_vm(void);
 long f_far_jump(const void *farptr);
 void f_iret_nt(void);
 void f_wrap_rmw(void);
-extern const char at_int8[], at_int13[], at_int80[], at_conforming[], at_int8_16[], at_wrap[];
+extern const char at_int8[], at_int13[], at_int80[], at_conforming[], at_int8_16[], at_wrap[],
+    at_spin[];
 extern const char at_iret_nt[], at_wrap_rmw[];
 
 static uint32_t flags_now(void)
@@ -254,6 +268,10 @@ static int tls_case(const char *name)
         long pid = enter_based(name, base_below(at_int80), 0xfffff, code32, at_int80);
         printf("tls-int80: getpid=%ld\n", pid);
         return pid == 2 ? 0 : 1;
+    } else if (!strcmp(name, "tls-ticks")) {
+        long left = enter_based(name, base_below(at_spin), 0xfffff, code32, at_spin);
+        printf("tls-ticks: ecx=%ld\n", left);
+        return left == 0 ? 0 : 1;
     } else if (!strcmp(name, "tls-conforming")) {
         long cs = enter_based(name, base_below(at_conforming), 0xfffff,
                               UD_SEG_32BIT | UD_CONTENTS_CONFORMING | UD_LIMIT_IN_PAGES,
