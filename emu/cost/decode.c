@@ -192,6 +192,8 @@ static int classify_insn(const cs_insn *insn, uint16_t *flags)
              : op_type(x, 0) == X86_OP_MEM ? CLASS_CALLMEM : CLASS_CALLREG;
     case X86_INS_JMP:
         return op_type(x, 0) == X86_OP_IMM ? CLASS_JMP : CLASS_JMPIND;
+    /* Capstone 4 files these under branch_relative but not jump */
+    case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE: return CLASS_BRANCH;
     case X86_INS_RET: return CLASS_RET;
     case X86_INS_PUSH:
         if (op_type(x, 0) == X86_OP_REG && is_segment_reg(x->operands[0].reg))
