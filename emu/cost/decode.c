@@ -9,10 +9,15 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
     bc->cost_table = cost_table;
     bc->capacity = 4096;
     bc->slots = calloc(bc->capacity, sizeof *bc->slots);
-    if (!bc->slots)
+    bc->memo_heads = calloc(INSN_MEMO_BUCKETS, sizeof *bc->memo_heads);
+    if (!bc->slots || !bc->memo_heads) {
+        free(bc->slots);
+        free(bc->memo_heads);
         return -1;
+    }
     if (cs_open(CS_ARCH_X86, CS_MODE_32, &bc->capstone) != CS_ERR_OK) {
         free(bc->slots);
+        free(bc->memo_heads);
         return -1;
     }
     cs_option(bc->capstone, CS_OPT_DETAIL, CS_OPT_ON);
@@ -20,6 +25,7 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
     if (!bc->scratch) {
         cs_close(&bc->capstone);
         free(bc->slots);
+        free(bc->memo_heads);
         return -1;
     }
     return 0;
@@ -42,6 +48,8 @@ void block_cache_free(struct block_cache *bc)
     for (uint32_t i = 0; i < bc->capacity; i++)
         block_free(bc->slots[i]);
     free(bc->slots);
+    free(bc->memo_heads);
+    free(bc->memo);
     if (bc->scratch)
         cs_free(bc->scratch, 1);
     if (bc->capstone)
@@ -303,9 +311,8 @@ static int mark_rep_entry(struct block_cache *bc, struct block *b)
     return 0;
 }
 
-static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn *in)
+static void describe_insn(const cs_insn *ci, struct insn *in)
 {
-    in->addr = (uint32_t)ci->address;
     in->len = (uint8_t)ci->size;
     in->cls = (uint8_t)classify_insn(ci, &in->flags);
     if (in->flags & INSN_SOFTINT) {
@@ -315,10 +322,76 @@ static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn
                        : ci->id == X86_INS_INT1 ? X86_VEC_DB
                        : (uint8_t)x->operands[0].imm;
     }
+}
+
+/* An instruction's description depends on its bytes alone, and x86
+ * decodes a byte at a time, so the bytes of a decoded instruction are
+ * that instruction wherever they start: no other length can match too. */
+static bool memo_find(const struct block_cache *bc, const uint8_t *code, size_t left,
+                      struct insn *in)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t len = 1; len <= sizeof bc->memo->bytes && len <= left; len++) {
+        h = (h ^ code[len - 1]) * 16777619u;
+        for (uint32_t i = bc->memo_heads[h % INSN_MEMO_BUCKETS]; i; i = bc->memo[i - 1].next) {
+            const struct insn_seen *e = &bc->memo[i - 1];
+            if (e->len == len && !memcmp(e->bytes, code, len)) {
+                in->len = e->len;
+                in->cls = e->cls;
+                in->flags = e->flags;
+                in->int_vector = e->int_vector;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void memo_add(struct block_cache *bc, const uint8_t *code, const struct insn *in)
+{
+    if (bc->nmemo == bc->memo_cap) {
+        uint32_t cap = bc->memo_cap ? 2 * bc->memo_cap : 1024;
+        struct insn_seen *more;
+        if (cap > INSN_MEMO_MAX || !(more = realloc(bc->memo, cap * sizeof *more)))
+            return;
+        bc->memo = more;
+        bc->memo_cap = cap;
+    }
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < in->len; i++)
+        h = (h ^ code[i]) * 16777619u;
+    struct insn_seen *e = &bc->memo[bc->nmemo++];
+    memset(e, 0, sizeof *e);
+    memcpy(e->bytes, code, in->len);
+    e->len = in->len;
+    e->cls = in->cls;
+    e->flags = in->flags;
+    e->int_vector = in->int_vector;
+    e->next = bc->memo_heads[h % INSN_MEMO_BUCKETS];
+    bc->memo_heads[h % INSN_MEMO_BUCKETS] = bc->nmemo;
+}
+
+/* One instruction at code: seen before, or Capstone's (false if it
+ * cannot decode it). */
+static bool next_insn(struct block_cache *bc, const uint8_t *code, size_t left, uint32_t addr,
+                      struct insn *in)
+{
+    memset(in, 0, sizeof *in);
+    if (!memo_find(bc, code, left, in)) {
+        const uint8_t *p = code;
+        uint64_t at = addr;
+        if (!cs_disasm_iter(bc->capstone, &p, &left, &at, bc->scratch) ||
+            bc->scratch->size > sizeof bc->memo->bytes)
+            return false;
+        describe_insn(bc->scratch, in);
+        memo_add(bc, code, in);
+    }
+    in->addr = addr;
     /* int n is charged when it is delivered (its cost depends on the
      * gate), a rep string op as it runs. */
     if (!insn_charged_later(in))
         in->cost = bc->cost_table[in->cls];
+    return true;
 }
 
 /* The instructions from the start of code up to its end or the first
@@ -327,12 +400,11 @@ static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn
 static uint32_t decode_insns(struct block_cache *bc, uint32_t addr, const uint8_t *code,
                              uint32_t size, struct insn **out)
 {
-    const uint8_t *p = code;
-    size_t left = size;
-    uint64_t at = addr;
+    uint32_t off = 0;
     uint32_t n = 0, cap = 0;
     struct insn *insns = NULL;
-    while (left && cs_disasm_iter(bc->capstone, &p, &left, &at, bc->scratch)) {
+    struct insn in;
+    while (off < size && next_insn(bc, code + off, size - off, addr + off, &in)) {
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
             struct insn *more = realloc(insns, cap * sizeof *insns);
@@ -342,8 +414,8 @@ static uint32_t decode_insns(struct block_cache *bc, uint32_t addr, const uint8_
             }
             insns = more;
         }
-        memset(&insns[n], 0, sizeof insns[n]);
-        describe_insn(bc, bc->scratch, &insns[n++]);
+        insns[n++] = in;
+        off += in.len;
     }
     *out = insns;
     return n;
