@@ -353,7 +353,8 @@ START_TEST(an_instruction_seen_before_is_described_as_capstone_describes_it)
     uint32_t decoded = 0;
     for (uint32_t off = 0; off + 16 <= size && off < 32768; off++) {
         struct block *warm = block_decode(&bc, off, text + off, 16);
-        memset(fresh.memo_heads, 0, INSN_MEMO_BUCKETS * sizeof *fresh.memo_heads);
+        if (fresh.memo_heads)
+            memset(fresh.memo_heads, 0, fresh.memo_cap * sizeof *fresh.memo_heads);
         fresh.nmemo = 0;
         struct block *cold = block_decode(&fresh, off, text + off, 16);
         same_block(warm, cold, off);

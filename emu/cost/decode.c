@@ -9,15 +9,10 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
     bc->cost_table = cost_table;
     bc->capacity = 4096;
     bc->slots = calloc(bc->capacity, sizeof *bc->slots);
-    bc->memo_heads = calloc(INSN_MEMO_BUCKETS, sizeof *bc->memo_heads);
-    if (!bc->slots || !bc->memo_heads) {
-        free(bc->slots);
-        free(bc->memo_heads);
+    if (!bc->slots)
         return -1;
-    }
     if (cs_open(CS_ARCH_X86, CS_MODE_32, &bc->capstone) != CS_ERR_OK) {
         free(bc->slots);
-        free(bc->memo_heads);
         return -1;
     }
     cs_option(bc->capstone, CS_OPT_DETAIL, CS_OPT_ON);
@@ -25,7 +20,6 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
     if (!bc->scratch) {
         cs_close(&bc->capstone);
         free(bc->slots);
-        free(bc->memo_heads);
         return -1;
     }
     return 0;
@@ -324,16 +318,25 @@ static void describe_insn(const cs_insn *ci, struct insn *in)
     }
 }
 
+static inline uint32_t fnv_step(uint32_t h, uint8_t byte)
+{
+    return (h ^ byte) * 16777619u;
+}
+
+#define FNV_START 2166136261u
+
 /* An instruction's description depends on its bytes alone, and x86
  * decodes a byte at a time, so the bytes of a decoded instruction are
  * that instruction wherever they start: no other length can match too. */
 static bool memo_find(const struct block_cache *bc, const uint8_t *code, size_t left,
                       struct insn *in)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = FNV_START;
+    if (!bc->nmemo)
+        return false;
     for (uint32_t len = 1; len <= sizeof bc->memo->bytes && len <= left; len++) {
-        h = (h ^ code[len - 1]) * 16777619u;
-        for (uint32_t i = bc->memo_heads[h % INSN_MEMO_BUCKETS]; i; i = bc->memo[i - 1].next) {
+        h = fnv_step(h, code[len - 1]);
+        for (uint32_t i = bc->memo_heads[h & (bc->memo_cap - 1)]; i; i = bc->memo[i - 1].next) {
             const struct insn_seen *e = &bc->memo[i - 1];
             if (e->len == len && !memcmp(e->bytes, code, len)) {
                 in->len = e->len;
@@ -347,28 +350,49 @@ static bool memo_find(const struct block_cache *bc, const uint8_t *code, size_t 
     return false;
 }
 
+static void memo_link(struct block_cache *bc, uint32_t i)
+{
+    struct insn_seen *e = &bc->memo[i];
+    uint32_t h = FNV_START;
+    for (uint32_t k = 0; k < e->len; k++)
+        h = fnv_step(h, e->bytes[k]);
+    e->next = bc->memo_heads[h & (bc->memo_cap - 1)];
+    bc->memo_heads[h & (bc->memo_cap - 1)] = i + 1;
+}
+
+/* Twice the entries, and as many buckets as entries. */
+static bool memo_grow(struct block_cache *bc)
+{
+    uint32_t cap = bc->memo_cap ? 2 * bc->memo_cap : 8192;
+    if (cap > INSN_MEMO_MAX)
+        return false;
+    struct insn_seen *more = realloc(bc->memo, cap * sizeof *more);
+    if (!more)
+        return false;
+    bc->memo = more;
+    uint32_t *heads = calloc(cap, sizeof *heads);
+    if (!heads)
+        return false;
+    free(bc->memo_heads);
+    bc->memo_heads = heads;
+    bc->memo_cap = cap;
+    for (uint32_t i = 0; i < bc->nmemo; i++)
+        memo_link(bc, i);
+    return true;
+}
+
 static void memo_add(struct block_cache *bc, const uint8_t *code, const struct insn *in)
 {
-    if (bc->nmemo == bc->memo_cap) {
-        uint32_t cap = bc->memo_cap ? 2 * bc->memo_cap : 1024;
-        struct insn_seen *more;
-        if (cap > INSN_MEMO_MAX || !(more = realloc(bc->memo, cap * sizeof *more)))
-            return;
-        bc->memo = more;
-        bc->memo_cap = cap;
-    }
-    uint32_t h = 2166136261u;
-    for (uint32_t i = 0; i < in->len; i++)
-        h = (h ^ code[i]) * 16777619u;
-    struct insn_seen *e = &bc->memo[bc->nmemo++];
+    if (bc->nmemo == bc->memo_cap && !memo_grow(bc))
+        return;
+    struct insn_seen *e = &bc->memo[bc->nmemo];
     memset(e, 0, sizeof *e);
     memcpy(e->bytes, code, in->len);
     e->len = in->len;
     e->cls = in->cls;
     e->flags = in->flags;
     e->int_vector = in->int_vector;
-    e->next = bc->memo_heads[h % INSN_MEMO_BUCKETS];
-    bc->memo_heads[h % INSN_MEMO_BUCKETS] = bc->nmemo;
+    memo_link(bc, bc->nmemo++);
 }
 
 /* One instruction at code: seen before, or Capstone's (false if it

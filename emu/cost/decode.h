@@ -77,7 +77,6 @@ struct insn_seen {
     uint32_t next;       /* the bucket's next entry + 1, 0 at its end */
 };
 
-#define INSN_MEMO_BUCKETS 4096
 #define INSN_MEMO_MAX 65536
 
 struct block_cache {
@@ -86,8 +85,8 @@ struct block_cache {
     csh capstone;
     cs_insn *scratch;    /* one instruction's decode, reused (cs_disasm_iter) */
     const uint32_t *cost_table;
-    uint32_t *memo_heads;      /* bucket -> its first entry + 1 */
-    struct insn_seen *memo;
+    struct insn_seen *memo;    /* memo_cap entries, nmemo of them used */
+    uint32_t *memo_heads;      /* memo_cap buckets: the first entry + 1 */
     uint32_t nmemo, memo_cap;
 };
 
