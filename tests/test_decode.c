@@ -1,6 +1,8 @@
 /* Decoding: instruction classes, block costs, the special instructions
  * that need code hooks, and the block cache. */
 #include <check.h>
+#include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
@@ -301,6 +303,75 @@ START_TEST(a_block_lists_what_capstone_decodes_up_to_undecodable_bytes)
 }
 END_TEST
 
+/* The file's executable segment (a static i386 ELF), its size in *size. */
+static uint8_t *text_of(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    Elf32_Ehdr eh;
+    ck_assert_uint_eq(fread(&eh, sizeof eh, 1, f), 1);
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf32_Phdr ph;
+        ck_assert_int_eq(fseek(f, eh.e_phoff + i * sizeof ph, SEEK_SET), 0);
+        ck_assert_uint_eq(fread(&ph, sizeof ph, 1, f), 1);
+        if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+        uint8_t *text = malloc(ph.p_filesz);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_int_eq(fseek(f, ph.p_offset, SEEK_SET), 0);
+        ck_assert_uint_eq(fread(text, 1, ph.p_filesz, f), ph.p_filesz);
+        fclose(f);
+        *size = ph.p_filesz;
+        return text;
+    }
+    ck_abort_msg("%s: no executable segment", path);
+    return NULL;
+}
+
+static void same_block(const struct block *a, const struct block *b, uint32_t off)
+{
+    ck_assert_msg((a == NULL) == (b == NULL), "offset %u: one decodes, one not", off);
+    if (!a)
+        return;
+    ck_assert_uint_eq(a->ninsns, b->ninsns);
+    ck_assert_uint_eq(a->cost, b->cost);
+    ck_assert_uint_eq(a->specials, b->specials);
+    for (uint32_t i = 0; i < a->ninsns; i++) {
+        const struct insn *x = &a->insns[i], *y = &b->insns[i];
+        ck_assert_msg(x->addr == y->addr && x->len == y->len && x->cls == y->cls &&
+                      x->flags == y->flags && x->int_vector == y->int_vector &&
+                      x->cost == y->cost, "offset %u, instruction %u differs", off, i);
+    }
+}
+
+/* An instruction found again by its bytes (docs/performance.md, 40) is
+ * the one Capstone decodes there: busybox's code from every byte offset,
+ * through one cache that has seen all the offsets before it, against a
+ * cache that has seen nothing. */
+START_TEST(an_instruction_seen_before_is_described_as_capstone_describes_it)
+{
+    size_t size;
+    uint8_t *text = text_of(fixture("busybox"), &size);
+    struct block_cache fresh;
+    ck_assert_int_eq(block_cache_init(&fresh, p4.cost), 0);
+    uint32_t decoded = 0;
+    for (uint32_t off = 0; off + 16 <= size && off < 32768; off++) {
+        struct block *warm = block_decode(&bc, off, text + off, 16);
+        if (fresh.memo_heads)
+            memset(fresh.memo_heads, 0, fresh.memo_cap * sizeof *fresh.memo_heads);
+        fresh.nmemo = 0;
+        struct block *cold = block_decode(&fresh, off, text + off, 16);
+        same_block(warm, cold, off);
+        decoded += warm ? warm->ninsns : 0;
+        block_free(warm);
+        block_free(cold);
+    }
+    ck_assert_uint_lt(bc.nmemo, decoded);
+    block_cache_free(&fresh);
+    free(text);
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
     Suite *s = suite_create("decode");
@@ -316,6 +387,7 @@ Suite *decode_suite(void)
     tcase_add_loop_test(tc, a_rewrite_of_any_byte_is_noticed, 1, 25);
     tcase_add_test(tc, cache_survives_growth);
     tcase_add_test(tc, a_block_lists_what_capstone_decodes_up_to_undecodable_bytes);
+    tcase_add_test(tc, an_instruction_seen_before_is_described_as_capstone_describes_it);
     suite_add_tcase(s, tc);
     return s;
 }

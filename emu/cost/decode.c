@@ -42,6 +42,8 @@ void block_cache_free(struct block_cache *bc)
     for (uint32_t i = 0; i < bc->capacity; i++)
         block_free(bc->slots[i]);
     free(bc->slots);
+    free(bc->memo_heads);
+    free(bc->memo);
     if (bc->scratch)
         cs_free(bc->scratch, 1);
     if (bc->capstone)
@@ -305,9 +307,8 @@ static int mark_rep_entry(struct block_cache *bc, struct block *b)
     return 0;
 }
 
-static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn *in)
+static void describe_insn(const cs_insn *ci, struct insn *in)
 {
-    in->addr = (uint32_t)ci->address;
     in->len = (uint8_t)ci->size;
     in->cls = (uint8_t)classify_insn(ci, &in->flags);
     if (in->flags & INSN_SOFTINT) {
@@ -317,10 +318,106 @@ static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn
                        : ci->id == X86_INS_INT1 ? X86_VEC_DB
                        : (uint8_t)x->operands[0].imm;
     }
+}
+
+static inline uint32_t fnv_step(uint32_t h, uint8_t byte)
+{
+    return (h ^ byte) * 16777619u;
+}
+
+#define FNV_START 2166136261u
+
+/* An instruction's description depends on its bytes alone, and x86
+ * decodes a byte at a time, so the bytes of a decoded instruction are
+ * that instruction wherever they start: no other length can match too. */
+static bool memo_find(const struct block_cache *bc, const uint8_t *code, size_t left,
+                      struct insn *in)
+{
+    uint32_t h = FNV_START;
+    if (!bc->nmemo)
+        return false;
+    for (uint32_t len = 1; len <= sizeof bc->memo->bytes && len <= left; len++) {
+        h = fnv_step(h, code[len - 1]);
+        for (uint32_t i = bc->memo_heads[h & (bc->memo_cap - 1)]; i; i = bc->memo[i - 1].next) {
+            const struct insn_seen *e = &bc->memo[i - 1];
+            if (e->len == len && !memcmp(e->bytes, code, len)) {
+                in->len = e->len;
+                in->cls = e->cls;
+                in->flags = e->flags;
+                in->int_vector = e->int_vector;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void memo_link(struct block_cache *bc, uint32_t i)
+{
+    struct insn_seen *e = &bc->memo[i];
+    uint32_t h = FNV_START;
+    for (uint32_t k = 0; k < e->len; k++)
+        h = fnv_step(h, e->bytes[k]);
+    e->next = bc->memo_heads[h & (bc->memo_cap - 1)];
+    bc->memo_heads[h & (bc->memo_cap - 1)] = i + 1;
+}
+
+/* Twice the entries, and as many buckets as entries. */
+static bool memo_grow(struct block_cache *bc)
+{
+    uint32_t cap = bc->memo_cap ? 2 * bc->memo_cap : 8192;
+    if (cap > INSN_MEMO_MAX)
+        return false;
+    struct insn_seen *more = realloc(bc->memo, cap * sizeof *more);
+    if (!more)
+        return false;
+    bc->memo = more;
+    uint32_t *heads = calloc(cap, sizeof *heads);
+    if (!heads)
+        return false;
+    free(bc->memo_heads);
+    bc->memo_heads = heads;
+    bc->memo_cap = cap;
+    for (uint32_t i = 0; i < bc->nmemo; i++)
+        memo_link(bc, i);
+    return true;
+}
+
+static void memo_add(struct block_cache *bc, const uint8_t *code, const struct insn *in)
+{
+    if (bc->nmemo == bc->memo_cap && !memo_grow(bc))
+        return;
+    struct insn_seen *e = &bc->memo[bc->nmemo];
+    memset(e, 0, sizeof *e);
+    memcpy(e->bytes, code, in->len);
+    e->len = in->len;
+    e->cls = in->cls;
+    e->flags = in->flags;
+    e->int_vector = in->int_vector;
+    memo_link(bc, bc->nmemo++);
+}
+
+/* One instruction at code: seen before, or Capstone's (false if it
+ * cannot decode it). */
+static bool next_insn(struct block_cache *bc, const uint8_t *code, size_t left, uint32_t addr,
+                      struct insn *in)
+{
+    memset(in, 0, sizeof *in);
+    if (!memo_find(bc, code, left, in)) {
+        const uint8_t *p = code;
+        uint64_t at = addr;
+        if (!cs_disasm_iter(bc->capstone, &p, &left, &at, bc->scratch) ||
+            bc->scratch->size > sizeof bc->memo->bytes)
+            return false;
+        describe_insn(bc->scratch, in);
+        memo_add(bc, code, in);
+    }
+    in->addr = addr;
     /* int n is charged when it is delivered (its cost depends on the
      * gate), a rep string op as it runs. */
     if (!insn_charged_later(in))
         in->cost = bc->cost_table[in->cls];
+    return true;
 }
 
 /* The instructions from the start of code up to its end or the first
@@ -329,12 +426,11 @@ static void describe_insn(struct block_cache *bc, const cs_insn *ci, struct insn
 static uint32_t decode_insns(struct block_cache *bc, uint32_t addr, const uint8_t *code,
                              uint32_t size, struct insn **out)
 {
-    const uint8_t *p = code;
-    size_t left = size;
-    uint64_t at = addr;
+    uint32_t off = 0;
     uint32_t n = 0, cap = 0;
     struct insn *insns = NULL;
-    while (left && cs_disasm_iter(bc->capstone, &p, &left, &at, bc->scratch)) {
+    struct insn in;
+    while (off < size && next_insn(bc, code + off, size - off, addr + off, &in)) {
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
             struct insn *more = realloc(insns, cap * sizeof *insns);
@@ -344,8 +440,8 @@ static uint32_t decode_insns(struct block_cache *bc, uint32_t addr, const uint8_
             }
             insns = more;
         }
-        memset(&insns[n], 0, sizeof insns[n]);
-        describe_insn(bc, bc->scratch, &insns[n++]);
+        insns[n++] = in;
+        off += in.len;
     }
     *out = insns;
     return n;

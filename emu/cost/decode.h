@@ -68,12 +68,26 @@ struct block {
     struct rep_count rep;          /* the last insn's count, if INSN_REP_EARLY */
 };
 
+/* An instruction described once, found again by its bytes alone. */
+struct insn_seen {
+    uint8_t bytes[15];
+    uint8_t len;
+    uint8_t cls, int_vector;
+    uint16_t flags;
+    uint32_t next;       /* the bucket's next entry + 1, 0 at its end */
+};
+
+#define INSN_MEMO_MAX 65536
+
 struct block_cache {
     struct block **slots;
     uint32_t capacity, count;
     csh capstone;
     cs_insn *scratch;    /* one instruction's decode, reused (cs_disasm_iter) */
     const uint32_t *cost_table;
+    struct insn_seen *memo;    /* memo_cap entries, nmemo of them used */
+    uint32_t *memo_heads;      /* memo_cap buckets: the first entry + 1 */
+    uint32_t nmemo, memo_cap;
 };
 
 int block_cache_init(struct block_cache *bc, const uint32_t *cost_table);

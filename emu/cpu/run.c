@@ -499,6 +499,7 @@ int machine_init_bare(struct machine *m, const struct run_options *opts)
     int rc = machine_create(m, opts);
     if (rc)
         return rc;
+    m->code.check_at = ENGINE_CODE_CHECK;   /* a new engine's buffer is empty */
     if (add_hooks(m))
         return machine_fail(m, 125, "cannot install engine hooks");
     irq_init(m);

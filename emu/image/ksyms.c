@@ -13,32 +13,52 @@ static bool open_image(struct elf32 *f, const uint8_t *image, size_t size)
     return elf32_open(f, image, size) && f->eh.e_machine == EM_386;
 }
 
+/* The name of a symbol that places something, or NULL. */
+static const char *placed_name(const struct elf32 *f, const Elf32_Shdr *strs,
+                               const Elf32_Sym *sym)
+{
+    int type = ELF32_ST_TYPE(sym->st_info);
+    if (sym->st_shndx == SHN_UNDEF ||
+        (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT))
+        return NULL;
+    return elf32_string(f, strs, sym->st_name);
+}
+
+/* The first value of each of names[0..count) in the symbol table (0 for
+ * one it lacks), in one pass over it. */
+static void find_names(const struct elf32 *f, const Elf32_Shdr *syms, const Elf32_Shdr *strs,
+                       const char *const *names, int count, uint32_t *values)
+{
+    Elf32_Sym sym;
+    memset(values, 0, count * sizeof *values);
+    for (uint32_t j = 0; elf32_symbol(f, syms, j, &sym); j++) {
+        const char *n = placed_name(f, strs, &sym);
+        for (int i = 0; n && i < count; i++)
+            if (!values[i] && !strcmp(n, names[i]))
+                values[i] = sym.st_value;
+    }
+}
+
 uint32_t ksym_find(const uint8_t *image, size_t size, const char *name)
 {
     struct elf32 f;
     Elf32_Shdr syms, strs;
-    Elf32_Sym sym;
+    uint32_t value;
     if (!open_image(&f, image, size) || !elf32_symtab(&f, &syms, &strs))
         return 0;
-    for (uint32_t j = 0; elf32_symbol(&f, &syms, j, &sym); j++) {
-        int type = ELF32_ST_TYPE(sym.st_info);
-        if (sym.st_shndx == SHN_UNDEF ||
-            (type != STT_FUNC && type != STT_NOTYPE && type != STT_OBJECT))
-            continue;
-        const char *n = elf32_string(&f, &strs, sym.st_name);
-        if (n && !strcmp(n, name))
-            return sym.st_value;
-    }
-    return 0;
+    find_names(&f, &syms, &strs, &name, 1, &value);
+    return value;
 }
 
 int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, size_t errlen)
 {
-    static const char *const names[NKSYMS] = {
+    static const char *const names[NKSYMS + 1] = {
 #define X(name) #name,
         KERNEL_SYMBOLS(X)
 #undef X
+        "task_comm_offset",
     };
+    uint32_t values[NKSYMS + 1];
     struct elf32 f;
     Elf32_Shdr syms, strs;
 
@@ -52,18 +72,15 @@ int ksyms_load(struct ksyms *ks, const uint8_t *image, size_t size, char *err, s
         return -1;
     }
     ks->entry = f.eh.e_entry;
-    for (int i = 0; i < NKSYMS; i++) {
-        ks->addr[i] = ksym_find(image, size, names[i]);
-        if (!ks->addr[i]) {
+    find_names(&f, &syms, &strs, names, NKSYMS + 1, values);
+    for (int i = 0; i <= NKSYMS; i++) {
+        if (!values[i]) {
             snprintf(err, errlen, "built-in kernel image lacks symbol %s", names[i]);
             return -1;
         }
     }
-    ks->task_comm = ksym_find(image, size, "task_comm_offset");
-    if (!ks->task_comm) {
-        snprintf(err, errlen, "built-in kernel image lacks symbol task_comm_offset");
-        return -1;
-    }
+    memcpy(ks->addr, values, sizeof ks->addr);
+    ks->task_comm = values[NKSYMS];
     return 0;
 }
 

@@ -39,6 +39,7 @@ int machine_create(struct machine *m, const struct run_options *opts)
     char err[256];
     memset(m, 0, sizeof *m);
     m->opts = opts;
+    m->code.look_at = ENGINE_CODE_LOOK_MM;
     if (cpu_config_parse(opts->cpu_spec, opts->no_sep, &m->cpu, err, sizeof err))
         return machine_fail(m, 2, "%s", err);
     /* several CPUs: an SMP kernel (main.c refuses an explicit up) */
@@ -105,9 +106,9 @@ void machine_destroy(struct machine *m)
  * pass it here (the sysenter hook's EIP is the entry less the instruction's
  * length, which the engine adds after the hook). The look is made there, once every ENGINE_CODE_LOOK_MM address-space
  * requests (forks, execs and the pages they map: what makes new code),
- * so that a loop of system calls alone never pays for it.
+ * so that a loop of system calls alone never pays for it (the first after
+ * as many: a new engine's buffer is empty).
  */
-#define ENGINE_CODE_LOOK_MM 256u
 
 void machine_code_look_at_entry(struct machine *m, uint32_t eip)
 {

@@ -78,6 +78,10 @@ struct smp_state;
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wmicrosoft-anon-tag"
 #endif
+/* address-space requests between two looks at the engines' code buffers
+ * without the cycle model (machine.c, machine_code_look_at_entry) */
+#define ENGINE_CODE_LOOK_MM 256u
+
 struct machine {
     union {
         /* An unnamed member of a tagged struct type is a GNU C extension
