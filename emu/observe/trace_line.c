@@ -172,11 +172,26 @@ void trace_line_csv(struct trace_line *l, uint32_t addr, bool kernel, const char
     put(l, tail.buf, tail.len);
 }
 
+/* cm's text one hundred cycles on, in place: false if that needs one
+ * more digit than it has room or width for. */
+static bool next_hundred(struct cycles_memo *cm)
+{
+    int i = (int)cm->len - 6;
+    for (; i >= 0 && cm->text[i] == '9'; i--)
+        cm->text[i] = '0';
+    if (i < 0 || cm->text[i] == ' ')
+        return false;
+    cm->text[i]++;
+    return true;
+}
+
 size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, size_t width)
 {
     if (centi < 10000)
         return cycles_right(out, centi, width);
-    cm->high = centi / 10000;
-    cm->len = (uint32_t)cycles_right(cm->text, centi, width);
+    uint64_t high = centi / 10000;
+    if (!cm->high || high != cm->high + 1 || !next_hundred(cm))
+        cm->len = (uint32_t)cycles_right(cm->text, centi, width);
+    cm->high = high;
     return cycles_memo_text(cm, out, centi, width);
 }

@@ -47,12 +47,14 @@ size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end);
  * copy and two digit pairs. Zeroed: none made yet. */
 struct cycles_memo {
     uint64_t high;              /* centicycles / 10000 of text; 0: none */
+    uint64_t last;              /* the count text is (when high is not 0) */
     uint32_t len;
     char text[32];
 };
 
 /* centi in width (right-aligned) into out, which has room for 32 bytes,
- * when cm has no text of its hundreds of cycles. */
+ * when cm has no text of its hundreds of cycles (the next hundred's is
+ * cm's carried on). */
 size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, size_t width);
 
 /* (Inline: every traced instruction's line goes through these.) */
@@ -65,13 +67,15 @@ static inline size_t cycles_memo_text(struct cycles_memo *cm, char *out, uint64_
     unsigned low = (unsigned)(centi % 10000);
     if (high == 0 || high != cm->high)
         return cycles_memo_remake(cm, out, centi, width);
+    memcpy(cm->text + cm->len - 5, trace_digit_pairs + 2 * (low / 100), 2);
+    memcpy(cm->text + cm->len - 2, trace_digit_pairs + 2 * (low % 100), 2);
+    cm->last = centi;
     memcpy(out, cm->text, sizeof cm->text);
-    memcpy(out + cm->len - 5, trace_digit_pairs + 2 * (low / 100), 2);
-    memcpy(out + cm->len - 2, trace_digit_pairs + 2 * (low % 100), 2);
     return cm->len;
 }
 
-/* trace_line_*_times' bytes, through the memos (CSV: start's, end's). */
+/* trace_line_*_times' bytes, through the memos (CSV: start's, end's; a
+ * start that is the end before is end's text). */
 static inline size_t trace_line_text_times_memo(struct cycles_memo *cm, char *out, uint64_t end)
 {
     size_t n = cycles_memo_text(cm, out, end, 12);
@@ -84,7 +88,13 @@ static inline size_t trace_line_csv_times_memo(struct cycles_memo cm[2], char *o
 {
     size_t k = sizeof TRACE_CSV_LEAD - 1;
     memcpy(out, TRACE_CSV_LEAD, k);
-    k += cycles_memo_text(&cm[0], out + k, start, 0);
+    /* nearly always where the line before ended */
+    if (cm[1].high && start == cm[1].last) {
+        memcpy(out + k, cm[1].text, sizeof cm[1].text);
+        k += cm[1].len;
+    } else {
+        k += cycles_memo_text(&cm[0], out + k, start, 0);
+    }
     out[k++] = ',';
     return k + cycles_memo_text(&cm[1], out + k, end, 0);
 }
