@@ -385,18 +385,12 @@ FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer 
 $(BUILD)/fuzz/target_%.o: tests/fuzz/fuzz_target.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -DFUZZ_TARGET_NAME='"$*"' -c $< -o $@
-# Linked statically, Unicorn's memcmp is tests/fuzz/engine_memcmp.c's (a
-# copy of its archive with the symbol renamed), not the sanitizer's
-# interceptor, which handed every call to libFuzzer's comparison hook.
-FUZZ_UC := $(BUILD)/fuzz/libunicorn.a
-FUZZ_UC_LIBS = $(if $(UC_STATIC),$(patsubst $(firstword $(UC_ARCHIVES)),$(FUZZ_UC),$(UC_LIBS)),$(UC_LIBS))
-$(FUZZ_UC): $(UC_ID)
-	@mkdir -p $(@D)
-	rm -f $@
-	$(if $(UC_STATIC),objcopy --redefine-sym memcmp=fuzz_engine_memcmp $(firstword $(UC_ARCHIVES)) $@,ar rc $@)
+# tests/fuzz/plain_memcmp.c's memcmp takes the place of the sanitizer's
+# interceptor (a weak symbol), which handed every call of Unicorn's
+# translator to libFuzzer's comparison hook.
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/target_%.o $(FUZZ_HARNESS) $(EMU_LIB_OBJS) \
-		$(BUILD)/tests/fuzz/engine_memcmp.c.o $(FUZZ_UC)
-	$(CC) $(HOST_LDFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(FUZZ_UC_LIBS) -lm
+		$(BUILD)/tests/fuzz/plain_memcmp.c.o
+	$(CC) $(HOST_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(UC_LIBS) -lm
 fuzz-targets: $(FUZZ_BINS) $(BUILD)/guest/programs/syscall_fuzz $(BUILD)/guest/programs/cpu_fuzz
 
 # Regenerate the committed seed corpora (tests/fuzz/make_seeds.c).
