@@ -111,8 +111,8 @@ static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
 {
     const struct block *cur = m->cur_block;
     uint32_t k;
-    if (!cur || ninsns != 1 || addr == cur->addr || m->run_to_why != RUN_TO_NONE ||
-        !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+    if (!cur || ninsns != 1 || addr <= cur->addr || addr - cur->addr >= cur->size ||
+        m->run_to_why != RUN_TO_NONE || !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
         return -1;
     return k;
 }
@@ -376,7 +376,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->drop_step_trap = false;
     if (m->iret_patch.active)
         engine_iret_restore(&m->mem, &m->iret_patch);
-    const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
+    const uint8_t *code = size ? guest_code_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = rep_again(m, addr, code, size);
     bool again = b != NULL;
     /* A block decoded again at its own address (its code changed) frees
