@@ -12,12 +12,15 @@
 
 /* Code hooks go in only for the addresses that need them, so most code
  * runs without a per-instruction callback. The kernel's own irets run at
- * CPL 0, where the engine's iret is right (engine.h, quirk 21). */
+ * CPL 0, where the engine's iret is right (engine.h, quirk 21); a sysexit
+ * is the CPU model's only on a part without working SEP (sysenter.h). */
 static bool needs_hook(const struct machine *m, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
+    if (!m->cpu.sep_unsupported)
+        f &= (uint16_t)~SPECIAL_SYSEXIT;
     return rep_count_here(m, in) || (f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr)));
 }
 
