@@ -110,15 +110,21 @@ static void raise_from_cpl3(uc_engine *uc, uint64_t address, uint32_t size, void
     uc_emu_stop(uc);
 }
 
+/* A bare machine that irets to ring 3 and runs hook there. */
+static void hook_at_cpl3(struct bare *b, uc_cb_hookcode_t hook)
+{
+    uint8_t nops[] = { 0x90, 0x90, 0xf4 };
+    uc_hook h;
+    bare_init(b, "pentium4");
+    bare_write(b, BARE_UCODE, nops, sizeof nops);
+    ck_assert_int_eq(engine_hook_code_at(b->m.uc, BARE_UCODE + 1, hook, &b->m, &h), 0);
+    bare_run(b, BARE_UCODE, true);
+}
+
 START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
 {
     static struct bare b;
-    uint8_t nops[] = { 0x90, 0x90, 0xf4 };
-    uc_hook h;
-    bare_init(&b, "pentium4");
-    bare_write(&b, BARE_UCODE, nops, sizeof nops);
-    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, &b.m, &h), 0);
-    bare_run(&b, BARE_UCODE, true);   /* iret to ring 3, then the hook */
+    hook_at_cpl3(&b, raise_from_cpl3);
     ck_assert_int_ne(ring.direct, UC_ERR_OK);
     ck_assert(ring.raised);
     ck_assert_uint_eq(ring.cs, __KERNEL_CS);
@@ -195,12 +201,7 @@ static void raise_remembered(uc_engine *uc, uint64_t address, uint32_t size, voi
 START_TEST(a_remembered_ring0_entry_leaves_the_context_the_loads_leave)
 {
     static struct bare b;
-    uint8_t nops[] = { 0x90, 0x90, 0xf4 };
-    uc_hook h;
-    bare_init(&b, "pentium4");
-    bare_write(&b, BARE_UCODE, nops, sizeof nops);
-    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_remembered, &b.m, &h), 0);
-    bare_run(&b, BARE_UCODE, true);   /* iret to ring 3, then the hook */
+    hook_at_cpl3(&b, raise_remembered);
     for (int k = 0; k < 4; k++)
         ck_assert_msg(memo_seen.raised[k], "raise %d", k);
     ck_assert(memo_seen.same_again);
