@@ -105,11 +105,11 @@
  *     sets the CPL in the saved CPU context (where: found by
  *     engine_probe_layout()) and restores it, then loads CS and SS. Those
  *     two loads read their descriptors down the engine's slow load path
- *     (2 350 host instructions a sysenter): a memo of what they changed in
- *     the saved context, taken once, is written there instead while the
- *     state they read (the span after the CPL's word, the descriptors,
- *     EFLAGS.VM clear) is what it was. Tests: as 3 (the resulting CS, SS,
- *     CPL, ESP, EFLAGS); test_engine
+ *     (about 2 200 host instructions a sysenter): a memo of what they
+ *     changed in the saved context, taken once, is written there instead
+ *     while the state they read (the span from the CPL's word on, the
+ *     descriptors, EFLAGS.VM clear) is what it was. Tests: as 3 (the
+ *     resulting CS, SS, CPL, ESP, EFLAGS); test_engine
  *     probe_finds_the_cpl_where_a_cr0_write_would_flush,
  *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave.
  * 15. A hook only applies to code translated after it is added (memory
