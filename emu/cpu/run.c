@@ -122,6 +122,8 @@ static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
 
 static bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
 {
+    if (b->ninsns != 1)   /* a restart is one instruction: most blocks, no call */
+        return false;
     int64_t k = restart_of(m, addr, b->ninsns);
     if (k < 0)
         return false;
@@ -304,7 +306,9 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     uint32_t addr = (uint32_t)address;
     const struct block *b = NULL;
     if (code && !known_undecodable(m, addr, code, size)) {
-        b = block_lookup(&m->blocks, addr, code, size);
+        b = block_cached(&m->blocks, addr, code, size);
+        if (!b)
+            b = block_lookup(&m->blocks, addr, code, size);
         if (!b)
             note_undecodable(m, addr, code, size);
     }
