@@ -101,7 +101,7 @@ static void raise_from_cpl3(uc_engine *uc, uint64_t address, uint32_t size, void
     (void)size;
     uint32_t kcs = __KERNEL_CS;
     ring.direct = uc_reg_write(uc, UC_X86_REG_CS, &kcs);
-    ring.raised = engine_enter_ring0(uc, m->scratch_ctx, &m->layout, __KERNEL_CS,
+    ring.raised = engine_enter_ring0(uc, m->scratch_ctx, &m->layout, NULL, __KERNEL_CS,
                                      __KERNEL_DS, BARE_KSTACK - 64);
     ring.cs = engine_reg_read(uc, UC_X86_REG_CS);
     ring.ss = engine_reg_read(uc, UC_X86_REG_SS);
@@ -110,15 +110,21 @@ static void raise_from_cpl3(uc_engine *uc, uint64_t address, uint32_t size, void
     uc_emu_stop(uc);
 }
 
+/* A bare machine that irets to ring 3 and runs hook there. */
+static void hook_at_cpl3(struct bare *b, uc_cb_hookcode_t hook)
+{
+    uint8_t nops[] = { 0x90, 0x90, 0xf4 };
+    uc_hook h;
+    bare_init(b, "pentium4");
+    bare_write(b, BARE_UCODE, nops, sizeof nops);
+    ck_assert_int_eq(engine_hook_code_at(b->m.uc, BARE_UCODE + 1, hook, &b->m, &h), 0);
+    bare_run(b, BARE_UCODE, true);
+}
+
 START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
 {
     static struct bare b;
-    uint8_t nops[] = { 0x90, 0x90, 0xf4 };
-    uc_hook h;
-    bare_init(&b, "pentium4");
-    bare_write(&b, BARE_UCODE, nops, sizeof nops);
-    ck_assert_int_eq(engine_hook_code_at(b.m.uc, BARE_UCODE + 1, raise_from_cpl3, &b.m, &h), 0);
-    bare_run(&b, BARE_UCODE, true);   /* iret to ring 3, then the hook */
+    hook_at_cpl3(&b, raise_from_cpl3);
     ck_assert_int_ne(ring.direct, UC_ERR_OK);
     ck_assert(ring.raised);
     ck_assert_uint_eq(ring.cs, __KERNEL_CS);
@@ -128,6 +134,84 @@ START_TEST(a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can)
     /* the flags are the user's still: the raise changes no EFLAGS bit */
     ck_assert_uint_eq(ring.eflags & (X86_EFLAGS_IF | X86_EFLAGS_FIXED),
                       X86_EFLAGS_IF | X86_EFLAGS_FIXED);
+    bare_destroy(&b);
+}
+END_TEST
+
+/* Quirk 14's memo: the raise from one state, the loads made or their
+ * result remembered, leaves the same context; a descriptor changed in
+ * memory is loaded again. */
+static struct {
+    bool raised[4];
+    unsigned learned[4];        /* the memo's next state after each */
+    bool same_again, same_reloaded;
+} memo_seen;
+
+static void enter_from(uc_engine *uc, uc_context *from, uc_context *to, struct machine *m,
+                       struct engine_ring0_memo *memo, int k)
+{
+    memcpy(to, from, uc_context_size(uc));
+    uc_context_restore(uc, from);
+    memo_seen.raised[k] = engine_enter_ring0(uc, m->scratch_ctx, &m->layout, memo, __KERNEL_CS,
+                                             __KERNEL_DS, BARE_KSTACK - 64);
+    memo_seen.learned[k] = memo ? memo->next : 0;
+    uc_context_save(uc, to);
+}
+
+/* The kernel data segment's descriptor with its accessed bit clear. */
+static void clear_accessed(uc_engine *uc)
+{
+    uc_x86_mmr gdtr = { 0 };
+    uint8_t access;
+    uc_reg_read(uc, UC_X86_REG_GDTR, &gdtr);
+    uc_mem_read(uc, gdtr.base + __KERNEL_DS + X86_DESC_ACCESS_SHIFT / 8, &access, 1);
+    access &= (uint8_t)~X86_AR_ACCESSED;
+    uc_mem_write(uc, gdtr.base + __KERNEL_DS + X86_DESC_ACCESS_SHIFT / 8, &access, 1);
+}
+
+static void raise_remembered(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct machine *m = user;
+    static struct engine_ring0_memo memo;
+    uc_context *from, *a, *b, *c;
+    (void)address;
+    (void)size;
+    memset(&memo, 0, sizeof memo);
+    memo.mem = &m->mem;
+    uc_context_alloc(uc, &from);
+    uc_context_alloc(uc, &a);
+    uc_context_alloc(uc, &b);
+    uc_context_alloc(uc, &c);
+    uc_context_save(uc, from);
+    enter_from(uc, from, a, m, &memo, 0);   /* loaded, and remembered */
+    enter_from(uc, from, b, m, &memo, 1);   /* remembered */
+    memo_seen.same_again = !memcmp(a, b, m->layout.context_size);
+    clear_accessed(uc);
+    enter_from(uc, from, b, m, &memo, 2);   /* loaded again: the descriptor changed */
+    clear_accessed(uc);
+    enter_from(uc, from, c, m, NULL, 3);
+    memo_seen.same_reloaded = !memcmp(b, c, m->layout.context_size);
+    uc_context_free(from);
+    uc_context_free(a);
+    uc_context_free(b);
+    uc_context_free(c);
+    uc_emu_stop(uc);
+}
+
+START_TEST(a_remembered_ring0_entry_leaves_the_context_the_loads_leave)
+{
+    static struct bare b;
+    hook_at_cpl3(&b, raise_remembered);
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(memo_seen.raised[k], "raise %d", k);
+    ck_assert(memo_seen.same_again);
+    ck_assert(memo_seen.same_reloaded);
+    if (b.m.layout.raise_by_context) {
+        /* one state learned, then used, then a second learned */
+        ck_assert_uint_eq(memo_seen.learned[0], 1);
+        ck_assert_uint_eq(memo_seen.learned[1], 1);
+        ck_assert_uint_eq(memo_seen.learned[2], 2);
+    }
     bare_destroy(&b);
 }
 END_TEST
@@ -312,6 +396,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, the_probe_leaves_its_engine_as_it_found_it);
     tcase_add_test(tc, a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can);
     tcase_add_test(tc, probe_finds_the_cpl_where_a_cr0_write_would_flush);
+    tcase_add_test(tc, a_remembered_ring0_entry_leaves_the_context_the_loads_leave);
     tcase_add_test(tc, unbacked_addresses_stop_the_engine_backed_ones_fault);
     tcase_add_test(tc, every_guest_address_is_backed);
     tcase_add_test(tc, a_translator_abort_is_survived);

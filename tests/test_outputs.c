@@ -183,6 +183,42 @@ START_TEST(the_progress_line_when_asked_for)
 }
 END_TEST
 
+/* emu run attaches the system-call accounting only when an output reads
+ * it; the machine it leaves out of a run runs the same. */
+START_TEST(the_accounting_only_for_an_output_that_reads_it)
+{
+    struct outputs none = { .progress_mode = PROGRESS_OFF };
+    struct outputs each[] = {
+        { .strace = true, .strace_path = "/dev/null", .progress_mode = PROGRESS_OFF },
+        { .trace.path = "/dev/null", .progress_mode = PROGRESS_OFF },
+        { .report = true, .report_path = "/dev/null", .progress_mode = PROGRESS_OFF },
+        { .profile_path = "/dev/null", .profile_format = PROFILE_FOLDED,
+          .progress_mode = PROGRESS_OFF },
+        { .progress_mode = PROGRESS_ON },
+    };
+    struct rig with, without;
+    rig_new(&with);
+    for (size_t i = 0; i < sizeof each / sizeof each[0]; i++) {
+        ck_assert_int_eq(outputs_open(&each[i], with.m), 0);
+        ck_assert_msg(outputs_read_calls(&each[i]), "output %zu", i);
+        if (i > 0)
+            ck_assert_int_eq(outputs_close(&each[i]), 0);
+    }
+    rig_new(&without);
+    ck_assert_int_eq(outputs_open(&none, without.m), 0);
+    ck_assert(!outputs_read_calls(&none));
+    ck_assert_int_eq(rig_run(&with, &each[0]), 0);
+    ck_assert_int_eq(machine_boot(without.m), 0);
+    ck_assert_int_eq(machine_run(without.m), 0);
+    ck_assert_uint_eq(without.m->cycles, with.m->cycles);
+    ck_assert_uint_eq(without.m->insns, with.m->insns);
+    ck_assert_uint_eq(without.sys->by_path[PATH_SYSENTER], 0);
+    ck_assert_uint_ge(with.sys->by_path[PATH_SYSENTER], 5);   /* the 5 getppid and more */
+    rig_free(&with, &each[0]);
+    rig_free(&without, &none);
+}
+END_TEST
+
 Suite *outputs_suite(void)
 {
     Suite *s = suite_create("outputs");
@@ -194,6 +230,7 @@ Suite *outputs_suite(void)
     tcase_add_test(tc, a_device_may_be_shared);
     tcase_add_test(tc, a_report_it_cannot_write_is_a_usage_error);
     tcase_add_test(tc, the_progress_line_when_asked_for);
+    tcase_add_test(tc, the_accounting_only_for_an_output_that_reads_it);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -102,6 +102,11 @@ int outputs_open(struct outputs *o, struct machine *m)
     return 0;
 }
 
+bool outputs_read_calls(const struct outputs *o)
+{
+    return o->trace_out || o->strace_out || o->profile || o->progress || o->report;
+}
+
 int outputs_attach(struct outputs *o, struct machine *m, struct syscall_tracker *sys)
 {
     if ((o->trace_out && trace_attach(o->trace_out, m, sys, &o->syms)) ||

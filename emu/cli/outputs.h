@@ -46,6 +46,8 @@ struct outputs {
 
 /* 0, or the exit status with the reason in m->message. */
 int outputs_open(struct outputs *o, struct machine *m);
+/* Does any output read the system-call accounting? */
+bool outputs_read_calls(const struct outputs *o);
 int outputs_attach(struct outputs *o, struct machine *m, struct syscall_tracker *sys);
 /* After the run: the report and the profile. 0, or -1 after saying why. */
 int outputs_finish(struct outputs *o, struct machine *m, const struct syscall_tracker *sys);

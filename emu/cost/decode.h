@@ -146,6 +146,19 @@ static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t
 }
 
 /*
+ * What block_lookup(bc, addr, code, size) would give if the cache holds
+ * it where the look-up starts (most blocks), without the call; NULL means
+ * "look it up", never "not there".
+ */
+static inline const struct block *block_cached(const struct block_cache *bc, uint32_t addr,
+                                               const uint8_t *code, uint32_t size)
+{
+    const struct block *b = bc->slots[block_slot_of(bc, addr)];
+    return b && b->addr == addr && b->size == size && block_same_bytes(b->bytes, code, size)
+               ? b : NULL;
+}
+
+/*
  * Is b what block_lookup(bc, addr, code, size) would give, found without
  * the look-up? Only if the cache holds b where the look-up starts: b may
  * have been let go since it was looked up (another CPU decoded addr
@@ -155,8 +168,7 @@ static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t
 static inline bool block_again(const struct block_cache *bc, const struct block *b,
                                uint32_t addr, const uint8_t *code, uint32_t size)
 {
-    return bc->slots[block_slot_of(bc, addr)] == b && b->addr == addr && b->size == size &&
-           block_same_bytes(b->bytes, code, size);
+    return b && block_cached(bc, addr, code, size) == b;
 }
 /* Decode and cost a byte sequence without caching (tests, tools). */
 struct block *block_decode(struct block_cache *bc, uint32_t addr,

@@ -12,12 +12,15 @@
 
 /* Code hooks go in only for the addresses that need them, so most code
  * runs without a per-instruction callback. The kernel's own irets run at
- * CPL 0, where the engine's iret is right (engine.h, quirk 21). */
+ * CPL 0, where the engine's iret is right (engine.h, quirk 21); a sysexit
+ * is the CPU model's only on a part without working SEP (sysenter.h). */
 static bool needs_hook(const struct machine *m, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
+    if (!m->cpu.sep_unsupported)
+        f &= (uint16_t)~SPECIAL_SYSEXIT;
     return rep_count_here(m, in) || (f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr)));
 }
 
@@ -111,14 +114,16 @@ static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
 {
     const struct block *cur = m->cur_block;
     uint32_t k;
-    if (!cur || ninsns != 1 || addr == cur->addr || m->run_to_why != RUN_TO_NONE ||
-        !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+    if (!cur || ninsns != 1 || addr <= cur->addr || addr - cur->addr >= cur->size ||
+        m->run_to_why != RUN_TO_NONE || !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
         return -1;
     return k;
 }
 
 static bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
 {
+    if (b->ninsns != 1)   /* a restart is one instruction: most blocks, no call */
+        return false;
     int64_t k = restart_of(m, addr, b->ninsns);
     if (k < 0)
         return false;
@@ -302,7 +307,9 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     uint32_t addr = (uint32_t)address;
     const struct block *b = NULL;
     if (code && !known_undecodable(m, addr, code, size)) {
-        b = block_lookup(&m->blocks, addr, code, size);
+        b = block_cached(&m->blocks, addr, code, size);
+        if (!b)
+            b = block_lookup(&m->blocks, addr, code, size);
         if (!b)
             note_undecodable(m, addr, code, size);
     }
@@ -377,7 +384,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->drop_step_trap = false;
     if (m->iret_patch.active)
         engine_iret_restore(&m->mem, &m->iret_patch);
-    const uint8_t *code = size ? guest_ptr(&m->mem, addr, size) : NULL;
+    const uint8_t *code = size ? guest_code_ptr(&m->mem, addr, size) : NULL;
     const struct block *b = rep_again(m, addr, code, size);
     bool again = b != NULL;
     /* A block decoded again at its own address (its code changed) frees

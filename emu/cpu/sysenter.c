@@ -110,7 +110,7 @@ void on_sysenter(uc_engine *uc, void *user)
      * without reading the GDT; the engine can only load from the GDT, whose
      * entries 12 and 13 are exactly those flat segments.
      */
-    if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, (uint16_t)cs,
+    if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, (uint16_t)cs,
                             (uint16_t)(cs + 8),
                             (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_ESP))) {
         machine_stop(m, STOP_MACHINE, "sysenter: SYSENTER_CS %#x does not name flat "

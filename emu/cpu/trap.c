@@ -183,7 +183,8 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
     new_esp -= 4u * (uint32_t)n;
 
     if (new_cpl < cpl) {
-        if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, sel, new_ss, new_esp)) {
+        if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, sel, new_ss,
+                                new_esp)) {
             delivery_failed(m, vector, "the TSS ring-0 stack segment is unusable");
             return;
         }

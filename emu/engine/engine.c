@@ -312,14 +312,14 @@ void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_
 
 /* On 2.1, where the CR0 write below flushes the TLB (quirk 14), the CPL
  * is set to 0 in the saved context instead. */
-static uc_err cpl0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l)
+static uc_err cpl0_in_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l)
 {
     uint32_t w;
     uc_err e = uc_context_save(uc, ctx);
     memcpy(&w, (uint8_t *)ctx + l->cpl_offset, sizeof w);
     w &= ~HF_CPL_BITS;
     memcpy((uint8_t *)ctx + l->cpl_offset, &w, sizeof w);
-    return e == UC_ERR_OK ? uc_context_restore(uc, ctx) : e;
+    return e;
 }
 
 /* A real-mode load of SS (PE briefly clear; the API's CR0 write has no
@@ -335,16 +335,121 @@ static uc_err cpl0_by_real_mode(uc_engine *uc)
 
 /* With the CPL 0 and PE back on, CS and SS load from the GDT with full
  * checks. */
-bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
-                        uint16_t cs, uint16_t ss, uint32_t esp)
+static bool load_cs_ss(uc_engine *uc, uint16_t cs, uint16_t ss)
 {
-    uc_err e1 = layout->raise_by_context ? cpl0_by_context(uc, ctx, layout)
-                                         : cpl0_by_real_mode(uc);
     uint32_t cs32 = cs, ss32 = ss;
-    uc_err e2 = uc_reg_write(uc, UC_X86_REG_CS, &cs32);
-    uc_err e3 = uc_reg_write(uc, UC_X86_REG_SS, &ss32);
+    uc_err e1 = uc_reg_write(uc, UC_X86_REG_CS, &cs32);
+    uc_err e2 = uc_reg_write(uc, UC_X86_REG_SS, &ss32);
+    return e1 == UC_ERR_OK && e2 == UC_ERR_OK;
+}
+
+/* The two descriptors as memory holds them now; false if not there. */
+static bool ring0_descs(const struct guest_memory *mem, const struct engine_ring0_state *st,
+                        uint8_t out[16])
+{
+    const uint8_t *c = guest_ptr(mem, st->cs_desc, 8);
+    const uint8_t *s = guest_ptr(mem, st->ss_desc, 8);
+    if (!c || !s)
+        return false;
+    memcpy(out, c, 8);
+    memcpy(out + 8, s, 8);
+    return true;
+}
+
+/* The state whose loads from ctx (the CPL already 0) the memo holds, or
+ * NULL. */
+static const struct engine_ring0_state *memo_find(uc_engine *uc, const uc_context *ctx,
+                                                  const struct engine_layout *l,
+                                                  const struct engine_ring0_memo *memo,
+                                                  uint16_t cs, uint16_t ss)
+{
+    const uint8_t *span = (const uint8_t *)ctx + l->cpl_offset;
+    uint8_t desc[16];
+    if (!memo)
+        return NULL;
+    for (int i = 0; i < ENGINE_RING0_STATES; i++) {
+        const struct engine_ring0_state *st = &memo->states[i];
+        if (st->known && st->cs == cs && st->ss == ss &&
+            !memcmp(span, st->before, ENGINE_RING0_SPAN) && ring0_descs(memo->mem, st, desc) &&
+            !memcmp(desc, st->desc, sizeof desc))
+            return (engine_reg_read(uc, UC_X86_REG_EFLAGS) & X86_EFLAGS_VM) ? NULL : st;
+    }
+    return NULL;
+}
+
+/* Did the loads from before change only bytes inside the span? Asked once
+ * (the first memo), on a context of its own. */
+static bool only_span_changed(uc_engine *uc, const uc_context *before,
+                              const struct engine_layout *l)
+{
+    uc_context *after = NULL;
+    size_t end = l->cpl_offset + ENGINE_RING0_SPAN;
+    bool ok = end <= l->context_size && uc_context_alloc(uc, &after) == UC_ERR_OK;
+    if (ok)   /* the bytes past what a save writes alike (2.1 allocates more) */
+        memcpy(after, before, l->context_size);
+    ok = ok && uc_context_save(uc, after) == UC_ERR_OK;
+    const uint8_t *a = (const uint8_t *)before, *b = (const uint8_t *)after;
+    ok = ok && !memcmp(a, b, l->cpl_offset) && !memcmp(a + end, b + end, l->context_size - end);
+    if (after)
+        uc_context_free(after);
+    return ok;
+}
+
+/* The loads just made from ctx (the CPL 0), remembered if they are from
+ * the GDT, outside virtual-8086 mode, and change only the span. ctx is
+ * scratch after. */
+static void memo_learn(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
+                       struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss)
+{
+    struct engine_ring0_state *st = &memo->states[memo->next];
+    uc_x86_mmr gdtr = { 0 };
+    if (!memo->checked) {
+        memo->refused = !only_span_changed(uc, ctx, l);
+        memo->checked = true;
+    }
+    if (memo->refused || ((cs | ss) & X86_SEL_TI) ||
+        (engine_reg_read(uc, UC_X86_REG_EFLAGS) & X86_EFLAGS_VM) ||
+        uc_reg_read(uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK)
+        return;
+    st->known = false;
+    st->cs = cs;
+    st->ss = ss;
+    st->cs_desc = (uint32_t)gdtr.base + (cs & ~7u);
+    st->ss_desc = (uint32_t)gdtr.base + (ss & ~7u);
+    memcpy(st->before, (const uint8_t *)ctx + l->cpl_offset, ENGINE_RING0_SPAN);
+    if (uc_context_save(uc, ctx) != UC_ERR_OK || !ring0_descs(memo->mem, st, st->desc))
+        return;
+    memcpy(st->after, (const uint8_t *)ctx + l->cpl_offset, ENGINE_RING0_SPAN);
+    st->known = true;
+    memo->next = (memo->next + 1) % ENGINE_RING0_STATES;
+}
+
+static bool ring0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
+                             struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss)
+{
+    if (cpl0_in_context(uc, ctx, l) != UC_ERR_OK)
+        return false;
+    const struct engine_ring0_state *st = memo_find(uc, ctx, l, memo, cs, ss);
+    if (st) {
+        memcpy((uint8_t *)ctx + l->cpl_offset, st->after, ENGINE_RING0_SPAN);
+        return uc_context_restore(uc, ctx) == UC_ERR_OK;
+    }
+    if (uc_context_restore(uc, ctx) != UC_ERR_OK || !load_cs_ss(uc, cs, ss))
+        return false;
+    if (memo && memo->mem)
+        memo_learn(uc, ctx, l, memo, cs, ss);
+    return true;
+}
+
+bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                        struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
+                        uint32_t esp)
+{
+    bool ok = layout->raise_by_context
+                  ? ring0_by_context(uc, ctx, layout, memo, cs, ss)
+                  : cpl0_by_real_mode(uc) == UC_ERR_OK && load_cs_ss(uc, cs, ss);
     engine_reg_write(uc, UC_X86_REG_ESP, esp);
-    return e1 == UC_ERR_OK && e2 == UC_ERR_OK && e3 == UC_ERR_OK;
+    return ok;
 }
 
 /* ---- quirk 4: every address is backed ---- */

@@ -103,9 +103,15 @@
  *     the TLB and the jump cache, so a ring raise would cost a flush (40%
  *     of a getpid loop's host time). There engine_enter_ring0() instead
  *     sets the CPL in the saved CPU context (where: found by
- *     engine_probe_layout()) and restores it, then loads CS and SS.
- *     Tests: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS); test_engine
- *     probe_finds_the_cpl_where_a_cr0_write_would_flush.
+ *     engine_probe_layout()) and restores it, then loads CS and SS. Those
+ *     two loads read their descriptors down the engine's slow load path
+ *     (about 2 200 host instructions a sysenter): a memo of what they
+ *     changed in the saved context, taken once, is written there instead
+ *     while the state they read (the span from the CPL's word on, the
+ *     descriptors, EFLAGS.VM clear) is what it was. Tests: as 3 (the
+ *     resulting CS, SS, CPL, ESP, EFLAGS); test_engine
+ *     probe_finds_the_cpl_where_a_cr0_write_would_flush,
+ *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave.
  * 15. A hook only applies to code translated after it is added (memory
  *     hooks too: translated code skips them), so the debugger's new hooks
  *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
@@ -281,10 +287,35 @@ void engine_take_exception(uc_engine *uc, uc_context *ctx, const struct engine_l
 /* Mark no exception in flight: the engine stopped between instructions
  * for the debugger (quirk 1: a stop from a code hook can leave the mark). */
 void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout);
+/*
+ * What the CS and SS loads of engine_enter_ring0 did to the saved context
+ * from one state (quirk 14): the hidden flags and the segment, table and
+ * control registers that follow them (QEMU's CPUX86State, hflags to efer,
+ * ENGINE_RING0_SPAN bytes), before and after, and the two descriptors
+ * read. The same state and descriptors again give the same result. A few
+ * states are kept: each process has its own (its TLS segment).
+ */
+#define ENGINE_RING0_SPAN 392
+#define ENGINE_RING0_STATES 4
+struct engine_ring0_state {
+    bool known;
+    uint16_t cs, ss;
+    uint32_t cs_desc, ss_desc; /* their descriptors' linear addresses */
+    uint8_t desc[16];          /* CS's and SS's descriptors after the loads */
+    uint8_t before[ENGINE_RING0_SPAN], after[ENGINE_RING0_SPAN];
+};
+struct engine_ring0_memo {
+    const struct guest_memory *mem;   /* where the descriptors are read */
+    bool checked;              /* the loads were seen to change only the span */
+    bool refused;              /* they changed more */
+    unsigned next;             /* the state to replace next */
+    struct engine_ring0_state states[ENGINE_RING0_STATES];
+};
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp; ctx is
- * scratch. */
+ * scratch; memo (may be NULL) repeats a load already seen. */
 bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
-                        uint16_t cs, uint16_t ss, uint32_t esp);
+                        struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
+                        uint32_t esp);
 /* Back every guest address with host memory, and the page past 4 GiB.
  * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);

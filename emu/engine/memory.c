@@ -32,7 +32,8 @@ static int map_region(uc_engine *uc, const struct guest_memory *mem, const struc
 int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t size,
                const char *name)
 {
-    if (mem->count == (int)(sizeof mem->regions / sizeof mem->regions[0]))
+    if (mem->count == (int)(sizeof mem->regions / sizeof mem->regions[0]) ||
+        (uint64_t)base + size > (uint64_t)UINT32_MAX + 1)
         return -1;
     /* Reserved, not committed: the host only backs pages the guest touches. */
     void *host = mmap(NULL, size, PROT_READ | PROT_WRITE,

@@ -22,6 +22,7 @@ struct mem_region {
 struct guest_memory {
     struct mem_region regions[4];
     int count;
+    int hot;                   /* the region of the block hook's last block */
     /* Pages of code [code_lo, code_hi) that a region holding them maps into
      * each engine apart from the rest of it (memory.c): the same host
      * memory, cheaper stores next to it. 0, 0: none. */
@@ -36,15 +37,33 @@ int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL
  * (inline: the block hook asks it for every block's bytes). */
+static inline uint8_t *region_ptr(const struct mem_region *r, uint32_t addr, uint32_t len)
+{
+    uint32_t off = addr - r->base;   /* below base: past size (no region passes 4 GiB) */
+    return off < r->size && len <= r->size - off ? r->host + off : NULL;
+}
+
 static inline uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, uint32_t len)
 {
     for (int i = 0; i < mem->count; i++) {
-        const struct mem_region *r = &mem->regions[i];
-        uint32_t off = addr - r->base;
-        if (addr >= r->base && off < r->size && len <= r->size - off)
-            return r->host + off;
+        uint8_t *p = region_ptr(&mem->regions[i], addr, len);
+        if (p)
+            return p;
     }
     return NULL;
+}
+
+/* guest_ptr for the block hook's code, asking the last block's region
+ * first. */
+static inline const uint8_t *guest_code_ptr(struct guest_memory *mem, uint32_t addr,
+                                            uint32_t len)
+{
+    const uint8_t *p = mem->hot < mem->count ? region_ptr(&mem->regions[mem->hot], addr, len)
+                                              : NULL;
+    for (int i = 0; !p && i < mem->count; i++)
+        if ((p = region_ptr(&mem->regions[i], addr, len)))
+            mem->hot = i;
+    return p;
 }
 
 /* Is addr in the kernel's RAM (PAGE_OFFSET and up, KERNEL_RAM_SIZE of it)? */

@@ -51,6 +51,7 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "cannot open a Unicorn x86 engine");
     if (engine_probe_layout_on(m->uc, &m->layout, err, sizeof err))
         return machine_fail(m, 125, "%s", err);
+    m->ring0.mem = &m->mem;
     /* The kernel's code gets mappings of its own (memory.h): a page
      * fault's host time is mostly the kernel's stores. */
     if (opts->kernel_history == KHIST_SEED)

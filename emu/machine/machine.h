@@ -102,6 +102,7 @@ struct machine {
     const struct run_options *opts;
     struct guest_memory mem;
     struct engine_layout layout;
+    struct engine_ring0_memo ring0;  /* engine_enter_ring0's loads, remembered */
     struct ksyms ksyms;
     struct vfs *vfs;                /* the file tree (vfs.h) */
     struct addrspaces *as;          /* every process's user memory */
