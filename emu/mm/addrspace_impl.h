@@ -46,6 +46,11 @@ struct addrspaces {
     uint32_t ncode;
     bool code_overflow;
     uint32_t last_code;
+    /* Code pages no space shows now whose translations stay until their
+     * bytes come back (the same: kept) or others do (dropped). */
+    uint32_t held[AS_HELD_MAX];
+    uint32_t nheld;
+    uint8_t *held_bytes;       /* AS_HELD_MAX pages: the bytes translated */
     struct as_stats stats;
     uint32_t out[AS_COPY_MAX], in[AS_COPY_MAX]; /* a switch's pages (swap_window) */
     /* Bumped by every change to what lives outside the window (a store, a
