@@ -290,6 +290,26 @@ START_TEST(the_bytes_follow_cr3)
 }
 END_TEST
 
+/* A gone space's store serves the next new space (item 45): what it held
+ * shows nowhere, the new space's own bytes do. */
+START_TEST(a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes)
+{
+    uint32_t loose = LOOSE | USER_PG;
+    put(DATA, "space zero");
+    clone_to(2, 0);
+    bare_write(&b, upt_at(2) + 4 * ((LOOSE >> 12) & 0x3ff), &loose, 4);
+    switch_to(2);
+    put(DATA, "space two");
+    put(LOOSE, "two's loose");
+    switch_to(0);
+    ck_assert_int_eq(as_destroy(b.m.as, pd_at(2)), 0);
+    clone_to(3, 0);
+    switch_to(3);
+    ck_assert_str_eq(at(DATA), "space zero");
+    ck_assert_str_eq(at(LOOSE), "");
+}
+END_TEST
+
 START_TEST(a_clone_gets_the_mapped_pages_only)
 {
     put(DATA, "mapped");
@@ -415,6 +435,7 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, code_pages_past_the_room_to_hold_them_are_dropped_at_once);
     tcase_add_test(tc, the_bytes_follow_cr3);
     tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
+    tcase_add_test(tc, a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes);
     tcase_add_test(tc, a_released_range_reads_zero);
     tcase_add_test(tc, every_space_that_maps_a_shared_object_sees_its_bytes);
     tcase_add_test(tc, a_switch_counts_the_pages_the_space_touched);

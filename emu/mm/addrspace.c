@@ -92,9 +92,19 @@ static void as_obj_drop(struct shm_obj *o)
     memset(o, 0, sizeof *o);
 }
 
-static void as_space_drop(struct as_space *s)
+/*
+ * A gone space's store is kept for the next new space, its pages still
+ * mapped: the host's page faults and page-table changes of a fresh 3 GiB
+ * mapping cost more than the copies into it (docs/performance.md, item
+ * 45). What it held before is never read: a switch copies in only the
+ * pages the space keeps, a fork only the pages it maps, and a space keeps
+ * a page only once its bytes were written (a fork's copy, a fault's fill).
+ */
+static void as_space_drop(struct addrspaces *as, struct as_space *s)
 {
-    if (s->store)
+    if (s->store && as->nspare < AS_SPARE_STORES)
+        as->spare[as->nspare++] = s->store;
+    else if (s->store)
         munmap(s->store, WINDOW_SIZE);
     free(s->pieces);
     memset(s, 0, sizeof *s);
@@ -104,7 +114,7 @@ void as_drop_all(struct addrspaces *as)
 {
     for (int i = 0; i < AS_MAX; i++)
         if (as->spaces[i].used)
-            as_space_drop(&as->spaces[i]);
+            as_space_drop(as, &as->spaces[i]);
     for (int i = 0; i < AS_SHM_MAX; i++)
         if (as->objs[i].used)
             as_obj_drop(&as->objs[i]);
@@ -115,6 +125,8 @@ void addrspaces_free(struct addrspaces *as)
     if (!as)
         return;
     as_drop_all(as);
+    while (as->nspare)
+        munmap(as->spare[--as->nspare], WINDOW_SIZE);
     if (as->held_bytes)
         munmap(as->held_bytes, (size_t)AS_HELD_MAX * PAGE_SIZE);
     free(as);
@@ -147,7 +159,7 @@ static struct as_space *create(struct addrspaces *as, uint32_t pgd)
         struct as_space *s = &as->spaces[i];
         if (s->used)
             continue;
-        s->store = as_new_store();
+        s->store = as->nspare ? as->spare[--as->nspare] : as_new_store();
         if (!s->store)
             return NULL;
         s->used = true;
@@ -804,7 +816,7 @@ int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t chi
         return -ENOMEM;
     for (uint32_t i = 0; i < p->npieces; i++)
         if (add_piece(c, p->pieces[i])) {
-            as_space_drop(c);
+            as_space_drop(as, c);
             return -ENOMEM;
         }
     ctx = (struct copy_ctx){ as, p, p == as->cur ? as->window : p->store, c->store, 0 };
@@ -824,7 +836,7 @@ int as_destroy(struct addrspaces *as, uint32_t pgd)
 
     if (!s || s == as->cur)
         return -EINVAL;
-    as_space_drop(s);
+    as_space_drop(as, s);
     as->epoch++;
     return 0;
 }
