@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "../emu/cpu/debug.h"
 
 #define KPT     0xc0060000u   /* page table of kernel RAM's first 4 MiB */
 #define SETUP   0xc0070000u   /* ring-0 code that turns paging on */
@@ -251,6 +252,24 @@ START_TEST(a_held_page_runs_what_each_next_space_has_there)
 }
 END_TEST
 
+/* A debugger's hooks reach only code translated after them: attaching
+ * drops what is held, and nothing is held while it is attached. */
+START_TEST(a_debugger_finds_no_held_code)
+{
+    struct debug d;
+    put_code(7);
+    ck_assert_uint_eq(run_code(), 7);
+    exec_into(2);
+    debug_attach(&d, &b.m);
+    set_code_pte(2, true);
+    put_code(9);              /* not told: only a dropped translation sees it */
+    ck_assert_uint_eq(run_code(), 9);
+    exec_into(3);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_held, 1);
+    debug_detach(&d);
+}
+END_TEST
+
 /* Room for AS_HELD_MAX pages' bytes: the pages past it lose their
  * translations at once, as every page did before. */
 START_TEST(code_pages_past_the_room_to_hold_them_are_dropped_at_once)
@@ -433,6 +452,7 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, an_exec_of_another_program_at_the_same_address_runs_the_new_code);
     tcase_add_test(tc, a_held_page_runs_what_each_next_space_has_there);
     tcase_add_test(tc, code_pages_past_the_room_to_hold_them_are_dropped_at_once);
+    tcase_add_test(tc, a_debugger_finds_no_held_code);
     tcase_add_test(tc, the_bytes_follow_cr3);
     tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
     tcase_add_test(tc, a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes);

@@ -346,7 +346,7 @@ static int held_at(const struct addrspaces *as, uint32_t va)
  */
 static bool hold_page(struct addrspaces *as, uint32_t va)
 {
-    if (!as->held_bytes || as->nheld == AS_HELD_MAX || held_at(as, va) >= 0)
+    if (!as->held_bytes || as->no_hold || as->nheld == AS_HELD_MAX || held_at(as, va) >= 0)
         return false;
     memcpy(as->held_bytes + (size_t)as->nheld * PAGE_SIZE, as->window + va, PAGE_SIZE);
     as->held[as->nheld++] = va;
@@ -436,6 +436,13 @@ static void drop_held(struct addrspaces *as, uc_engine *uc, uint32_t lo, uint32_
         if (as->held[i] >= lo && as->held[i] < hi)
             settle(as, i, NULL, &d);
     drops_done(uc, &d);
+}
+
+void as_hold_code(struct addrspaces *as, uc_engine *uc, bool on)
+{
+    as->no_hold = !on;
+    if (!on)
+        drop_held(as, uc, 0, USER_SPACE_TOP);
 }
 
 void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr)

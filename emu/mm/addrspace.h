@@ -101,6 +101,10 @@ uint8_t *as_page(struct addrspaces *as, uint32_t addr);
  * cannot see that (quirk 17). A code page held aside at a switch keeps
  * its translations if these are its bytes, else loses them. */
 void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr);
+/* Off: every held page's translations dropped now, and none held until
+ * on again (a debugger's new hooks only reach code translated after
+ * them, through the page tables loaded then: quirk 15). */
+void as_hold_code(struct addrspaces *as, uc_engine *uc, bool on);
 
 int as_shm_create(struct addrspaces *as, uint32_t npages);           /* id */
 int as_shm_free(struct addrspaces *as, uint32_t id, uint32_t *held);

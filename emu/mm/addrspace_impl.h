@@ -51,6 +51,7 @@ struct addrspaces {
      * bytes come back (the same: kept) or others do (dropped). */
     uint32_t held[AS_HELD_MAX];
     uint32_t nheld;
+    bool no_hold;
     uint8_t *held_bytes;       /* AS_HELD_MAX pages: the bytes translated */
     struct as_stats stats;
     uint32_t out[AS_COPY_MAX], in[AS_COPY_MAX]; /* a switch's pages (swap_window) */
