@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
+#include "../emu/cpu/debug.h"
 
 #define KPT     0xc0060000u   /* page table of kernel RAM's first 4 MiB */
 #define SETUP   0xc0070000u   /* ring-0 code that turns paging on */
@@ -168,6 +169,127 @@ START_TEST(translations_stay_where_the_next_space_has_the_same_code)
 }
 END_TEST
 
+/* Space i's CODE PTE: the page there, or none yet (an exec's new space). */
+static void set_code_pte(int i, bool mapped)
+{
+    uint32_t pte = mapped ? CODE | USER_PG : 0;
+    bare_write(&b, upt_at(i) + 4 * ((CODE >> 12) & 0x3ff), &pte, 4);
+}
+
+/* A fault's fill of CODE as the kernel asks for it (MM_FILE): the PTE,
+ * then the bytes, written by the host. */
+static void fill_code(int i, uint32_t value)
+{
+    uint8_t code[] = { 0xb8, 0, 0, 0, 0, 0xf4 };
+    set_code_pte(i, true);
+    memcpy(code + 1, &value, 4);
+    uint8_t *page = as_page(b.m.as, CODE);
+    memset(page, 0, PAGE_SIZE);
+    memcpy(page, code, sizeof code);
+    as_filled(b.m.as, b.m.uc, CODE);
+}
+
+/* exec: the current space runs code, then a new space with nothing at
+ * CODE yet is switched to. */
+static void exec_into(int i)
+{
+    make_tables(i, false);
+    set_code_pte(i, false);
+    switch_to(i);
+}
+
+/* The same program executed again: the code page's translations are held
+ * while no page is there and kept when the same bytes come back. */
+START_TEST(an_exec_of_the_same_program_keeps_its_translations)
+{
+    const struct as_stats *st = addrspaces_stats(b.m.as);
+    put_code(7);
+    ck_assert_uint_eq(run_code(), 7);
+    uint64_t dropped = st->code_pages_dropped;
+    exec_into(2);
+    fill_code(2, 7);
+    ck_assert(st->code_pages_held == 1 && st->code_pages_back == 1 &&
+              st->code_pages_dropped == dropped);
+    ck_assert_uint_eq(run_code(), 7);
+    /* kept indeed: bytes the host writes unannounced do not run (quirk 17) */
+    put_code(8);
+    ck_assert_uint_eq(run_code(), 7);
+}
+END_TEST
+
+/* Another program at the same address: what its fault brings in runs. */
+START_TEST(an_exec_of_another_program_at_the_same_address_runs_the_new_code)
+{
+    put_code(1);
+    ck_assert_uint_eq(run_code(), 1);
+    exec_into(2);
+    fill_code(2, 2);
+    ck_assert_uint_eq(run_code(), 2);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_back, 0);
+    exec_into(3);
+    fill_code(3, 1);           /* the first program's bytes, not run last */
+    ck_assert_uint_eq(run_code(), 1);
+}
+END_TEST
+
+/* A held page meets the next space's bytes at a switch: the same ones
+ * keep the translations, others drop them. */
+START_TEST(a_held_page_runs_what_each_next_space_has_there)
+{
+    put_code(2);
+    clone_to(1, 0);           /* space 1 holds "mov $2" */
+    put_code(1);
+    ck_assert_uint_eq(run_code(), 1);
+    exec_into(2);             /* "mov $1" held */
+    switch_to(1);
+    ck_assert_uint_eq(run_code(), 2);
+    exec_into(3);             /* "mov $2" held */
+    switch_to(1);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_back, 1);
+    ck_assert_uint_eq(run_code(), 2);
+    switch_to(0);
+    ck_assert_uint_eq(run_code(), 1);
+}
+END_TEST
+
+/* A debugger's hooks reach only code translated after them: attaching
+ * drops what is held, and nothing is held while it is attached. */
+START_TEST(a_debugger_finds_no_held_code)
+{
+    struct debug d;
+    put_code(7);
+    ck_assert_uint_eq(run_code(), 7);
+    exec_into(2);
+    debug_attach(&d, &b.m);
+    set_code_pte(2, true);
+    put_code(9);              /* not told: only a dropped translation sees it */
+    ck_assert_uint_eq(run_code(), 9);
+    exec_into(3);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_held, 1);
+    debug_detach(&d);
+}
+END_TEST
+
+/* Room for AS_HELD_MAX pages' bytes: the pages past it lose their
+ * translations at once, as every page did before. */
+START_TEST(code_pages_past_the_room_to_hold_them_are_dropped_at_once)
+{
+    const uint32_t n = 300;   /* two execs' worth fill the room */
+    add_big(0);
+    for (uint32_t k = 0; k < n; k++)
+        as_note_code(b.m.as, BIG + k * PAGE_SIZE, 1);
+    exec_into(2);
+    add_big(2);
+    for (uint32_t k = n; k < 2 * n; k++)
+        as_note_code(b.m.as, BIG + k * PAGE_SIZE, 1);
+    uint64_t dropped = addrspaces_stats(b.m.as)->code_pages_dropped;
+    exec_into(3);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_held, AS_HELD_MAX);
+    ck_assert_uint_eq(addrspaces_stats(b.m.as)->code_pages_dropped,
+                      dropped + 2 * n - AS_HELD_MAX);
+}
+END_TEST
+
 START_TEST(the_bytes_follow_cr3)
 {
     put(DATA, "space zero");
@@ -184,6 +306,26 @@ START_TEST(the_bytes_follow_cr3)
     switch_to(0);
     ck_assert_int_eq(as_destroy(b.m.as, pd_at(2)), 0);
     ck_assert_int_eq(as_count(b.m.as), 1);
+}
+END_TEST
+
+/* A gone space's store serves the next new space (item 45): what it held
+ * shows nowhere, the new space's own bytes do. */
+START_TEST(a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes)
+{
+    uint32_t loose = LOOSE | USER_PG;
+    put(DATA, "space zero");
+    clone_to(2, 0);
+    bare_write(&b, upt_at(2) + 4 * ((LOOSE >> 12) & 0x3ff), &loose, 4);
+    switch_to(2);
+    put(DATA, "space two");
+    put(LOOSE, "two's loose");
+    switch_to(0);
+    ck_assert_int_eq(as_destroy(b.m.as, pd_at(2)), 0);
+    clone_to(3, 0);
+    switch_to(3);
+    ck_assert_str_eq(at(DATA), "space zero");
+    ck_assert_str_eq(at(LOOSE), "");
 }
 END_TEST
 
@@ -306,8 +448,14 @@ Suite *addrspace_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, code_at_the_same_address_in_two_spaces_runs_each_its_own);
     tcase_add_test(tc, translations_stay_where_the_next_space_has_the_same_code);
+    tcase_add_test(tc, an_exec_of_the_same_program_keeps_its_translations);
+    tcase_add_test(tc, an_exec_of_another_program_at_the_same_address_runs_the_new_code);
+    tcase_add_test(tc, a_held_page_runs_what_each_next_space_has_there);
+    tcase_add_test(tc, code_pages_past_the_room_to_hold_them_are_dropped_at_once);
+    tcase_add_test(tc, a_debugger_finds_no_held_code);
     tcase_add_test(tc, the_bytes_follow_cr3);
     tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
+    tcase_add_test(tc, a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes);
     tcase_add_test(tc, a_released_range_reads_zero);
     tcase_add_test(tc, every_space_that_maps_a_shared_object_sees_its_bytes);
     tcase_add_test(tc, a_switch_counts_the_pages_the_space_touched);

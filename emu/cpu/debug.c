@@ -398,6 +398,9 @@ void debug_attach(struct debug *d, struct machine *m)
     m->hold = (struct machine_hold){ .ctx = d, .block = hold_block, .insn = hold_insn,
                                      .delivered = on_delivery,
                                      .program_fault = on_program_fault };
+    /* code held aside at an exec would come back without the hooks */
+    if (m->as)
+        as_hold_code(m->as, m->uc, false);
 }
 
 void debug_detach(struct debug *d)
@@ -411,6 +414,8 @@ void debug_detach(struct debug *d)
     d->every_hooked = false;
     retranslate_all_that_ran(d);
     d->m->hold = (struct machine_hold){ 0 };
+    if (d->m->as)
+        as_hold_code(d->m->as, d->m->uc, true);
 }
 
 int debug_run(struct debug *d, bool step, struct debug_stop *stop)

@@ -52,6 +52,7 @@ static int32_t op_clear(struct machine *m, const struct hc_mm *r)
     if (!page_ok(r->addr))
         return -EINVAL;
     memset(as_page(m->as, r->addr), 0, PAGE_SIZE);
+    as_filled(m->as, m->uc, r->addr);
     mm_cost_charge(m, MM_COST_CLEAR_PAGE, 1);
     return 0;
 }
@@ -84,6 +85,7 @@ static int32_t op_file(struct machine *m, const struct hc_mm *r)
         n = vfs_read(m->vfs, r->arg, page, r->arg2,
                      ((uint64_t)r->arg3_hi << 32) | r->arg3_lo);
     memset(page + (n > 0 ? n : 0), 0, PAGE_SIZE - (size_t)(n > 0 ? n : 0));
+    as_filled(m->as, m->uc, r->addr);
     if (r->len)
         mm_cost_charge(m, MM_COST_COPY_PAGE, 1);
     return n < 0 ? (int32_t)n : 0;
@@ -99,6 +101,8 @@ static int32_t op_shm_free(struct machine *m, const struct hc_mm *r)
 static int32_t op_shm_fault(struct machine *m, const struct hc_mm *r)
 {
     int n = as_shm_fault(m->as, r->addr, r->arg != 0);
+    if (n >= 0)
+        as_filled(m->as, m->uc, r->addr);
     if (n == 1)
         mm_cost_charge(m, MM_COST_CLEAR_PAGE, 1);
     return n;

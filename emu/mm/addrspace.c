@@ -78,6 +78,10 @@ struct addrspaces *addrspaces_new(uint8_t *window, char *err, size_t errlen)
     as->track_code = true;
     as->last_code = UINT32_MAX;
     madvise(window, WINDOW_SIZE, MADV_NOHUGEPAGE);
+    /* without it, no page is held: each is dropped at once */
+    void *held = mmap(NULL, (size_t)AS_HELD_MAX * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    as->held_bytes = held == MAP_FAILED ? NULL : held;
     return as;
 }
 
@@ -88,9 +92,19 @@ static void as_obj_drop(struct shm_obj *o)
     memset(o, 0, sizeof *o);
 }
 
-static void as_space_drop(struct as_space *s)
+/*
+ * A gone space's store is kept for the next new space, its pages still
+ * mapped: the host's page faults and page-table changes of a fresh 3 GiB
+ * mapping cost more than the copies into it (docs/performance.md, item
+ * 45). What it held before is never read: a switch copies in only the
+ * pages the space keeps, a fork only the pages it maps, and a space keeps
+ * a page only once its bytes were written (a fork's copy, a fault's fill).
+ */
+static void as_space_drop(struct addrspaces *as, struct as_space *s)
 {
-    if (s->store)
+    if (s->store && as->nspare < AS_SPARE_STORES)
+        as->spare[as->nspare++] = s->store;
+    else if (s->store)
         munmap(s->store, WINDOW_SIZE);
     free(s->pieces);
     memset(s, 0, sizeof *s);
@@ -100,7 +114,7 @@ void as_drop_all(struct addrspaces *as)
 {
     for (int i = 0; i < AS_MAX; i++)
         if (as->spaces[i].used)
-            as_space_drop(&as->spaces[i]);
+            as_space_drop(as, &as->spaces[i]);
     for (int i = 0; i < AS_SHM_MAX; i++)
         if (as->objs[i].used)
             as_obj_drop(&as->objs[i]);
@@ -111,6 +125,10 @@ void addrspaces_free(struct addrspaces *as)
     if (!as)
         return;
     as_drop_all(as);
+    while (as->nspare)
+        munmap(as->spare[--as->nspare], WINDOW_SIZE);
+    if (as->held_bytes)
+        munmap(as->held_bytes, (size_t)AS_HELD_MAX * PAGE_SIZE);
     free(as);
 }
 
@@ -141,7 +159,7 @@ static struct as_space *create(struct addrspaces *as, uint32_t pgd)
         struct as_space *s = &as->spaces[i];
         if (s->used)
             continue;
-        s->store = as_new_store();
+        s->store = as->nspare ? as->spare[--as->nspare] : as_new_store();
         if (!s->store)
             return NULL;
         s->used = true;
@@ -243,6 +261,11 @@ int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap)
             return -1;
         out[n++] = (as->code[i] - 1) << PAGE_SHIFT;
     }
+    for (uint32_t i = 0; i < as->nheld; i++) {
+        if (n == cap)
+            return -1;
+        out[n++] = as->held[i];
+    }
     return (int)n;
 }
 
@@ -305,13 +328,144 @@ static void drop_code(struct addrspaces *as, uc_engine *uc, const struct guest_m
 
 static struct as_piece *piece_at(struct as_space *s, uint32_t va);
 
+/* ---- code pages held aside across an exec ---- */
+
+static int held_at(const struct addrspaces *as, uint32_t va)
+{
+    for (uint32_t i = 0; i < as->nheld; i++)
+        if (as->held[i] == va)
+            return (int)i;
+    return -1;
+}
+
+/*
+ * The window's page at va is about to stop being shown (no page of the
+ * incoming space there yet): its translations stay, and its bytes are
+ * kept aside, until bytes are shown there again. False if there is no
+ * room: the caller drops them now.
+ */
+static bool hold_page(struct addrspaces *as, uint32_t va)
+{
+    if (!as->held_bytes || as->no_hold || as->nheld == AS_HELD_MAX || held_at(as, va) >= 0)
+        return false;
+    memcpy(as->held_bytes + (size_t)as->nheld * PAGE_SIZE, as->window + va, PAGE_SIZE);
+    as->held[as->nheld++] = va;
+    as->stats.code_pages_held++;
+    return true;
+}
+
+/*
+ * What the drop of a page's translations through the MMU would have left
+ * in the page tables (engine_retranslate_page walks them as a fetch would:
+ * the directory entry and the PTE accessed), where a page is held
+ * instead: the accessed bits are the model's (the TLB refills a switch
+ * charges), which must not depend on whether translations stay.
+ */
+static void walked(const struct guest_memory *mem, uint32_t pgd, uint32_t va, uint32_t *pte)
+{
+    uint32_t *dir = (uint32_t *)guest_ptr(mem, pgd, PAGE_SIZE);
+    dir[va >> 22] |= X86_PTE_ACCESSED;
+    *pte |= X86_PTE_ACCESSED;
+}
+
+/* Pages whose translations go, dropped together: found with paging off,
+ * since the page tables loaded now need not map them (quirk 23). */
+struct drops {
+    uint32_t va[AS_HELD_MAX];
+    uint32_t n;
+};
+
+static void drops_done(uc_engine *uc, struct drops *d)
+{
+    if (d->n && uc)
+        engine_forget_pages(uc, d->va, d->n);
+    d->n = 0;
+}
+
+static void unhold(struct addrspaces *as, uint32_t i)
+{
+    uint32_t last = as->nheld - 1;
+
+    if (i != last) {
+        as->held[i] = as->held[last];
+        memcpy(as->held_bytes + (size_t)i * PAGE_SIZE,
+               as->held_bytes + (size_t)last * PAGE_SIZE, PAGE_SIZE);
+    }
+    as->nheld--;
+}
+
+/* Held page i meets the bytes shown there now (NULL: none that may keep
+ * it): the same bytes keep its translations, and it stays held (not
+ * noted: the notes are the pages run, which decide the model's accessed
+ * bits, hand_over_code), others drop them. */
+static void settle(struct addrspaces *as, uint32_t i, const uint8_t *now, struct drops *d)
+{
+    if (now && !memcmp(now, as->held_bytes + (size_t)i * PAGE_SIZE, PAGE_SIZE)) {
+        as->stats.code_pages_back++;
+        return;
+    }
+    d->va[d->n++] = as->held[i];
+    as->stats.code_pages_dropped++;
+    unhold(as, i);
+}
+
+/* At a switch: each held page the incoming space keeps meets its bytes
+ * there (a shared object's or an inaccessible page's never keep it). */
+static void settle_held(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
+                        struct as_space *to)
+{
+    struct drops d = { .n = 0 };
+
+    for (uint32_t i = as->nheld; i-- > 0;) {
+        uint32_t va = as->held[i];
+        const uint32_t *pte = pte_of(mem, to->pgd, va);
+        if (!pte || !(*pte & KEPT))
+            continue;
+        bool shown = (*pte & X86_PTE_PRESENT) && !piece_at(to, va);
+        settle(as, i, shown ? to->store + va : NULL, &d);
+    }
+    drops_done(uc, &d);
+}
+
+/* The held pages in [lo, hi) lose their translations. */
+static void drop_held(struct addrspaces *as, uc_engine *uc, uint32_t lo, uint32_t hi)
+{
+    struct drops d = { .n = 0 };
+
+    for (uint32_t i = as->nheld; i-- > 0;)
+        if (as->held[i] >= lo && as->held[i] < hi)
+            settle(as, i, NULL, &d);
+    drops_done(uc, &d);
+}
+
+void as_hold_code(struct addrspaces *as, uc_engine *uc, bool on)
+{
+    as->no_hold = !on;
+    if (!on)
+        drop_held(as, uc, 0, USER_SPACE_TOP);
+}
+
+void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr)
+{
+    uint32_t va = addr & ~(PAGE_SIZE - 1);
+    int i = as->nheld && addr < USER_SPACE_TOP ? held_at(as, va) : -1;
+    struct drops d = { .n = 0 };
+
+    if (i < 0)
+        return;
+    bool shared = as->cur && piece_at(as->cur, va);
+    settle(as, (uint32_t)i, shared ? NULL : as->window + va, &d);
+    drops_done(uc, &d);
+}
+
 /*
  * A switch from one space to another. A translation of the outgoing
  * space's code stays where the incoming space has the very same bytes at
  * that page (the same program forked or executed again: the common case,
- * and what makes a shell's pipeline cheap); every other one goes, while
- * the outgoing page tables still map it. The pages kept stay noted, now
- * as the incoming space's.
+ * and what makes a shell's pipeline cheap). One the incoming space has no
+ * page at yet (an exec's new, empty space) is held aside until bytes come
+ * there; every other one goes, while the outgoing page tables still map
+ * it. The pages kept stay noted, now as the incoming space's.
  */
 static void hand_over_code(struct addrspaces *as, uc_engine *uc,
                            const struct guest_memory *mem, struct as_space *from,
@@ -335,12 +489,20 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
         uint32_t va = (as->code[i] - 1) << PAGE_SHIFT;
         if (!as->code[i] || as->code[i] == TOMBSTONE)
             continue;
-        const uint32_t *pte = pte_of(mem, from->pgd, va), *next = pte_of(mem, to->pgd, va);
+        uint32_t *pte = pte_of(mem, from->pgd, va);
+        const uint32_t *next = pte_of(mem, to->pgd, va);
         bool present = pte && (*pte & X86_PTE_PRESENT);
+        int h = held_at(as, va);
+        if (h >= 0)
+            unhold(as, (uint32_t)h);   /* it ran: the notes have it */
         if (present && next && (*next & X86_PTE_PRESENT) && nkept < AS_CODE_PAGES / 2 &&
             !piece_at(from, va) && !piece_at(to, va) &&
             !memcmp(as->window + va, to->store + va, PAGE_SIZE)) {
             kept[nkept++] = va >> PAGE_SHIFT;
+            continue;
+        }
+        if (present && !(next && (*next & KEPT)) && !piece_at(from, va) && hold_page(as, va)) {
+            walked(mem, from->pgd, va, pte);
             continue;
         }
         if (present)
@@ -578,6 +740,8 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
 
     uint64_t t0 = host_ns();
     hand_over_code(as, uc, mem, as->cur, next);
+    if (uc)
+        settle_held(as, uc, mem, next);
     uint64_t t1 = host_ns();
     each_page(mem, as->cur->pgd, count_refill, &c);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
@@ -659,7 +823,7 @@ int as_clone(struct addrspaces *as, const struct guest_memory *mem, uint32_t chi
         return -ENOMEM;
     for (uint32_t i = 0; i < p->npieces; i++)
         if (add_piece(c, p->pieces[i])) {
-            as_space_drop(c);
+            as_space_drop(as, c);
             return -ENOMEM;
         }
     ctx = (struct copy_ctx){ as, p, p == as->cur ? as->window : p->store, c->store, 0 };
@@ -679,7 +843,7 @@ int as_destroy(struct addrspaces *as, uint32_t pgd)
 
     if (!s || s == as->cur)
         return -EINVAL;
-    as_space_drop(s);
+    as_space_drop(as, s);
     as->epoch++;
     return 0;
 }
@@ -695,6 +859,7 @@ int as_release(struct addrspaces *as, uc_engine *uc, const struct guest_memory *
     if (!as->cur || !user_range(addr, len))
         return -EINVAL;
     drop_code(as, uc, mem, as->cur->pgd, addr, addr + len, false);
+    drop_held(as, uc, addr, addr + len);
     sync_pieces(as, mem, as->cur, true, addr, addr + len);
     as->epoch++;
     if (cut_pieces(as->cur, addr, addr + len))
@@ -721,6 +886,8 @@ int as_move(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem
         (to < from + len && from < to + len))
         return -EINVAL;
     drop_code(as, uc, mem, s->pgd, from, from + len, false);
+    drop_held(as, uc, from, from + len);
+    drop_held(as, uc, to, to + len);
     /* Only the pages the space has: the window must stay one mapping, so
      * no mremap inside it. */
     for (uint32_t off = 0; off < len; off += PAGE_SIZE)

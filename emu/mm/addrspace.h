@@ -31,6 +31,7 @@
 #define AS_MAX          256   /* spaces at once (the kernel allows 64 tasks) */
 #define AS_SHM_MAX      256   /* shared objects at once */
 #define AS_CODE_PAGES   1024  /* user code pages tracked between switches */
+#define AS_HELD_MAX     512u  /* code pages held aside at once (as_filled) */
 
 struct as_stats {
     uint64_t switches;        /* the window changed hands */
@@ -38,6 +39,8 @@ struct as_stats {
     uint64_t refills;         /* TLB refills counted at switches */
     uint64_t code_pages_dropped;
     uint64_t code_pages_kept; /* the next space had the same bytes there */
+    uint64_t code_pages_held; /* kept aside at a switch until their bytes came back */
+    uint64_t code_pages_back; /* of those, the ones that came back the same (kept) */
     uint64_t full_flushes;    /* switches that dropped every mapped page's */
     uint64_t shared_synced;   /* pages copied between H and shared objects */
     uint64_t switch_pages;    /* pages copied out of and into the window */
@@ -62,8 +65,8 @@ const struct as_stats *addrspaces_stats(const struct addrspaces *as);
 void as_note_code(struct addrspaces *as, uint32_t addr, uint32_t size);
 void as_track_code(struct addrspaces *as, bool on);
 /* The user code pages noted since their translations were last dropped,
- * into out; their number, or -1 if there are more than cap or too many
- * were noted to keep. */
+ * and those held aside at a switch, into out; their number, or -1 if
+ * there are more than cap or too many were noted to keep. */
 int as_code_pages(const struct addrspaces *as, uint32_t *out, size_t cap);
 
 /*
@@ -94,6 +97,14 @@ int as_move(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem
             uint32_t from, uint32_t len, uint32_t to);
 /* The host bytes of a user page of the current space. */
 uint8_t *as_page(struct addrspaces *as, uint32_t addr);
+/* The host wrote the page at addr (as_page, as_shm_fault): the engine
+ * cannot see that (quirk 17). A code page held aside at a switch keeps
+ * its translations if these are its bytes, else loses them. */
+void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr);
+/* Off: every held page's translations dropped now, and none held until
+ * on again (a debugger's new hooks only reach code translated after
+ * them, through the page tables loaded then: quirk 15). */
+void as_hold_code(struct addrspaces *as, uc_engine *uc, bool on);
 
 int as_shm_create(struct addrspaces *as, uint32_t npages);           /* id */
 int as_shm_free(struct addrspaces *as, uint32_t id, uint32_t *held);

@@ -15,6 +15,7 @@
 #define KEPT        (X86_PTE_PRESENT | PTE_SW_PROTNONE)
 #define TOMBSTONE   UINT32_MAX /* a code page forgotten, its slot still probed past */
 #define AS_COPY_MAX 4096u      /* pages a switch copies; more, and it moves the window */
+#define AS_SPARE_STORES 4      /* gone spaces' stores kept for new ones */
 
 struct as_piece {              /* [start, start + npages pages) shows object obj */
     uint32_t start, npages;
@@ -46,8 +47,16 @@ struct addrspaces {
     uint32_t ncode;
     bool code_overflow;
     uint32_t last_code;
+    /* Code pages no space shows now whose translations stay until their
+     * bytes come back (the same: kept) or others do (dropped). */
+    uint32_t held[AS_HELD_MAX];
+    uint32_t nheld;
+    bool no_hold;
+    uint8_t *held_bytes;       /* AS_HELD_MAX pages: the bytes translated */
     struct as_stats stats;
     uint32_t out[AS_COPY_MAX], in[AS_COPY_MAX]; /* a switch's pages (swap_window) */
+    uint8_t *spare[AS_SPARE_STORES];
+    uint32_t nspare;
     /* Bumped by every change to what lives outside the window (a store, a
      * shared object, the pieces, which space is current): as_restore
      * rebuilds those only if it moved. */

@@ -188,10 +188,12 @@ void report_print(const struct machine *m, const struct syscall_tracker *t, FILE
         if (m->opts->verbose)
             fprintf(f, "emu: report: host time: %.1f us a switch moving pages (%.1f pages "
                     "copied a switch, %" PRIu64 " window moves), %.1f us with translations; "
-                    "%.1f us a fork copying pages\n",
+                    "%.1f us a fork copying pages; %" PRIu64 " code pages held aside, "
+                    "their bytes back %" PRIu64 " times\n",
                     (double)as->switch_ns / 1e3 / n, (double)as->switch_pages / n,
                     as->window_moves, (double)as->drop_ns / 1e3 / n,
-                    as->clones ? (double)as->clone_ns / 1e3 / (double)as->clones : 0.0);
+                    as->clones ? (double)as->clone_ns / 1e3 / (double)as->clones : 0.0,
+                    as->code_pages_held, as->code_pages_back);
     }
     if (t->vclock_calls)
         fprintf(f, "emu: report: %" PRIu64 " user-space clock call%s (--vgettimeofday, no "

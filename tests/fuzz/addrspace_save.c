@@ -36,6 +36,8 @@ struct as_saved {
     bool track_code, code_overflow;
     uint32_t code[AS_CODE_PAGES];
     uint32_t ncode, last_code;
+    uint32_t held[AS_HELD_MAX], nheld;
+    uint8_t *held_bytes;       /* nheld pages */
     struct as_stats stats;
     struct saved_space spaces[AS_MAX];
     struct saved_obj objs[AS_SHM_MAX];
@@ -95,6 +97,7 @@ void as_saved_free(struct as_saved *s)
         free(s->objs[i].touched);
         free_bytes(&s->objs[i].bytes);
     }
+    free(s->held_bytes);
     free(s);
 }
 
@@ -136,6 +139,14 @@ struct as_saved *as_save(const struct addrspaces *as)
     memcpy(s->code, as->code, sizeof s->code);
     s->ncode = as->ncode;
     s->last_code = as->last_code;
+    s->nheld = as->nheld;
+    memcpy(s->held, as->held, sizeof s->held);
+    if (!(s->held_bytes = malloc(as->nheld ? (size_t)as->nheld * PAGE_SIZE : 1))) {
+        free(s);
+        return NULL;
+    }
+    if (as->nheld)
+        memcpy(s->held_bytes, as->held_bytes, (size_t)as->nheld * PAGE_SIZE);
     s->stats = as->stats;
     for (int i = 0; i < AS_MAX; i++) {
         if (as->spaces[i].used && save_space(as, &as->spaces[i], &s->spaces[i])) {
@@ -220,6 +231,10 @@ int as_restore(struct addrspaces *as, const struct as_saved *s)
     memcpy(as->code, s->code, sizeof as->code);
     as->ncode = s->ncode;
     as->last_code = s->last_code;
+    as->nheld = as->held_bytes ? s->nheld : 0;
+    memcpy(as->held, s->held, sizeof as->held);
+    if (as->nheld)
+        memcpy(as->held_bytes, s->held_bytes, (size_t)as->nheld * PAGE_SIZE);
     as->stats = s->stats;
     return 0;
 }
