@@ -209,12 +209,30 @@ $(BUILD)/guest/kernel-%.emu.elf: $(BUILD)/guest/kernel-%.elf
 	objcopy --strip-debug --keep-section=.debug_line --keep-section=.debug_line_str $< $@
 KERNEL_EMBEDDED := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_embedded,$(v)))
 
+# And each image's distinct instructions, described by emu's own decoder
+# (tools/kinsns.c links emu/cost/decode.c) for emu to seed its memo of
+# instructions with: the kernel's blocks then never go to Capstone
+# (docs/performance.md, item 52).
+KINSNS := $(BUILD)/tools/kinsns
+KINSNS_OBJS := $(BUILD)/tools/kinsns.c.o $(BUILD)/emu/cost/decode.c.o \
+	$(BUILD)/emu/cost/rep_count.c.o $(BUILD)/emu/image/elf32.c.o
+$(BUILD)/tools/%.c.o: tools/%.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+$(KINSNS): $(KINSNS_OBJS)
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ $(UC_SHARED_LIBS)
+kernel_insns = $(BUILD)/guest/kernel-$(1).insns
+$(BUILD)/guest/kernel-%.insns: $(BUILD)/guest/kernel-%.emu.elf $(KINSNS)
+	$(KINSNS) $< $@
+KERNEL_INSNS := $(foreach v,$(KERNEL_VARIANTS),$(call kernel_insns,$(v)))
+
 # The same list for the emulator (emu/image/kernel_image.S embeds the images,
-# emu/image/ksyms.c chooses among them): X(symbol, name, file, march, config, lock,
-# history).
+# emu/image/ksyms.c chooses among them): X(symbol, name, file, insns, march, config,
+# lock, history).
 KERNEL_IMAGES_H := $(GEN)/kernel_images.h
 kimage_upper = $(shell echo $(1) | tr a-z A-Z)
 kimage_x = X(kernel_$(subst .,_,$(subst -,_,$(1))), "$(1)", "$(call kernel_embedded,$(1))", \
+	"$(call kernel_insns,$(1))", \
 	MARCH_$(call kimage_upper,$(call kimage_march,$(1))), \
 	KCONFIG_$(call kimage_upper,$(call kimage_config,$(1))), $(call kimage_lock,$(1)), \
 	$(khist_$(call kimage_history,$(1))))
@@ -271,7 +289,8 @@ EMU := $(BUILD)/emu/emu
 $(BUILD)/emu/%.c.o: emu/%.c $(UC_ID) | $(DEPS_OK) $(SYSCALL_NR) $(LINUX_ABI)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
-$(BUILD)/emu/image/kernel_image.S.o: emu/image/kernel_image.S $(KERNEL_EMBEDDED) $(KERNEL_IMAGES_H)
+$(BUILD)/emu/image/kernel_image.S.o: emu/image/kernel_image.S $(KERNEL_EMBEDDED) $(KERNEL_INSNS) \
+		$(KERNEL_IMAGES_H)
 	@mkdir -p $(@D)
 	$(CC) -c -I$(GEN) $< -o $@
 $(BUILD)/emu/image/ksyms.c.o: $(KERNEL_IMAGES_H)

@@ -5,8 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "support.h"
 #include "syscall_nr.h"
+#include "../emu/cli/options.h"
+#include "../emu/cli/outputs.h"
+#include "../emu/cpu/boot.h"
 
 static struct block_cache bc;
 static struct cpu_config p4;
@@ -372,6 +376,80 @@ START_TEST(an_instruction_seen_before_is_described_as_capstone_describes_it)
 }
 END_TEST
 
+/* The default image's table of instructions (tools/kinsns.c,
+ * docs/performance.md item 52): each entry is what a cache with an empty
+ * memo gets from Capstone for its bytes. */
+START_TEST(the_kernels_table_describes_each_instruction_as_capstone_does)
+{
+    const struct kernel_image *k = kernel_builtin(MARCH_PENTIUM4, KCONFIG_UP, 1);
+    const struct insn_seen *table = (const struct insn_seen *)k->insns_start;
+    size_t n = (size_t)(k->insns_end - k->insns_start) / sizeof *table;
+    ck_assert_uint_eq((size_t)(k->insns_end - k->insns_start) % sizeof *table, 0);
+    ck_assert_uint_gt(n, 4000);
+    for (size_t i = 0; i < n; i++) {
+        const struct insn_seen *e = &table[i];
+        if (bc.memo_heads)
+            memset(bc.memo_heads, 0, bc.memo_cap * sizeof *bc.memo_heads);
+        bc.nmemo = 0;
+        block_cache_learn(&bc, 0xc0100000, e->bytes, e->len);
+        const struct insn_seen *got = &bc.memo[0];
+        ck_assert_msg(bc.nmemo == 1 && got->len == e->len && got->cls == e->cls &&
+                      got->flags == e->flags && got->int_vector == e->int_vector &&
+                      !memcmp(got->bytes, e->bytes, e->len),
+                      "entry %zu (%u bytes, %02x...) is not Capstone's", i, e->len, e->bytes[0]);
+    }
+}
+END_TEST
+
+/* A run of emu with its outputs, in this process; the table of the
+ * image's instructions used or not. The trace file's text. */
+static char *traced_run(bool no_table, uint64_t *decodes)
+{
+    char path[] = "/tmp/sysemu-kinsns-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    char *argv[] = { "emu", "run", "--argv0", "hello", "--trace", path, "--trace-insns=all",
+                     (char *)program("hello"), NULL };
+    static struct cli c;
+    memset(&c, 0, sizeof c);
+    ck_assert_int_lt(cli_parse(&c, 8, argv), 0);
+    c.run.harness.no_kernel_insns = no_table;
+    c.run.quiet = true;
+    struct machine *m = calloc(1, sizeof *m);
+    struct syscall_tracker *sys = calloc(1, sizeof *sys);
+    ck_assert_int_eq(machine_init_bare(m, &c.run), 0);
+    ck_assert_int_eq(outputs_open(&c.out, m), 0);
+    ck_assert_msg(machine_boot(m) == 0, "%s", m->message);
+    ck_assert_int_eq(syscalls_attach_zeroed(sys, m), 0);
+    ck_assert_int_eq(outputs_attach(&c.out, m, sys), 0);
+    ck_assert_int_eq(machine_run(m), 0);
+    ck_assert_int_eq(outputs_finish(&c.out, m, sys), 0);
+    ck_assert_int_eq(outputs_close(&c.out), 0);
+    *decodes = m->blocks.capstone_decodes;
+    machine_destroy(m);
+    free(m);
+    free(sys);
+    char *text = read_file(path);
+    unlink(path);
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
+/* With the table the kernel's instructions skip Capstone, and the run,
+ * every instruction of its trace with its cost, is the same. */
+START_TEST(a_run_is_the_same_with_the_kernels_table_and_without_it)
+{
+    uint64_t with, without;
+    char *a = traced_run(false, &with), *b = traced_run(true, &without);
+    ck_assert_uint_gt(count_lines_containing(a, " k "), 500);
+    ck_assert_msg(!strcmp(a, b), "the traces differ");
+    ck_assert_uint_lt(with * 4, without);
+    free(a);
+    free(b);
+}
+END_TEST
+
 Suite *decode_suite(void)
 {
     Suite *s = suite_create("decode");
@@ -388,6 +466,8 @@ Suite *decode_suite(void)
     tcase_add_test(tc, cache_survives_growth);
     tcase_add_test(tc, a_block_lists_what_capstone_decodes_up_to_undecodable_bytes);
     tcase_add_test(tc, an_instruction_seen_before_is_described_as_capstone_describes_it);
+    tcase_add_test(tc, the_kernels_table_describes_each_instruction_as_capstone_does);
+    tcase_add_test(tc, a_run_is_the_same_with_the_kernels_table_and_without_it);
     suite_add_tcase(s, tc);
     return s;
 }

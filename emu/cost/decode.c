@@ -409,6 +409,7 @@ static bool next_insn(struct block_cache *bc, const uint8_t *code, size_t left, 
         if (!cs_disasm_iter(bc->capstone, &p, &left, &at, bc->scratch) ||
             bc->scratch->size > sizeof bc->memo->bytes)
             return false;
+        bc->capstone_decodes++;
         describe_insn(bc->scratch, in);
         memo_add(bc, code, in);
     }
@@ -418,6 +419,26 @@ static bool next_insn(struct block_cache *bc, const uint8_t *code, size_t left, 
     if (!insn_charged_later(in))
         in->cost = bc->cost_table[in->cls];
     return true;
+}
+
+void block_cache_learn(struct block_cache *bc, uint32_t addr, const uint8_t *code,
+                       uint32_t size)
+{
+    struct insn in;
+    for (uint32_t off = 0; off < size;)
+        off += next_insn(bc, code + off, size - off, addr + off, &in) ? in.len : 1;
+}
+
+void block_cache_seed(struct block_cache *bc, const struct insn_seen *table, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (table[i].len == 0 || table[i].len > sizeof table[i].bytes)
+            continue;
+        if (bc->nmemo == bc->memo_cap && !memo_grow(bc))
+            return;
+        bc->memo[bc->nmemo] = table[i];
+        memo_link(bc, bc->nmemo++);
+    }
 }
 
 /* The instructions from the start of code up to its end or the first

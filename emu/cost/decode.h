@@ -88,9 +88,20 @@ struct block_cache {
     struct insn_seen *memo;    /* memo_cap entries, nmemo of them used */
     uint32_t *memo_heads;      /* memo_cap buckets: the first entry + 1 */
     uint32_t nmemo, memo_cap;
+    uint64_t capstone_decodes; /* the memo's misses (tests, measures) */
 };
 
 int block_cache_init(struct block_cache *bc, const uint32_t *cost_table);
+/*
+ * A kernel image's instructions, described at build time (tools/kinsns.c,
+ * docs/performance.md item 52): the memo's entries, as this build's
+ * struct insn_seen, which block_cache_seed puts in the memo.
+ */
+void block_cache_seed(struct block_cache *bc, const struct insn_seen *table, size_t n);
+/* Describe each instruction of code into the memo, from its start to its
+ * end, a byte past each one Capstone cannot decode (the tool). */
+void block_cache_learn(struct block_cache *bc, uint32_t addr, const uint8_t *code,
+                       uint32_t size);
 void block_cache_free(struct block_cache *bc);
 /* The decoded block at addr for the given code bytes (NULL if undecodable). */
 const struct block *block_lookup(struct block_cache *bc, uint32_t addr,

@@ -133,12 +133,13 @@ int kernel_code_range(const uint8_t *image, size_t size, uint32_t *lo, uint32_t 
     return 0;
 }
 
-#define X(sym, name, file, march, config, lock, history) \
-    extern const uint8_t sym##_start[], sym##_end[];
+#define X(sym, name, file, insns, march, config, lock, history) \
+    extern const uint8_t sym##_start[], sym##_end[], sym##_insns_start[], sym##_insns_end[];
 KERNEL_IMAGES(X)
 #undef X
-#define X(sym, name, file, march, config, lock, history) \
-    { name, march, config, lock, history, sym##_start, sym##_end },
+#define X(sym, name, file, insns, march, config, lock, history) \
+    { name, march, config, lock, history, sym##_start, sym##_end, \
+      sym##_insns_start, sym##_insns_end },
 static const struct kernel_image images[] = { KERNEL_IMAGES(X) };
 #undef X
 const int kernel_image_count = sizeof images / sizeof images[0];

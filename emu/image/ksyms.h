@@ -65,6 +65,9 @@ struct kernel_image {
     int big_lock;               /* SMP_BIG_LOCK: the lock on every entry */
     int history;                /* enum kernel_history: --kernel */
     const uint8_t *start, *end;
+    /* its instructions, described at build time (tools/kinsns.c): the
+     * decoder's memo entries (emu/cost/decode.h, struct insn_seen) */
+    const uint8_t *insns_start, *insns_end;
 };
 
 /* The image a machine of ncpus CPUs boots: march's image of config, or

@@ -75,6 +75,10 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "cannot allocate an engine context");
     if (block_cache_init(&m->blocks, m->cpu.cost))
         return machine_fail(m, 125, "cannot initialise Capstone");
+    if (!opts->harness.no_kernel_insns)
+        block_cache_seed(&m->blocks, (const struct insn_seen *)m->kernel->insns_start,
+                         (size_t)(m->kernel->insns_end - m->kernel->insns_start) /
+                             sizeof(struct insn_seen));
     return 0;
 }
 

@@ -33,6 +33,8 @@ struct run_harness {
     const uint8_t *stdin_data; /* if set: what the guest reads from fd 0, */
     size_t stdin_size;         /* instead of the host's stdin */
     uint32_t smp_test;         /* BOOT_FLAG_SMP_*: test hooks (test_smp) */
+    bool no_kernel_insns;      /* every instruction to Capstone: the image's
+                                  table unused (test_decode) */
 };
 
 struct run_options {
