@@ -7,7 +7,7 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
 {
     memset(bc, 0, sizeof *bc);
     bc->cost_table = cost_table;
-    bc->capacity = 4096;
+    bc->capacity = 16384;
     bc->slots = calloc(bc->capacity, sizeof *bc->slots);
     if (!bc->slots)
         return -1;

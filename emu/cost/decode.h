@@ -107,10 +107,12 @@ void block_cache_free(struct block_cache *bc);
 const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
                                  const uint8_t *code, uint32_t size);
 
-/* Where block_lookup starts looking for addr. */
+/* Where block_lookup starts looking for addr: the product's top bits,
+ * which every bit of addr reaches (its low bits are addr's low bits, so
+ * blocks a page apart shared a slot). */
 static inline uint32_t block_slot_of(const struct block_cache *bc, uint32_t addr)
 {
-    return (addr * 2654435761u) & (bc->capacity - 1);
+    return (addr * 2654435761u) >> (32 - __builtin_ctz(bc->capacity));
 }
 
 /* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
