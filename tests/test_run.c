@@ -1,8 +1,7 @@
 /*
  * The execution loop (emu/cpu/run.c): the instruction budget stops a program
  * that never ends, at exactly its count, only instructions the model must see get a code hook,
- * boot's code hooks go at the first user block, and a rep's own runs (its
- * short path in the block hook) still see an
+ * and a rep's own runs (its short path in the block hook) still see an
  * interrupt between elements and a store into their own code.
  */
 #include <check.h>
@@ -110,52 +109,6 @@ START_TEST(only_special_instructions_get_code_hooks)
             ck_assert_uint_ne(g->m.special_addrs[j], addr);   /* once each */
         block_free(b);
     }
-    guest_free(g);
-}
-END_TEST
-
-/* Instruction addresses of the blocks seen since the first user block:
- * an open-addressed set. */
-#define SEEN_SLOTS (1u << 20)
-static uint32_t *seen;
-static bool seen_user_block;
-
-static uint32_t *seen_slot(uint32_t a)
-{
-    uint32_t s = (a * 2654435761u) >> 12;
-    while (seen[s] && seen[s] != a)
-        s = (s + 1) & (SEEN_SLOTS - 1);
-    return &seen[s];
-}
-
-static void mark_after_boot(void *ctx, struct machine *m, const struct block *blk)
-{
-    (void)ctx;
-    (void)m;
-    seen_user_block |= blk->addr < KERNEL_BASE;
-    for (uint32_t i = 0; seen_user_block && i < blk->ninsns; i++)
-        *seen_slot(blk->insns[i].addr) = blk->insns[i].addr;
-}
-
-/* Boot's code hooks (the 8259A's and the PIT's set-up, the SYSENTER MSRs'
- * writes) go at the first user block: every hook left at the end is on an
- * instruction that ran after it. */
-START_TEST(boots_code_hooks_go_at_the_first_user_block)
-{
-    struct guest *g = guest_new("pentium4", "syscall_loop", "gettimeofday", "200", NULL);
-    const struct machine_observer o = { .block = mark_after_boot };
-    seen = calloc(SEEN_SLOTS, sizeof *seen);
-    seen_user_block = false;
-    ck_assert_ptr_nonnull(seen);
-    ck_assert_int_eq(machine_observe(&g->m, &o), 0);
-    ck_assert_int_eq(guest_run(g), 0);
-    ck_assert(g->m.boot_hooks_dropped);
-    ck_assert_int_gt(g->m.nspecial, 0);   /* gettimeofday's rdtsc */
-    for (int i = 0; i < g->m.nspecial; i++) {
-        uint32_t a = g->m.special_addrs[i];
-        ck_assert_msg(*seen_slot(a) == a, "a code hook on %08x, which did not run after boot", a);
-    }
-    free(seen);
     guest_free(g);
 }
 END_TEST
@@ -345,7 +298,6 @@ Suite *loop_suite(void)
     tcase_add_test(tc, instruction_budget_stops_a_loop);
     tcase_add_test(tc, the_budget_runs_exactly_that_many_instructions);
     tcase_add_test(tc, only_special_instructions_get_code_hooks);
-    tcase_add_test(tc, boots_code_hooks_go_at_the_first_user_block);
     tcase_add_test(tc, without_the_cycle_model_nothing_is_charged);
     tcase_add_test(tc, a_timer_due_inside_a_long_rep_is_taken_between_its_elements);
     tcase_add_test(tc, a_rep_that_overwrites_its_own_code_is_noticed);

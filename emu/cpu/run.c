@@ -369,19 +369,6 @@ static bool code_full(struct machine *m, uint32_t addr)
     return true;
 }
 
-/*
- * Unicorn walks its whole list of code hooks for every hooked instruction
- * that runs, and boot's (port I/O, MSR writes) stay in it: at the first
- * user block they all go, as when the table is full (hooks_full), and
- * blocks get theirs again as they run. Not under a debugger, whose runs
- * end at such a stop.
- */
-static void drop_boot_hooks(struct machine *m)
-{
-    m->boot_hooks_dropped = true;
-    m->hooks_full = true;
-}
-
 /* The UC_HOOK_BLOCK callback. */
 static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 {
@@ -390,8 +377,6 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
 
     if (m->insn_observed)
         tell_finished_block(m, addr, size);
-    if (addr < KERNEL_BASE && !m->boot_hooks_dropped && !m->hold.block && !m->hold.insn)
-        drop_boot_hooks(m);
     if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
         engine_stop(uc);
         return;

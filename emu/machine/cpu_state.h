@@ -63,7 +63,6 @@ struct cpu_local {
     struct rep_step rep_step;      /* and what it was charged */
     int nspecial;
     bool hooks_full;               /* the run paused to drop them all (run.c) */
-    bool boot_hooks_dropped;       /* boot's went at the first user block */
     int delivery_depth;
     bool sti_shadow;               /* the last block ended with sti: no
                                       interrupt before its next instruction */
