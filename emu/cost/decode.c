@@ -383,18 +383,22 @@ static bool memo_grow(struct block_cache *bc)
     return true;
 }
 
-static void memo_add(struct block_cache *bc, const uint8_t *code, const struct insn *in)
+/* One more entry; false when the memo is full and cannot grow. */
+static bool memo_put(struct block_cache *bc, const struct insn_seen *e)
 {
     if (bc->nmemo == bc->memo_cap && !memo_grow(bc))
-        return;
-    struct insn_seen *e = &bc->memo[bc->nmemo];
-    memset(e, 0, sizeof *e);
-    memcpy(e->bytes, code, in->len);
-    e->len = in->len;
-    e->cls = in->cls;
-    e->flags = in->flags;
-    e->int_vector = in->int_vector;
+        return false;
+    bc->memo[bc->nmemo] = *e;
     memo_link(bc, bc->nmemo++);
+    return true;
+}
+
+static void memo_add(struct block_cache *bc, const uint8_t *code, const struct insn *in)
+{
+    struct insn_seen e = { .len = in->len, .cls = in->cls, .int_vector = in->int_vector,
+                           .flags = in->flags };
+    memcpy(e.bytes, code, in->len);
+    memo_put(bc, &e);
 }
 
 /* One instruction at code: seen before, or Capstone's (false if it
@@ -434,10 +438,8 @@ void block_cache_seed(struct block_cache *bc, const struct insn_seen *table, siz
     for (size_t i = 0; i < n; i++) {
         if (table[i].len == 0 || table[i].len > sizeof table[i].bytes)
             continue;
-        if (bc->nmemo == bc->memo_cap && !memo_grow(bc))
+        if (!memo_put(bc, &table[i]))
             return;
-        bc->memo[bc->nmemo] = table[i];
-        memo_link(bc, bc->nmemo++);
     }
 }
 
