@@ -51,6 +51,23 @@ static int start(struct machine *m, const struct run_options *opts,
     return status;
 }
 
+/*
+ * The machine of a run is left to exit(): taking it apart (the engine, the
+ * block cache) is 2.5% of a static hello's host instructions, and the
+ * process ends right after. LeakSanitizer would call it lost, so a build
+ * with AddressSanitizer still frees it.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FREE_BEFORE_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FREE_BEFORE_EXIT 1
+#endif
+#endif
+#ifndef FREE_BEFORE_EXIT
+#define FREE_BEFORE_EXIT 0
+#endif
+
 static int run(struct cli *c)
 {
     const struct run_options *opts = &c->run;
@@ -79,9 +96,11 @@ static int run(struct cli *c)
                 errno ? strerror(errno) : "write error");
         status = 125;
     }
-    machine_destroy(m);
-    free(m);
-    free(sys);
+    if (FREE_BEFORE_EXIT) {
+        machine_destroy(m);
+        free(m);
+        free(sys);
+    }
     return status;
 }
 
