@@ -463,6 +463,7 @@ int engine_back_memory(uc_engine *uc, struct guest_memory *mem)
                    FIXADDR_TOP - (KERNEL_BASE + KERNEL_RAM_SIZE), "unused") ||
         memory_map(uc, mem, FIXADDR_TOP, PAGE_SIZE, "fixmap"))
         return -1;
+    memory_huge_kernel_ram(mem);
     return engine_back_wrap(uc, mem);
 }
 

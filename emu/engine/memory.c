@@ -49,6 +49,15 @@ int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t 
     return 0;
 }
 
+/* The kernel's RAM in 2 MiB pages where the host gives them (see
+ * memory.h). */
+void memory_huge_kernel_ram(const struct guest_memory *mem)
+{
+    for (int i = 0; i < mem->count; i++)
+        if (mem->regions[i].base == KERNEL_BASE)
+            madvise(mem->regions[i].host, mem->regions[i].size, MADV_HUGEPAGE);
+}
+
 int memory_share(uc_engine *uc, const struct guest_memory *mem)
 {
     for (int i = 0; i < mem->count; i++) {

@@ -33,6 +33,7 @@ struct guest_memory {
 int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t size,
                const char *name);
 /* Map every region of mem into another engine too: the same host pages. */
+void memory_huge_kernel_ram(const struct guest_memory *mem);
 int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL
