@@ -113,15 +113,14 @@ static size_t program_bytes(const struct program_source *src, size_t off, size_t
  */
 #define PROGRAM_NAME "tmp/.sysemu-program"
 
-static int place_program(struct machine *m, const struct program_source *src,
-                         struct boot_record *br)
+enum { PIECE = 64 << 10 };
+
+/* The program's bytes into handle h, through piece (PIECE bytes). */
+static int write_program(struct machine *m, const struct program_source *src, int h,
+                         uint8_t *piece)
 {
-    enum { PIECE = 64 << 10 };
-    static uint8_t piece[PIECE];
-    int h = vfs_open(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME),
-                     VFS_O_CREAT | VFS_O_EXCL | VFS_O_RDWR, 0755);
     size_t done = 0;
-    while (h >= 0 && done < src->size) {
+    while (done < src->size) {
         const uint8_t *bytes;
         size_t want = src->size - done < PIECE ? src->size - done : PIECE;
         size_t got = program_bytes(src, done, want, piece, &bytes);
@@ -133,6 +132,23 @@ static int place_program(struct machine *m, const struct program_source *src,
                                 strerror(n < 0 ? (int)-n : EIO));
         done += (size_t)n;
     }
+    return 0;
+}
+
+/* The piece is on the heap, whose pages main() makes large: in static
+ * storage it cost 16 host page faults. */
+static int place_program(struct machine *m, const struct program_source *src,
+                         struct boot_record *br)
+{
+    uint8_t *piece = malloc(PIECE);
+    if (!piece)
+        return machine_fail(m, 125, "out of memory");
+    int h = vfs_open(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME),
+                     VFS_O_CREAT | VFS_O_EXCL | VFS_O_RDWR, 0755);
+    int rc = h >= 0 ? write_program(m, src, h, piece) : 0;
+    free(piece);
+    if (rc)
+        return rc;
     if (h < 0 || vfs_unlink(m->vfs, VFS_ROOT, PROGRAM_NAME, strlen(PROGRAM_NAME)))
         return machine_fail(m, 125, "cannot place the program in the file tree");
     br->image_handle = (uint32_t)h;
