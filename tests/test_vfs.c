@@ -153,6 +153,22 @@ START_TEST(a_write_at_1gib_charges_one_page)
 }
 END_TEST
 
+START_TEST(a_new_page_reads_zeros_around_the_bytes_written)
+{
+    uint8_t buf[8192];
+    int h = open_at(v, "/tmp/mid", VFS_O_CREAT | VFS_O_RDWR);
+    ck_assert_int_eq(vfs_write(v, (uint32_t)h, "mid", 3, 5000), 3);
+    ck_assert_int_eq(vfs_ftruncate(v, (uint32_t)h, sizeof buf), 0);
+    memset(buf, 0xaa, sizeof buf);
+    ck_assert_int_eq(vfs_read(v, (uint32_t)h, buf, sizeof buf, 0), (int)sizeof buf);
+    for (int i = 0; i < (int)sizeof buf; i++)
+        if (i < 5000 || i >= 5003)
+            ck_assert_msg(buf[i] == 0, "byte %d is %#x", i, buf[i]);
+    ck_assert_int_eq(memcmp(buf + 5000, "mid", 3), 0);
+    vfs_close(v, (uint32_t)h);
+}
+END_TEST
+
 START_TEST(writing_past_the_largest_file_is_efbig)
 {
     int h = open_at(v, "/tmp/f", VFS_O_CREAT | VFS_O_RDWR);
@@ -423,6 +439,7 @@ Suite *vfs_suite(void)
     tcase_add_test(tc, o_nofollow_on_a_symlink_is_eloop);
     tcase_add_test(tc, o_creat_through_a_dangling_symlink_creates_its_target);
     tcase_add_test(tc, a_write_at_1gib_charges_one_page);
+    tcase_add_test(tc, a_new_page_reads_zeros_around_the_bytes_written);
     tcase_add_test(tc, writing_past_the_largest_file_is_efbig);
     tcase_add_test(tc, truncate_then_grow_reads_zeros_where_data_was);
     tcase_add_test(tc, the_layer_fills_with_enospc_and_recovers_after_unlink);

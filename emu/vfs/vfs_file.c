@@ -26,7 +26,11 @@ static uint32_t page_at(const struct vfs_node *n, uint64_t index)
     return lo;
 }
 
-static int page_make(struct vfs *v, struct vfs_node *n, uint64_t index, uint8_t **out)
+/* The page at index, made if missing. A new one is cleared outside
+ * [off, off + len) only: the caller fills that part at once (a start-up
+ * writes the program file a whole page at a time). */
+static int page_make(struct vfs *v, struct vfs_node *n, uint64_t index, size_t off, size_t len,
+                     uint8_t **out)
 {
     uint32_t i = page_at(n, index);
     struct vfs_page *p = n->u.reg.pages;
@@ -46,11 +50,13 @@ static int page_make(struct vfs *v, struct vfs_node *n, uint64_t index, uint8_t 
         n->u.reg.pages = p;
         n->u.reg.cap = cap;
     }
-    uint8_t *data = calloc(1, VFS_PAGE);
+    uint8_t *data = malloc(VFS_PAGE);
     if (!data) {
         vfs_uncharge(v, VFS_PAGE);
         return -ENOMEM;
     }
+    memset(data, 0, off);
+    memset(data + off + len, 0, VFS_PAGE - off - len);
     memmove(p + i + 1, p + i, (size_t)(n->u.reg.npages - i) * sizeof *p);
     p[i] = (struct vfs_page){ index, data };
     n->u.reg.npages++;
@@ -117,7 +123,7 @@ int file_copy_up(struct vfs *v, struct vfs_node *n, uint64_t keep)
         memset(buf + got, 0, VFS_PAGE - (size_t)got);
         if (all_zero(buf, chunk))
             continue;
-        if (!(err = page_make(v, n, off / VFS_PAGE, &page)))
+        if (!(err = page_make(v, n, off / VFS_PAGE, 0, chunk, &page)))
             memcpy(page, buf, chunk);
     }
     if (err) {
@@ -191,7 +197,7 @@ static ssize_t file_write(struct vfs *v, struct vfs_node *n, const void *buf, si
         size_t off = (size_t)(at % VFS_PAGE);
         size_t k = VFS_PAGE - off < len - done ? VFS_PAGE - off : len - done;
         uint8_t *page;
-        if (!(err = page_make(v, n, at / VFS_PAGE, &page))) {
+        if (!(err = page_make(v, n, at / VFS_PAGE, off, k, &page))) {
             memcpy(page + off, in + done, k);
             done += k;
         }
