@@ -433,8 +433,12 @@ void block_cache_learn(struct block_cache *bc, uint32_t addr, const uint8_t *cod
         off += next_insn(bc, code + off, size - off, addr + off, &in) ? in.len : 1;
 }
 
+/* Room for the program's own instructions too (a hello adds 2 142 to the
+ * kernel's 7 877): a grow later relinks every entry. */
 void block_cache_seed(struct block_cache *bc, const struct insn_seen *table, size_t n)
 {
+    while (bc->memo_cap < 2 * (bc->nmemo + n) && memo_grow(bc))
+        ;
     for (size_t i = 0; i < n; i++) {
         if (table[i].len == 0 || table[i].len > sizeof table[i].bytes)
             continue;
