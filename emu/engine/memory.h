@@ -32,8 +32,9 @@ struct guest_memory {
 /* Back [base, base+size) with fresh zeroed host memory. 0 or -1. */
 int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t size,
                const char *name);
-/* Map every region of mem into another engine too: the same host pages. */
+/* The kernel's RAM advised for 2 MiB host pages (MADV_HUGEPAGE). */
 void memory_huge_kernel_ram(const struct guest_memory *mem);
+/* Map every region of mem into another engine too: the same host pages. */
 int memory_share(uc_engine *uc, const struct guest_memory *mem);
 void memory_unmap_all(struct guest_memory *mem);
 /* Host pointer for [addr, addr+len) if it lies inside one region, else NULL
