@@ -49,6 +49,34 @@ START_TEST(sysenter_enters_ring0_at_msr_eip_and_esp)
 }
 END_TEST
 
+/* The kernel moves SYSENTER_EIP with a wrmsr between two sysenters: the
+ * second enters at the new value (the first read is not kept past it). */
+START_TEST(a_wrmsr_between_two_sysenters_moves_the_second)
+{
+    uint32_t moved = TRAMPOLINE + 0x10;
+    uint8_t wrmsr[] = { 0xb9, 0x76, 0x01, 0x00, 0x00,       /* mov $0x176,%ecx */
+                        0xb8, (uint8_t)moved, (uint8_t)(moved >> 8),
+                        (uint8_t)(moved >> 16), (uint8_t)(moved >> 24), /* mov $moved,%eax */
+                        0x31, 0xd2,                         /* xor %edx,%edx */
+                        0x0f, 0x30,                         /* wrmsr */
+                        0xf4 };                             /* hlt */
+    uint8_t hlt = 0xf4;
+    bare_init(&b, "pentium4");
+    setup_sep_msrs();
+    bare_write(&b, moved, &hlt, 1);
+    run_user(user_sysenter, sizeof user_sysenter);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), TRAMPOLINE + 1);
+    bare_write(&b, BARE_HANDLER - 0x100, wrmsr, sizeof wrmsr);
+    b.m.stop = STOP_NONE;   /* each run ends at a hlt */
+    bare_run(&b, BARE_HANDLER - 0x100, false);
+    b.m.stop = STOP_NONE;
+    run_user(user_sysenter, sizeof user_sysenter);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), moved + 1);
+    ck_assert_uint_eq(b.sys.by_path[PATH_SYSENTER], 2);
+    bare_destroy(&b);
+}
+END_TEST
+
 START_TEST(sysexit_returns_to_ring3_with_ecx_edx)
 {
     /* ring 0: mov $esp,%ecx; mov $eip,%edx; sysexit -> user hlt, which is
@@ -236,6 +264,7 @@ Suite *sysenter_suite(void)
     Suite *s = suite_create("sysenter");
     TCase *tc = tcase_create("sep");
     tcase_add_test(tc, sysenter_enters_ring0_at_msr_eip_and_esp);
+    tcase_add_test(tc, a_wrmsr_between_two_sysenters_moves_the_second);
     tcase_add_test(tc, sysexit_returns_to_ring3_with_ecx_edx);
     tcase_add_test(tc, sysenter_without_sep_is_ud);
     tcase_add_test(tc, sysenter_with_zero_sysenter_cs_is_gp0);

@@ -150,10 +150,10 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     uint32_t index;
     (void)uc;
     (void)size;
-    if (m->stop != STOP_NONE || machine_hold_insn(m, (uint32_t)address))
-        return;
     const struct insn *in = block_find_insn(m->cur_block, (uint32_t)address, &index);
-    if (!in)
+    if (in && (in->flags & SPECIAL_WRMSR))
+        m->sep_msrs.known = false;
+    if (m->stop != STOP_NONE || machine_hold_insn(m, (uint32_t)address) || !in)
         return;
     /* not charged: the block was cut before it (run.c) */
     if (index >= m->cur_limit)

@@ -10,18 +10,38 @@
 #include "cpu/sysenter.h"
 #include "cpu/trap.h"
 
+/*
+ * An in or out with its port in the instruction (e4-e7 ib; a prefix is
+ * never e4-e7) below the hypercalls' 0xe0-0xef (guest/abi.h): the 8259A's
+ * and the PIT's, whose models charge no cycles. A hypercall's work is
+ * charged at its out, so the code hook, which tells the observers the
+ * instructions before it, stays on those.
+ */
+static bool device_port_io(const struct block *b, const struct insn *in)
+{
+    const uint8_t *op = b->bytes + (in->addr - b->addr) + in->len - 2;
+    return in->len >= 2 && op[0] >= 0xe4 && op[0] <= 0xe7 && op[1] < 0xe0;
+}
+
 /* Code hooks go in only for the addresses that need them, so most code
- * runs without a per-instruction callback. The kernel's own irets run at
- * CPL 0, where the engine's iret is right (engine.h, quirk 21); a sysexit
- * is the CPU model's only on a part without working SEP (sysenter.h). */
-static bool needs_hook(const struct machine *m, const struct insn *in)
+ * runs without a per-instruction callback. The kernel's own code runs at
+ * CPL 0 (its pages are supervisor-only), where the engine's iret is right
+ * (engine.h, quirk 21) and a device's in or out passes the I/O permission
+ * check; a sysexit is the CPU model's only on a part without working SEP
+ * (sysenter.h). */
+static bool needs_hook(const struct machine *m, const struct block *b, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
     if (!m->cpu.sep_unsupported)
         f &= (uint16_t)~SPECIAL_SYSEXIT;
-    return rep_count_here(m, in) || (f && (!(f & SPECIAL_IRET) || !in_kernel_ram(in->addr)));
+    if (in_kernel_ram(in->addr)) {
+        f &= (uint16_t)~SPECIAL_IRET;
+        if (device_port_io(b, in))
+            f &= (uint16_t)~SPECIAL_IO;
+    }
+    return rep_count_here(m, in) || f;
 }
 
 #define NSLOTS (2 * MAX_SPECIAL_HOOKS)
@@ -62,7 +82,7 @@ static uint64_t engine_addr(const struct block *b, uint64_t at, const struct ins
 static bool specials_hooked(struct machine *m, const struct block *b, uint64_t at)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if (needs_hook(m, &b->insns[i]) && !is_hooked(m, engine_addr(b, at, &b->insns[i])))
+        if (needs_hook(m, b, &b->insns[i]) && !is_hooked(m, engine_addr(b, at, &b->insns[i])))
             return false;
     return true;
 }
@@ -73,7 +93,7 @@ static int hook_specials(struct machine *m, const struct block *b, uint64_t at)
     for (uint32_t i = 0; i < b->ninsns; i++) {
         const struct insn *in = &b->insns[i];
         uint64_t where = engine_addr(b, at, in);
-        if (!needs_hook(m, in) || is_hooked(m, where))
+        if (!needs_hook(m, b, in) || is_hooked(m, where))
             continue;
         if (m->nspecial == MAX_SPECIAL_HOOKS ||
             engine_hook_code_at(m->uc, where, on_special_insn, m,

@@ -70,6 +70,22 @@ static void sysenter_fault(struct machine *m, uint32_t index, int vector,
     engine_sysenter_resume(m->uc, reg_read(m, UC_X86_REG_EIP), len);
 }
 
+/*
+ * Only a wrmsr changes the SYSENTER MSRs, and with the cycle model every
+ * wrmsr has a code hook, which forgets them (cpu_insns.c): they are read
+ * through the API once after each. Without the model there are no code
+ * hooks, and they are read every time.
+ */
+static void read_sep_msrs(struct machine *m)
+{
+    if (m->sep_msrs.known)
+        return;
+    m->sep_msrs.cs = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS);
+    m->sep_msrs.esp = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_ESP);
+    m->sep_msrs.eip = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP);
+    m->sep_msrs.known = !m->opts->no_cycle_model;
+}
+
 void on_sysenter(uc_engine *uc, void *user)
 {
     struct machine *m = user;
@@ -94,8 +110,8 @@ void on_sysenter(uc_engine *uc, void *user)
         return;
     }
     /* The selector is the MSR's low 16 bits. */
-    uint32_t cs = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_CS) & 0xffff &
-                  ~X86_SEL_RPL;
+    read_sep_msrs(m);
+    uint32_t cs = m->sep_msrs.cs & 0xffff & ~X86_SEL_RPL;
     if (cs == 0 || !(reg_read(m, UC_X86_REG_CR0) & X86_CR0_PE)) {
         if (!in) {
             machine_stop(m, STOP_MACHINE, "sysenter with SYSENTER_CS = 0");
@@ -112,7 +128,7 @@ void on_sysenter(uc_engine *uc, void *user)
      */
     if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, (uint16_t)cs,
                             (uint16_t)(cs + 8),
-                            (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_ESP))) {
+                            m->sep_msrs.esp)) {
         machine_stop(m, STOP_MACHINE, "sysenter: SYSENTER_CS %#x does not name flat "
                      "ring-0 code and data segments in the GDT", cs);
         return;
@@ -120,7 +136,7 @@ void on_sysenter(uc_engine *uc, void *user)
     uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
     reg_write(m, UC_X86_REG_EFLAGS,
               eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
-    uint32_t entry = (uint32_t)engine_read_msr(m->uc, MSR_IA32_SYSENTER_EIP);
+    uint32_t entry = m->sep_msrs.eip;
     /* without a decoded block (--no-cycle-model), a plain 0f 34 */
     engine_sysenter_resume(m->uc, entry, in ? in->len : 2);
     machine_code_look_at_entry(m, entry);

@@ -778,6 +778,26 @@ static bool is_code_buffer(const char *line, uintptr_t *lo, uintptr_t *hi)
     return !strcmp(perms, "rwxp") && inode == 0 && *hi - *lo >= ((uintptr_t)16 << 20);
 }
 
+/* The bytes of mincore's vector with bit 0 set, eight at a time: each
+ * byte of sum counts its lane, emptied before it can pass 255. */
+static size_t resident_pages(const unsigned char *v, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, lanes = 0x00ff00ff00ff00ffull;
+    size_t count = 0, i = 0;
+    while (i + 8 <= n) {
+        uint64_t sum = 0, w;
+        for (int k = 0; k < 255 && i + 8 <= n; k++, i += 8) {
+            memcpy(&w, v + i, 8);
+            sum += w & ones;
+        }
+        sum = (sum & lanes) + ((sum >> 8) & lanes);   /* four 16-bit lanes */
+        count += (size_t)((sum * 0x0001000100010001ull) >> 48);
+    }
+    for (; i < n; i++)
+        count += v[i] & 1;
+    return count;
+}
+
 static size_t resident_bytes(uintptr_t lo, uintptr_t hi)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (hi - lo) / page, bytes = 0;
@@ -785,8 +805,7 @@ static size_t resident_bytes(uintptr_t lo, uintptr_t hi)
     if (!v)
         return 0;
     if (mincore((void *)lo, hi - lo, v) == 0)
-        for (size_t i = 0; i < n; i++)
-            bytes += (v[i] & 1) ? page : 0;
+        bytes = resident_pages(v, n) * page;
     free(v);
     return bytes;
 }

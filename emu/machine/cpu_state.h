@@ -67,6 +67,10 @@ struct cpu_local {
     bool sti_shadow;               /* the last block ended with sti: no
                                       interrupt before its next instruction */
     bool drop_step_trap;           /* a faulting sysenter under TF (sysenter.c) */
+    struct {                       /* the SYSENTER MSRs as read since the */
+        bool known;                /* last wrmsr (sysenter.c) */
+        uint32_t cs, esp, eip;
+    } sep_msrs;
     struct engine_iret_patch iret_patch; /* a ring-3 iret frame's hidden VM */
     int engine_aborts;             /* translations the engine aborted */
     enum run_to_why run_to_why;    /* run up to the linear address run_to, */
