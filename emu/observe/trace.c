@@ -375,6 +375,18 @@ static bool wanted(const struct trace *t, bool kernel)
     return t->o.insns == INSNS_ALL || (t->o.insns == INSNS_KERNEL) == kernel;
 }
 
+/* An instruction starts at start: the one seen before has completed. It
+ * was partly refunded (refund_current_insn) if it ended later: then it
+ * ended here. */
+static void settle_pending(struct trace *t, uint64_t start)
+{
+    if (!t->pending.valid)
+        return;
+    if (start >= t->pending.start && start < t->pending.end)
+        t->pending.end = start;
+    flush_insn(t);
+}
+
 /*
  * The index-th instruction of the current block ran, with its cost, from
  * start (the block's start and the cost of those before it): it ends when
@@ -386,13 +398,7 @@ static void insn_ran(struct trace *t, struct machine *m, const struct line_memo 
                      uint32_t index, uint64_t start, bool last)
 {
     const struct insn *in = &m->cur_block->insns[index];
-    /* The one before was partly refunded (refund_current_insn): it ended
-     * where this one starts. */
-    if (t->pending.valid) {
-        if (start >= t->pending.start && start < t->pending.end)
-            t->pending.end = start;
-        flush_insn(t);
-    }
+    settle_pending(t, start);
     /* Boot is the same every run; tracing starts with the program. */
     if (index >= m->cur_limit || !t->sys->user_started)
         return;
@@ -438,6 +444,52 @@ static void insn_ran(struct trace *t, struct machine *m, const struct line_memo 
         keep_memo_part(t, m, index, cost, p);
 }
 
+/* Does every instruction of the current block's [from, to), the first
+ * starting at start, make its memo's line as it is: wanted, in the
+ * window, whole, and no rep op? */
+static bool run_plain(const struct trace *t, const struct machine *m, const struct line_memo *lm,
+                      uint32_t from, uint32_t to, uint64_t start)
+{
+    const struct block *b = m->cur_block;
+    unsigned want = t->o.insns == INSNS_ALL ? MEMO_USER | MEMO_KERNEL
+                    : t->o.insns == INSNS_KERNEL ? MEMO_KERNEL : MEMO_USER;
+    if (lm->rep || (lm->modes & ~want) || to > m->cur_limit)
+        return false;
+    if (!t->o.from && !t->o.to)
+        return true;
+    uint64_t last = start + block_prefix_cost(b, to - 1) - block_prefix_cost(b, from);
+    return trace_in_window(t, start, start + b->insns[from].cost) &&
+           trace_in_window(t, last, last + b->insns[to - 1].cost);
+}
+
+/* The current block's [from, to), which ran from *start, written from its
+ * memo in one go (*start moved past them); false if they must go one by
+ * one through insn_ran. */
+static bool write_run(struct trace *t, struct machine *m, uint32_t from, uint32_t to,
+                      uint64_t *start)
+{
+    const struct block *b = m->cur_block;
+    if (t->o.format == TRACE_JSON || !t->sys->user_started)
+        return false;
+    settle_pending(t, *start);
+    const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)b);
+    if (!lm || !run_plain(t, m, lm, from, to, *start))
+        return false;
+    char *out = trace_out_room(&t->out, lm->off[to] - lm->off[from] + (to - from) * TRACE_TIMES_MAX);
+    if (!out)
+        return false;
+    char *p = out;
+    uint64_t s = *start;
+    for (uint32_t i = from; i < to; i++) {
+        uint64_t e = s + b->insns[i].cost;
+        p += line_memo_line(lm, i, p, t->times, s, e);
+        s = e;
+    }
+    trace_out_commit(&t->out, (size_t)(p - out));
+    *start = s;
+    return true;
+}
+
 static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
 {
     const struct block *b = m->cur_block;
@@ -448,6 +500,9 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
     }
     const struct line_memo *lm = NULL;
     uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
+    /* all but the last told, which waits for the next event */
+    if (to > from + 1 && write_run(ctx, m, from, to - 1, &start))
+        from = to - 1;
     for (uint32_t i = from; i < to; i++) {
         insn_ran(ctx, m, &lm, i, start, i + 1 == to);
         start += b->insns[i].cost;
