@@ -237,10 +237,22 @@ static void write_insn(struct trace *t, const struct trace_insn *in)
     write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
+/* Written ahead: right if it ran whole under the same symbols; else
+ * taken back and written as write_insn would. */
+static void rewrite_insn(struct trace *t, const struct trace_insn *in)
+{
+    if (in->end - in->start == in->memo_cost && in->memo_gen == sym_generation(t))
+        return;
+    t->out.len = in->written_at;
+    write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
+}
+
 /* The instruction seen last has completed (or, faulting, was refunded). */
 static void flush_insn(struct trace *t)
 {
-    if (t->pending.valid)
+    if (t->pending.valid && t->pending.written)
+        rewrite_insn(t, &t->pending);
+    else if (t->pending.valid)
         write_insn(t, &t->pending);
     t->pending.valid = false;
 }
@@ -375,6 +387,40 @@ static bool wanted(const struct trace *t, bool kernel)
     return t->o.insns == INSNS_ALL || (t->o.insns == INSNS_KERNEL) == kernel;
 }
 
+/* An instruction starts at start: the one seen before has completed. It
+ * was partly refunded (refund_current_insn) if it ended later: then it
+ * ended here. */
+static void settle_pending(struct trace *t, uint64_t start)
+{
+    if (!t->pending.valid)
+        return;
+    if (start >= t->pending.start && start < t->pending.end)
+        t->pending.end = start;
+    flush_insn(t);
+}
+
+/* The index-th instruction of the current block, which ran in [start,
+ * end), is the one seen last. */
+static struct trace_insn *hold_insn(struct trace *t, struct machine *m, uint32_t index,
+                                    uint64_t start, uint64_t end)
+{
+    const struct insn *in = &m->cur_block->insns[index];
+    const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+    struct trace_insn *p = &t->pending;
+    size_t n = strnlen(text, sizeof p->text - 1);
+    memcpy(p->text, text, n);
+    p->text[n] = 0;
+    p->pid = t->sys->task ? t->sys->task->pid : 0;
+    p->addr = in->addr;
+    p->kernel = in_kernel_ram(in->addr);
+    p->start = start;
+    p->end = end;
+    p->valid = true;
+    p->memo_len = 0;
+    p->written = false;
+    return p;
+}
+
 /*
  * The index-th instruction of the current block ran, with its cost, from
  * start (the block's start and the cost of those before it): it ends when
@@ -386,13 +432,7 @@ static void insn_ran(struct trace *t, struct machine *m, const struct line_memo 
                      uint32_t index, uint64_t start, bool last)
 {
     const struct insn *in = &m->cur_block->insns[index];
-    /* The one before was partly refunded (refund_current_insn): it ended
-     * where this one starts. */
-    if (t->pending.valid) {
-        if (start >= t->pending.start && start < t->pending.end)
-            t->pending.end = start;
-        flush_insn(t);
-    }
+    settle_pending(t, start);
     /* Boot is the same every run; tracing starts with the program. */
     if (index >= m->cur_limit || !t->sys->user_started)
         return;
@@ -417,25 +457,76 @@ static void insn_ran(struct trace *t, struct machine *m, const struct line_memo 
         write_memo_line(t, m, lm, index, end - cost, end))
         return;
     trace_out_sync(&t->out);
-    const char *text = block_insn_text(&m->blocks, m->cur_block, index);
-    uint32_t pid = t->sys->task ? t->sys->task->pid : 0;
     if (!last) {
-        write_line(t, pid, in->addr, kernel, text, end - cost, end);
+        const char *text = block_insn_text(&m->blocks, m->cur_block, index);
+        write_line(t, t->sys->task ? t->sys->task->pid : 0, in->addr, kernel, text, end - cost,
+                   end);
         return;
     }
-    struct trace_insn *p = &t->pending;
-    size_t n = strnlen(text, sizeof p->text - 1);
-    memcpy(p->text, text, n);
-    p->text[n] = 0;
-    p->pid = pid;
-    p->addr = in->addr;
-    p->kernel = kernel;
-    p->start = end - cost;
-    p->end = end;
-    p->valid = true;
-    p->memo_len = 0;
+    struct trace_insn *p = hold_insn(t, m, index, end - cost, end);
     if (t->o.format != TRACE_JSON && cost == in->cost)
         keep_memo_part(t, m, index, cost, p);
+}
+
+/* Does every instruction of the current block's [from, to), the first
+ * starting at start, make its memo's line as it is: wanted, in the
+ * window, whole, and no rep op? */
+static bool run_plain(const struct trace *t, const struct machine *m, const struct line_memo *lm,
+                      uint32_t from, uint32_t to, uint64_t start)
+{
+    const struct block *b = m->cur_block;
+    unsigned want = t->o.insns == INSNS_ALL ? MEMO_USER | MEMO_KERNEL
+                    : t->o.insns == INSNS_KERNEL ? MEMO_KERNEL : MEMO_USER;
+    if (lm->rep || (lm->modes & ~want) || to > m->cur_limit)
+        return false;
+    if (!t->o.from && !t->o.to)
+        return true;
+    uint64_t last = start + block_prefix_cost(b, to - 1) - block_prefix_cost(b, from);
+    return trace_in_window(t, start, start + b->insns[from].cost) &&
+           trace_in_window(t, last, last + b->insns[to - 1].cost);
+}
+
+/* The current block's [from, to), which ran from *start, written from its
+ * memo in one go (*start moved past them, *last_at where the last line
+ * is in the buffer); false if they must go one by one through insn_ran. */
+static bool write_run(struct trace *t, struct machine *m, uint32_t from, uint32_t to,
+                      uint64_t *start, size_t *last_at)
+{
+    const struct block *b = m->cur_block;
+    if (t->o.format == TRACE_JSON || !t->sys->user_started)
+        return false;
+    settle_pending(t, *start);
+    const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)b);
+    if (!lm || !run_plain(t, m, lm, from, to, *start))
+        return false;
+    char *out = trace_out_room(&t->out, lm->off[to] - lm->off[from] + (to - from) * TRACE_TIMES_MAX);
+    if (!out)
+        return false;
+    char *p = out, *last = out;
+    uint64_t s = *start;
+    for (uint32_t i = from; i < to; i++) {
+        uint64_t e = s + b->insns[i].cost;
+        last = p;
+        p += line_memo_line(lm, i, p, t->times, s, e);
+        s = e;
+    }
+    *last_at = t->out.len + (size_t)(last - out);
+    trace_out_commit(&t->out, (size_t)(p - out));
+    *start = s;
+    return true;
+}
+
+/* The index-th instruction of the current block, which ended at end,
+ * is the one seen last, and its line was written at out.len at. */
+static void write_ahead(struct trace *t, struct machine *m, uint32_t index, uint64_t end,
+                        size_t at)
+{
+    uint64_t cost = m->cur_block->insns[index].cost;
+    struct trace_insn *p = hold_insn(t, m, index, end - cost, end);
+    p->memo_cost = cost;
+    p->memo_gen = sym_generation(t);
+    p->written = true;
+    p->written_at = at;
 }
 
 static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
@@ -446,8 +537,18 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
         flush_insn(ctx);
         return;
     }
+    struct trace *t = ctx;
     const struct line_memo *lm = NULL;
     uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
+    size_t at;
+    /* the last told waits for the next event, which may cut it short:
+     * written ahead to a file of its own (flush_insn), else not yet */
+    if (!t->out.f && to > from && write_run(t, m, from, to, &start, &at)) {
+        write_ahead(t, m, to - 1, start, at);
+        return;
+    }
+    if (t->out.f && to > from + 1 && write_run(t, m, from, to - 1, &start, &at))
+        from = to - 1;
     for (uint32_t i = from; i < to; i++) {
         insn_ran(ctx, m, &lm, i, start, i + 1 == to);
         start += b->insns[i].cost;

@@ -47,6 +47,11 @@ struct trace_insn {
     uint32_t memo_len, memo_gen;
     uint64_t memo_cost;
     char part[TRACE_LINE_MAX];
+    /* Its line already written as if it ran whole (a file of its own),
+     * at out.len written_at: nothing is written after it until it is
+     * flushed, so it can be taken back. */
+    bool written;
+    size_t written_at;
 };
 
 struct trace {

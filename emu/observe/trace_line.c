@@ -193,5 +193,6 @@ size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, siz
     if (!cm->high || high != cm->high + 1 || !next_hundred(cm))
         cm->len = (uint32_t)cycles_right(cm->text, centi, width);
     cm->high = high;
+    cm->base = high * 10000;
     return cycles_memo_text(cm, out, centi, width);
 }

@@ -47,6 +47,7 @@ size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end);
  * copy and two digit pairs. Zeroed: none made yet. */
 struct cycles_memo {
     uint64_t high;              /* centicycles / 10000 of text; 0: none */
+    uint64_t base;              /* high * 10000 */
     uint64_t last;              /* the count text is (when high is not 0) */
     uint32_t len;
     char text[32];
@@ -63,10 +64,11 @@ extern const char trace_digit_pairs[];
 static inline size_t cycles_memo_text(struct cycles_memo *cm, char *out, uint64_t centi,
                                       size_t width)
 {
-    uint64_t high = centi / 10000;
-    unsigned low = (unsigned)(centi % 10000);
-    if (high == 0 || high != cm->high)
+    /* no division: base is 0 (none) or at least 10000 */
+    uint64_t off = centi - cm->base;
+    if (!cm->base || off >= 10000)
         return cycles_memo_remake(cm, out, centi, width);
+    unsigned low = (unsigned)off;
     memcpy(cm->text + cm->len - 5, trace_digit_pairs + 2 * (low / 100), 2);
     memcpy(cm->text + cm->len - 2, trace_digit_pairs + 2 * (low % 100), 2);
     cm->last = centi;

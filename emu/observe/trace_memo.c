@@ -43,9 +43,13 @@ static struct line_memo *make_memo(const struct memo_maker *mk, struct block_cac
     lm->sym_gen = sym_generation(mk);
     lm->csv = mk->csv;
     lm->ninsns = b->ninsns;
+    lm->rep = false;
+    lm->modes = 0;
     size_t used = 0;
     for (uint32_t i = 0; i < b->ninsns; i++) {
         fixed_part(mk, bc, b, i);
+        lm->rep |= (b->insns[i].flags & SPECIAL_REP) != 0;
+        lm->modes |= in_kernel_ram(b->insns[i].addr) ? MEMO_KERNEL : MEMO_USER;
         lm->off[i] = (uint32_t)used;
         memcpy(memo_chars(lm) + used, mk->line->buf, mk->line->len);
         used += mk->line->len;

@@ -20,9 +20,14 @@
 struct line_memo {
     uint32_t sym_gen;
     bool csv;
+    bool rep;                   /* a rep op among them: not every line is its part's */
+    uint8_t modes;              /* MEMO_USER | MEMO_KERNEL: where they are */
     uint32_t ninsns;
     uint32_t off[];             /* ninsns + 1 offsets into the chars after */
 };
+
+#define MEMO_USER 1
+#define MEMO_KERNEL 2
 
 /* What a memo is made from: the format, the symbols (NULL: none) and the
  * look-up hint and line buffer the trace keeps. */
