@@ -8,6 +8,7 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
     memset(bc, 0, sizeof *bc);
     bc->cost_table = cost_table;
     bc->capacity = 16384;
+    bc->shift = 32 - __builtin_ctz(bc->capacity);
     bc->slots = calloc(bc->capacity, sizeof *bc->slots);
     if (!bc->slots)
         return -1;
@@ -515,6 +516,7 @@ static void cache_grow(struct block_cache *bc)
         return;
     bc->slots = slots;
     bc->capacity = oldcap * 2;
+    bc->shift--;
     for (uint32_t i = 0; i < oldcap; i++) {
         if (!old[i])
             continue;

@@ -82,6 +82,7 @@ struct insn_seen {
 struct block_cache {
     struct block **slots;
     uint32_t capacity, count;
+    uint32_t shift;      /* 32 - log2(capacity): block_slot_of's */
     csh capstone;
     cs_insn *scratch;    /* one instruction's decode, reused (cs_disasm_iter) */
     const uint32_t *cost_table;
@@ -112,7 +113,7 @@ const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
  * blocks a page apart shared a slot). */
 static inline uint32_t block_slot_of(const struct block_cache *bc, uint32_t addr)
 {
-    return (addr * 2654435761u) >> (32 - __builtin_ctz(bc->capacity));
+    return (addr * 2654435761u) >> bc->shift;
 }
 
 /* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
