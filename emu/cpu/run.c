@@ -32,6 +32,8 @@ static bool device_port_io(const struct block *b, const struct insn *in)
 static bool needs_hook(const struct machine *m, const struct block *b, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
+    if (!f && !(in->flags & INSN_REP_COUNT))   /* most of a block's instructions */
+        return false;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
     if (!m->cpu.sep_unsupported)
