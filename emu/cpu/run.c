@@ -29,10 +29,15 @@ static bool device_port_io(const struct block *b, const struct insn *in)
  * (engine.h, quirk 21) and a device's in or out passes the I/O permission
  * check; a sysexit is the CPU model's only on a part without working SEP
  * (sysenter.h). */
+static inline bool plain_insn(const struct insn *in)
+{
+    return !(in->flags & (SPECIALS | INSN_REP_COUNT));
+}
+
 static bool needs_hook(const struct machine *m, const struct block *b, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
-    if (!f && !(in->flags & INSN_REP_COUNT))   /* most of a block's instructions */
+    if (plain_insn(in))   /* most of a block's instructions */
         return false;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
@@ -84,7 +89,8 @@ static uint64_t engine_addr(const struct block *b, uint64_t at, const struct ins
 static bool specials_hooked(struct machine *m, const struct block *b, uint64_t at)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if (needs_hook(m, b, &b->insns[i]) && !is_hooked(m, engine_addr(b, at, &b->insns[i])))
+        if (!plain_insn(&b->insns[i]) && needs_hook(m, b, &b->insns[i]) &&
+            !is_hooked(m, engine_addr(b, at, &b->insns[i])))
             return false;
     return true;
 }
