@@ -500,6 +500,7 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         b->cost += insns[i].cost;
         b->specials |= insns[i].flags & SPECIALS;
     }
+    b->ends_sti = code[insns[n - 1].addr - addr] == 0xfb;
     if (mark_rep_entry(bc, b) || tally_block(b)) {
         block_free(b);
         return NULL;

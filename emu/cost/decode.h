@@ -56,6 +56,7 @@ struct block {
     uint32_t ninsns;
     uint64_t cost;       /* centicycles, sum of insn costs */
     uint16_t specials;   /* OR of the insns' SPECIAL_* flags */
+    bool ends_sti;       /* the last insn's first byte is sti's, 0xfb */
     uint32_t ntally;     /* the classes of the insns charged at entry */
     struct class_tally *tally;
     uint8_t *bytes;      /* copy of the code, to notice rewrites */

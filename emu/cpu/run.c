@@ -297,14 +297,6 @@ static uint32_t block_extent(struct machine *m, const struct block *b, uint64_t 
     return k;
 }
 
-/* sti delays interrupts until after the next instruction (the engine ends
- * a block at sti, so that one starts the next block). */
-static bool ends_with_sti(const struct block *b)
-{
-    const struct insn *last = &b->insns[b->ninsns - 1];
-    return b->bytes[last->addr - b->addr] == 0xfb;   /* the bytes just compared */
-}
-
 /*
  * A rep op's further runs are blocks of their own at the rep (machine.h,
  * charge_rep): one block hook per element of a long rep. When the block
@@ -459,7 +451,9 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->sti_shadow = ends_with_sti(b);
+    /* sti delays interrupts until after the next instruction (the engine
+     * ends a block at sti, so that one starts the next block). */
+    m->sti_shadow = b->ends_sti;
     machine_notify_block(m, b);
     if (again)
         charge_rep_again(m, &b->insns[0]);
