@@ -255,12 +255,6 @@ static int classify_insn(const cs_insn *insn, uint16_t *flags)
     return memory_class(x);
 }
 
-int rep_start_class(int element_cls)
-{
-    return element_cls == CLASS_REP_MOVS ? CLASS_REP_MOVS_START
-         : element_cls == CLASS_REP_STOS ? CLASS_REP_STOS_START : CLASS_REP_OTHER_START;
-}
-
 /* The classes a block charges at its entry, each with its count. */
 static int tally_block(struct block *b)
 {

@@ -189,8 +189,13 @@ static inline bool block_again(const struct block_cache *bc, const struct block 
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
 void block_free(struct block *b);
-/* The class of a rep string op's start-up, from its per-element class. */
-int rep_start_class(int element_cls);
+/* The class of a rep string op's start-up, from its per-element class
+ * (inline: charged at every rep's first run). */
+static inline int rep_start_class(int element_cls)
+{
+    return element_cls == CLASS_REP_MOVS ? CLASS_REP_MOVS_START
+         : element_cls == CLASS_REP_STOS ? CLASS_REP_STOS_START : CLASS_REP_OTHER_START;
+}
 /* Is an instruction's cost charged when it runs, not at block entry? */
 static inline bool insn_charged_later(const struct insn *in)
 {
