@@ -138,19 +138,26 @@ void forget_special_hooks(struct machine *m, int keep)
  * the block lands there with the block's whole tail, not one instruction.
  * The index of the store, or -1.
  */
-static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
+static inline bool past_cur_block_start(const struct machine *m, uint32_t addr)
 {
     const struct block *cur = m->cur_block;
+    return cur && addr > cur->addr && addr - cur->addr < cur->size;
+}
+
+static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
+{
     uint32_t k;
-    if (!cur || ninsns != 1 || addr <= cur->addr || addr - cur->addr >= cur->size ||
-        m->run_to_why != RUN_TO_NONE || !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+    if (ninsns != 1 || !past_cur_block_start(m, addr) || m->run_to_why != RUN_TO_NONE ||
+        !block_find_insn(m->cur_block, addr, &k) || k + 1 >= m->cur_limit)
         return -1;
     return k;
 }
 
 static bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
 {
-    if (b->ninsns != 1)   /* a restart is one instruction: most blocks, no call */
+    /* a restart is one instruction inside the current block: most blocks,
+     * no call */
+    if (b->ninsns != 1 || !past_cur_block_start(m, addr))
         return false;
     int64_t k = restart_of(m, addr, b->ninsns);
     if (k < 0)
