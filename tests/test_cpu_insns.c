@@ -132,6 +132,29 @@ START_TEST(rdtsc_counts_modeled_cycles)
 }
 END_TEST
 
+/* The rdtsc's hook moves EIP past it: in a code segment whose base is not
+ * 0, EIP is an offset in that segment, not the linear address. */
+START_TEST(rdtsc_in_a_code_segment_with_a_base_goes_on_after_it)
+{
+    const uint32_t base = BARE_HANDLER - 0x1000, sel = 20 * 8;
+    uint64_t desc = 0x00cf9a000000ffffull | (uint64_t)(base & 0xffffff) << 16 |
+                    (uint64_t)(base >> 24) << 56;
+    uint32_t at = BARE_HANDLER - 0x100, eip = at + 7 - base;
+    /* ljmp $sel,$eip; then there: rdtsc; mov $0x1234,%esi; hlt */
+    uint8_t code[] = { 0xea, (uint8_t)eip, (uint8_t)(eip >> 8), 0, 0, (uint8_t)sel, 0,
+                       0x0f, 0x31, 0xbe, 0x34, 0x12, 0, 0, 0xf4 };
+    bare_init(&b, "pentium4");
+    bare_write(&b, BARE_GDT + sel, &desc, sizeof desc);
+    bare_write(&b, at, code, sizeof code);
+    bare_run(&b, at, false);
+    ck_assert_int_eq(bare_halted_vector(&b), -1);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_CS), sel);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_ESI), 0x1234);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EIP), at + sizeof code - base);
+    bare_destroy(&b);
+}
+END_TEST
+
 Suite *cpu_insns_suite(void)
 {
     Suite *s = suite_create("cpu_insns");
@@ -140,6 +163,7 @@ Suite *cpu_insns_suite(void)
     tcase_add_test(tc, cpuid_reports_model_signature_and_sep);
     tcase_add_test(tc, cpuid_reports_the_k7_and_the_banias);
     tcase_add_test(tc, rdtsc_counts_modeled_cycles);
+    tcase_add_test(tc, rdtsc_in_a_code_segment_with_a_base_goes_on_after_it);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,6 +8,7 @@ int block_cache_init(struct block_cache *bc, const uint32_t *cost_table)
     memset(bc, 0, sizeof *bc);
     bc->cost_table = cost_table;
     bc->capacity = 16384;
+    bc->shift = 32 - __builtin_ctz(bc->capacity);
     bc->slots = calloc(bc->capacity, sizeof *bc->slots);
     if (!bc->slots)
         return -1;
@@ -254,12 +255,6 @@ static int classify_insn(const cs_insn *insn, uint16_t *flags)
     return memory_class(x);
 }
 
-int rep_start_class(int element_cls)
-{
-    return element_cls == CLASS_REP_MOVS ? CLASS_REP_MOVS_START
-         : element_cls == CLASS_REP_STOS ? CLASS_REP_STOS_START : CLASS_REP_OTHER_START;
-}
-
 /* The classes a block charges at its entry, each with its count. */
 static int tally_block(struct block *b)
 {
@@ -499,6 +494,7 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         b->cost += insns[i].cost;
         b->specials |= insns[i].flags & SPECIALS;
     }
+    b->ends_sti = code[insns[n - 1].addr - addr] == 0xfb;
     if (mark_rep_entry(bc, b) || tally_block(b)) {
         block_free(b);
         return NULL;
@@ -515,6 +511,7 @@ static void cache_grow(struct block_cache *bc)
         return;
     bc->slots = slots;
     bc->capacity = oldcap * 2;
+    bc->shift--;
     for (uint32_t i = 0; i < oldcap; i++) {
         if (!old[i])
             continue;

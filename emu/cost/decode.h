@@ -56,6 +56,7 @@ struct block {
     uint32_t ninsns;
     uint64_t cost;       /* centicycles, sum of insn costs */
     uint16_t specials;   /* OR of the insns' SPECIAL_* flags */
+    bool ends_sti;       /* the last insn's first byte is sti's, 0xfb */
     uint32_t ntally;     /* the classes of the insns charged at entry */
     struct class_tally *tally;
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
@@ -82,6 +83,7 @@ struct insn_seen {
 struct block_cache {
     struct block **slots;
     uint32_t capacity, count;
+    uint32_t shift;      /* 32 - log2(capacity): block_slot_of's */
     csh capstone;
     cs_insn *scratch;    /* one instruction's decode, reused (cs_disasm_iter) */
     const uint32_t *cost_table;
@@ -112,7 +114,7 @@ const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
  * blocks a page apart shared a slot). */
 static inline uint32_t block_slot_of(const struct block_cache *bc, uint32_t addr)
 {
-    return (addr * 2654435761u) >> (32 - __builtin_ctz(bc->capacity));
+    return (addr * 2654435761u) >> bc->shift;
 }
 
 /* memcmp(a, b, n) == 0 for a block's few dozen bytes, without the call:
@@ -187,8 +189,13 @@ static inline bool block_again(const struct block_cache *bc, const struct block 
 struct block *block_decode(struct block_cache *bc, uint32_t addr,
                            const uint8_t *code, uint32_t size);
 void block_free(struct block *b);
-/* The class of a rep string op's start-up, from its per-element class. */
-int rep_start_class(int element_cls);
+/* The class of a rep string op's start-up, from its per-element class
+ * (inline: charged at every rep's first run). */
+static inline int rep_start_class(int element_cls)
+{
+    return element_cls == CLASS_REP_MOVS ? CLASS_REP_MOVS_START
+         : element_cls == CLASS_REP_STOS ? CLASS_REP_STOS_START : CLASS_REP_OTHER_START;
+}
 /* Is an instruction's cost charged when it runs, not at block entry? */
 static inline bool insn_charged_later(const struct insn *in)
 {

@@ -62,19 +62,20 @@ static uint64_t tsc_at(struct machine *m, uint32_t addr)
     return tsc_skew_apply(&m->opts->tsc_skew[m->cpu_id], centi_whole(cycles_before(m, addr)));
 }
 
-/* Skip the 2-byte instruction at the linear address addr. */
-static void skip_insn(struct machine *m, uint32_t index, uint32_t addr)
+/* Skip the 2-byte instruction insns[index] of the current block, whose
+ * code hook this is: EIP is at it (engine.h, quirk 16). */
+static void skip_insn(struct machine *m, uint32_t index)
 {
     truncate_current_block(m, index + 1);
-    reg_write(m, UC_X86_REG_EIP, addr - code_segment_base(m) + 2);
+    reg_write(m, UC_X86_REG_EIP, reg_read(m, UC_X86_REG_EIP) + 2);
 }
 
 /* Give EDX:EAX a value and skip the instruction. */
-static void complete_with(struct machine *m, uint32_t index, uint32_t addr, uint64_t v)
+static void complete_with(struct machine *m, uint32_t index, uint64_t v)
 {
     reg_write(m, UC_X86_REG_EAX, (uint32_t)v);
     reg_write(m, UC_X86_REG_EDX, (uint32_t)(v >> 32));
-    skip_insn(m, index, addr);
+    skip_insn(m, index);
 }
 
 /* #GP(0) at the instruction at the linear address addr. */
@@ -95,9 +96,9 @@ static void msr_access(struct machine *m, const struct insn *in, uint32_t index)
         /* This model's TSC is its cycle count: reads see it, writes are
          * dropped. */
         if (is_read)
-            complete_with(m, index, in->addr, tsc_at(m, in->addr));
+            complete_with(m, index, tsc_at(m, in->addr));
         else
-            skip_insn(m, index, in->addr);
+            skip_insn(m, index);
         return;
     }
     bool sep_msr = msr >= MSR_IA32_SYSENTER_CS && msr <= MSR_IA32_SYSENTER_EIP;
@@ -170,7 +171,7 @@ void on_special_insn(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         before_sysexit(m, in);
     else if (in->flags & SPECIAL_RDTSC) {
         machine_notify_tsc(m, in->addr);
-        complete_with(m, index, in->addr, tsc_at(m, in->addr));
+        complete_with(m, index, tsc_at(m, in->addr));
     }
     else if (in->flags & (SPECIAL_RDMSR | SPECIAL_WRMSR))
         msr_access(m, in, index);

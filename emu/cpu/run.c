@@ -29,9 +29,16 @@ static bool device_port_io(const struct block *b, const struct insn *in)
  * (engine.h, quirk 21) and a device's in or out passes the I/O permission
  * check; a sysexit is the CPU model's only on a part without working SEP
  * (sysenter.h). */
+static inline bool plain_insn(const struct insn *in)
+{
+    return !(in->flags & (SPECIALS | INSN_REP_COUNT));
+}
+
 static bool needs_hook(const struct machine *m, const struct block *b, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
+    if (plain_insn(in))   /* most of a block's instructions */
+        return false;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
     if (!m->cpu.sep_unsupported)
@@ -82,7 +89,8 @@ static uint64_t engine_addr(const struct block *b, uint64_t at, const struct ins
 static bool specials_hooked(struct machine *m, const struct block *b, uint64_t at)
 {
     for (uint32_t i = 0; i < b->ninsns; i++)
-        if (needs_hook(m, b, &b->insns[i]) && !is_hooked(m, engine_addr(b, at, &b->insns[i])))
+        if (!plain_insn(&b->insns[i]) && needs_hook(m, b, &b->insns[i]) &&
+            !is_hooked(m, engine_addr(b, at, &b->insns[i])))
             return false;
     return true;
 }
@@ -130,19 +138,26 @@ void forget_special_hooks(struct machine *m, int keep)
  * the block lands there with the block's whole tail, not one instruction.
  * The index of the store, or -1.
  */
-static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
+static inline bool past_cur_block_start(const struct machine *m, uint32_t addr)
 {
     const struct block *cur = m->cur_block;
+    return cur && addr > cur->addr && addr - cur->addr < cur->size;
+}
+
+static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
+{
     uint32_t k;
-    if (!cur || ninsns != 1 || addr <= cur->addr || addr - cur->addr >= cur->size ||
-        m->run_to_why != RUN_TO_NONE || !block_find_insn(cur, addr, &k) || k + 1 >= m->cur_limit)
+    if (ninsns != 1 || !past_cur_block_start(m, addr) || m->run_to_why != RUN_TO_NONE ||
+        !block_find_insn(m->cur_block, addr, &k) || k + 1 >= m->cur_limit)
         return -1;
     return k;
 }
 
 static bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
 {
-    if (b->ninsns != 1)   /* a restart is one instruction: most blocks, no call */
+    /* a restart is one instruction inside the current block: most blocks,
+     * no call */
+    if (b->ninsns != 1 || !past_cur_block_start(m, addr))
         return false;
     int64_t k = restart_of(m, addr, b->ninsns);
     if (k < 0)
@@ -287,14 +302,6 @@ static uint32_t block_extent(struct machine *m, const struct block *b, uint64_t 
     if (k == 0 && over)
         over_budget(m);
     return k;
-}
-
-/* sti delays interrupts until after the next instruction (the engine ends
- * a block at sti, so that one starts the next block). */
-static bool ends_with_sti(const struct block *b)
-{
-    const struct insn *last = &b->insns[b->ninsns - 1];
-    return b->bytes[last->addr - b->addr] == 0xfb;   /* the bytes just compared */
 }
 
 /*
@@ -451,7 +458,9 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
      * nothing here: it starts at the stop, before the rep ran again.) */
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->sti_shadow = ends_with_sti(b);
+    /* sti delays interrupts until after the next instruction (the engine
+     * ends a block at sti, so that one starts the next block). */
+    m->sti_shadow = b->ends_sti;
     machine_notify_block(m, b);
     if (again)
         charge_rep_again(m, &b->insns[0]);

@@ -22,7 +22,10 @@ struct mem_region {
 struct guest_memory {
     struct mem_region regions[4];
     int count;
-    int hot;                   /* the region of the block hook's last block */
+    /* The region of the block hook's last block in each eighth of the
+     * address space (addr >> 29): user code, kernel RAM and the fixmap's
+     * page each keep their own, so a system call's crossing finds it. */
+    uint8_t hot[8];
     /* Pages of code [code_lo, code_hi) that a region holding them maps into
      * each engine apart from the rest of it (memory.c): the same host
      * memory, cheaper stores next to it. 0, 0: none. */
@@ -55,16 +58,16 @@ static inline uint8_t *guest_ptr(const struct guest_memory *mem, uint32_t addr, 
     return NULL;
 }
 
-/* guest_ptr for the block hook's code, asking the last block's region
- * first. */
+/* guest_ptr for the block hook's code, asking first the region of the
+ * last block in addr's eighth of the address space. */
 static inline const uint8_t *guest_code_ptr(struct guest_memory *mem, uint32_t addr,
                                             uint32_t len)
 {
-    const uint8_t *p = mem->hot < mem->count ? region_ptr(&mem->regions[mem->hot], addr, len)
-                                              : NULL;
+    uint8_t *hot = &mem->hot[addr >> 29];
+    const uint8_t *p = *hot < mem->count ? region_ptr(&mem->regions[*hot], addr, len) : NULL;
     for (int i = 0; !p && i < mem->count; i++)
         if ((p = region_ptr(&mem->regions[i], addr, len)))
-            mem->hot = i;
+            *hot = (uint8_t)i;
     return p;
 }
 
