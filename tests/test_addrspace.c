@@ -190,7 +190,7 @@ START_TEST(a_shared_code_page_one_space_rewrites_runs_each_spaces_bytes)
     ck_assert_uint_eq(run_code(), 6);
     for (int k = 0; k < 4; k++) {             /* 0, 1, 0, 1: each its own */
         switch_to(k % 2 ? 1 : 0);
-        ck_assert_uint_eq(run_code(), k % 2 ? 6u : 5u);
+        ck_assert_uint_eq(run_code(), (k % 2 ? 6u : 5u));
     }
 }
 END_TEST

@@ -478,17 +478,28 @@ void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr)
  * it. The pages kept stay noted, now as the incoming space's.
  */
 /* The pages just found to have the same bytes in the window and in the
- * incoming store, in address order: the switch need not copy them in
- * (swap_window; nothing writes either in between). */
+ * incoming store: the switch need not copy them in (swap_window; nothing
+ * writes either in between). */
 static void note_same(struct addrspaces *as, const uint32_t *pages, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t va = pages[i] << PAGE_SHIFT, k = i;
-        for (; k > 0 && as->same[k - 1] > va; k--)
-            as->same[k] = as->same[k - 1];
-        as->same[k] = va;
+        as->same_map[pages[i] / 64] |= (uint64_t)1 << (pages[i] % 64);
+        as->same[i] = pages[i];
     }
     as->nsame = n;
+}
+
+static bool is_same(const struct addrspaces *as, uint32_t va)
+{
+    uint32_t page = va >> PAGE_SHIFT;
+    return (as->same_map[page / 64] >> (page % 64)) & 1;
+}
+
+static void forget_same(struct addrspaces *as)
+{
+    for (uint32_t i = 0; i < as->nsame; i++)
+        as->same_map[as->same[i] / 64] = 0;
+    as->nsame = 0;
 }
 
 static void hand_over_code(struct addrspaces *as, uc_engine *uc,
@@ -498,7 +509,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
     uint32_t kept[AS_CODE_PAGES / 2];
     uint32_t nkept = 0;
 
-    as->nsame = 0;
+    forget_same(as);
     if (!uc) {
         /* the caller drops the translations (--smp: smp.c) */
         memset(as->code, 0, sizeof as->code);
@@ -750,10 +761,8 @@ static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
     for (uint32_t k = 0; k < out.n; k++)
         memcpy(from->store + out.va[k], as->window + out.va[k], PAGE_SIZE);
     scrub(as, mem, from->pgd, to->pgd);
-    for (uint32_t k = 0, s = 0; k < in.n; k++) {
-        while (s < as->nsame && as->same[s] < in.va[k])
-            s++;
-        if (s < as->nsame && as->same[s] == in.va[k])
+    for (uint32_t k = 0; k < in.n; k++) {
+        if (is_same(as, in.va[k]))
             continue;   /* hand_over_code found these bytes here already */
         memcpy(as->window + in.va[k], to->store + in.va[k], PAGE_SIZE);
         as->stats.switch_pages++;
@@ -790,7 +799,7 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     window_moving(as);
     as->epoch++;
     err = swap_window(as, mem, as->cur, next, out);
-    as->nsame = 0;
+    forget_same(as);
     if (err)
         return err;
     as->cur = next;
