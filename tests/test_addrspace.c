@@ -169,6 +169,32 @@ START_TEST(translations_stay_where_the_next_space_has_the_same_code)
 }
 END_TEST
 
+/* A page of code both spaces share is not copied in at a switch (the
+ * window has its bytes already), until one space rewrites it: then each
+ * space runs its own bytes again. */
+START_TEST(a_shared_code_page_one_space_rewrites_runs_each_spaces_bytes)
+{
+    uint32_t imm = CODE + 1;
+    uint8_t store[] = { 0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0, 0xf4 }; /* movl $6, imm; hlt */
+    const struct as_stats *st = addrspaces_stats(b.m.as);
+    put_code(5);
+    clone_to(1, 0);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);
+    ck_assert_uint_eq(st->switch_pages, 5);   /* out: CODE, DATA, SHARED; in: DATA only */
+    ck_assert_uint_eq(run_code(), 5);
+    memcpy(store + 2, &imm, 4);
+    bare_write(&b, DATA, store, sizeof store);
+    b.m.stop = STOP_NONE;
+    bare_run(&b, DATA, false);                /* space 1's own store into CODE */
+    ck_assert_uint_eq(run_code(), 6);
+    for (int k = 0; k < 4; k++) {             /* 0, 1, 0, 1: each its own */
+        switch_to(k % 2 ? 1 : 0);
+        ck_assert_uint_eq(run_code(), (k % 2 ? 6u : 5u));
+    }
+}
+END_TEST
+
 /* Space i's CODE PTE: the page there, or none yet (an exec's new space). */
 static void set_code_pte(int i, bool mapped)
 {
@@ -448,6 +474,7 @@ Suite *addrspace_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, code_at_the_same_address_in_two_spaces_runs_each_its_own);
     tcase_add_test(tc, translations_stay_where_the_next_space_has_the_same_code);
+    tcase_add_test(tc, a_shared_code_page_one_space_rewrites_runs_each_spaces_bytes);
     tcase_add_test(tc, an_exec_of_the_same_program_keeps_its_translations);
     tcase_add_test(tc, an_exec_of_another_program_at_the_same_address_runs_the_new_code);
     tcase_add_test(tc, a_held_page_runs_what_each_next_space_has_there);

@@ -190,6 +190,12 @@ static bool kept(const struct guest_memory *mem, uint32_t pgd, uint32_t va)
     return pte && (*pte & KEPT);
 }
 
+/* Whether any of the 8 entries at t keeps a page (most of a table is empty). */
+static bool kept_in(const uint32_t *t)
+{
+    return ((t[0] | t[1] | t[2] | t[3] | t[4] | t[5] | t[6] | t[7]) & KEPT) != 0;
+}
+
 /* Call fn for each user page the directory keeps. */
 static void each_page(const struct guest_memory *mem, uint32_t pgd,
                       void (*fn)(void *ctx, uint32_t va, uint32_t *pte), void *ctx)
@@ -202,9 +208,13 @@ static void each_page(const struct guest_memory *mem, uint32_t pgd,
         if (!(dir[i] & X86_PTE_PRESENT) || !in_kernel_ram(table) ||
             !(t = (uint32_t *)guest_ptr(mem, table, PAGE_SIZE)))
             continue;
-        for (uint32_t j = 0; j < 1024; j++)
-            if (t[j] & KEPT)
-                fn(ctx, (i << 22) | (j << 12), &t[j]);
+        for (uint32_t j = 0; j < 1024; j += 8) {
+            if (!kept_in(t + j))
+                continue;
+            for (uint32_t k = j; k < j + 8; k++)
+                if (t[k] & KEPT)
+                    fn(ctx, (i << 22) | (k << 12), &t[k]);
+        }
     }
 }
 
@@ -467,6 +477,31 @@ void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr)
  * there; every other one goes, while the outgoing page tables still map
  * it. The pages kept stay noted, now as the incoming space's.
  */
+/* The pages just found to have the same bytes in the window and in the
+ * incoming store: the switch need not copy them in (swap_window; nothing
+ * writes either in between). */
+static void note_same(struct addrspaces *as, const uint32_t *pages, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        as->same_map[pages[i] / 64] |= (uint64_t)1 << (pages[i] % 64);
+        as->same[i] = pages[i];
+    }
+    as->nsame = n;
+}
+
+static bool is_same(const struct addrspaces *as, uint32_t va)
+{
+    uint32_t page = va >> PAGE_SHIFT;
+    return (as->same_map[page / 64] >> (page % 64)) & 1;
+}
+
+static void forget_same(struct addrspaces *as)
+{
+    for (uint32_t i = 0; i < as->nsame; i++)
+        as->same_map[as->same[i] / 64] = 0;
+    as->nsame = 0;
+}
+
 static void hand_over_code(struct addrspaces *as, uc_engine *uc,
                            const struct guest_memory *mem, struct as_space *from,
                            struct as_space *to)
@@ -474,6 +509,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
     uint32_t kept[AS_CODE_PAGES / 2];
     uint32_t nkept = 0;
 
+    forget_same(as);
     if (!uc) {
         /* the caller drops the translations (--smp: smp.c) */
         memset(as->code, 0, sizeof as->code);
@@ -515,6 +551,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
     for (uint32_t i = 0; i < nkept; i++)
         note_page(as, kept[i]);
     as->stats.code_pages_kept += nkept;
+    note_same(as, kept, nkept);
 }
 
 /* ---- shared objects ---- */
@@ -601,28 +638,14 @@ static int cut_pieces(struct as_space *s, uint32_t lo, uint32_t hi)
 
 /* ---- the operations ---- */
 
-struct refill_count {
-    uint32_t n;
-};
-
-/* A page the space touched since it was switched in: the walker set its
- * accessed bit, which a TLB refill would have cost. Clear it for next time. */
-static void count_refill(void *ctx, uint32_t va, uint32_t *pte)
-{
-    struct refill_count *c = ctx;
-    (void)va;
-    if ((*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) == (X86_PTE_PRESENT | X86_PTE_ACCESSED)) {
-        c->n++;
-        *pte &= ~X86_PTE_ACCESSED;
-    }
-}
-
 /* ---- the window changing hands ---- */
 
-/* The kept pages of a directory, up to AS_COPY_MAX of them; n counts on. */
+/* The kept pages of a directory, up to AS_COPY_MAX of them; n counts on.
+ * refills: the outgoing space's TLB refills, counted on the same walk. */
 struct page_list {
     uint32_t *va;
     uint32_t n;
+    uint32_t refills;
 };
 
 static void list_page(void *ctx, uint32_t va, uint32_t *pte)
@@ -632,6 +655,19 @@ static void list_page(void *ctx, uint32_t va, uint32_t *pte)
     if (l->n < AS_COPY_MAX)
         l->va[l->n] = va;
     l->n++;
+}
+
+/* Listed, and a page the space touched since it was switched in: the
+ * walker set its accessed bit, which a TLB refill would have cost. Clear
+ * it for next time. */
+static void list_and_count(void *ctx, uint32_t va, uint32_t *pte)
+{
+    struct page_list *l = ctx;
+    list_page(ctx, va, pte);
+    if ((*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) == (X86_PTE_PRESENT | X86_PTE_ACCESSED)) {
+        l->refills++;
+        *pte &= ~X86_PTE_ACCESSED;
+    }
 }
 
 static bool zero_page(const uint8_t *p)
@@ -659,6 +695,14 @@ static const uint32_t *table_of(const struct guest_memory *mem, const uint32_t *
     return (const uint32_t *)guest_ptr(mem, table, PAGE_SIZE);
 }
 
+/* Whether any of the 8 pages mincore described at vec has bytes. */
+static bool resident_in(const unsigned char *vec)
+{
+    uint64_t w;
+    memcpy(&w, vec, sizeof w);
+    return (w & 0x0101010101010101u) != 0;
+}
+
 /*
  * Every page of the window that has bytes in a 4 MiB the outgoing
  * directory maps, and that the incoming space does not keep, reads zero:
@@ -679,6 +723,10 @@ static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_
         const uint32_t *next = table_of(mem, in, i);
         for (uint32_t j = 0; j < 1024; j++) {
             uint8_t *page = base + (size_t)j * PAGE_SIZE;
+            if (j % 8 == 0 && !resident_in(vec + j)) {
+                j += 7;
+                continue;
+            }
             if ((vec[j] & 1) && !(next && (next[j] & KEPT)) && !zero_page(page))
                 memset(page, 0, PAGE_SIZE);
         }
@@ -697,12 +745,11 @@ static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_
  * keeps them, so only the host could read them).
  */
 static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
-                       struct as_space *from, struct as_space *to)
+                       struct as_space *from, struct as_space *to, struct page_list out)
 {
-    struct page_list out = { as->out, 0 }, in = { as->in, 0 };
+    struct page_list in = { as->in, 0, 0 };
     int err;
 
-    each_page(mem, from->pgd, list_page, &out);
     each_page(mem, to->pgd, list_page, &in);
     if (out.n + in.n > AS_COPY_MAX) {
         if ((err = move_space(as->window, from->store)) != 0 ||
@@ -714,9 +761,13 @@ static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
     for (uint32_t k = 0; k < out.n; k++)
         memcpy(from->store + out.va[k], as->window + out.va[k], PAGE_SIZE);
     scrub(as, mem, from->pgd, to->pgd);
-    for (uint32_t k = 0; k < in.n; k++)
+    for (uint32_t k = 0; k < in.n; k++) {
+        if (is_same(as, in.va[k]))
+            continue;   /* hand_over_code found these bytes here already */
         memcpy(as->window + in.va[k], to->store + in.va[k], PAGE_SIZE);
-    as->stats.switch_pages += out.n + in.n;
+        as->stats.switch_pages++;
+    }
+    as->stats.switch_pages += out.n;
     return 0;
 }
 
@@ -724,7 +775,7 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
               uint32_t cr3, uint32_t pgd, uint32_t *refills)
 {
     struct as_space *next;
-    struct refill_count c = { 0 };
+    struct page_list out = { as->out, 0, 0 };
     int err;
 
     *refills = 0;
@@ -743,19 +794,21 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     if (uc)
         settle_held(as, uc, mem, next);
     uint64_t t1 = host_ns();
-    each_page(mem, as->cur->pgd, count_refill, &c);
+    each_page(mem, as->cur->pgd, list_and_count, &out);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
     window_moving(as);
     as->epoch++;
-    if ((err = swap_window(as, mem, as->cur, next)) != 0)
+    err = swap_window(as, mem, as->cur, next, out);
+    forget_same(as);
+    if (err)
         return err;
     as->cur = next;
     sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);
     as->stats.drop_ns += t1 - t0;
     as->stats.switch_ns += host_ns() - t1;
     as->stats.switches++;
-    as->stats.refills += c.n;
-    *refills = c.n;
+    as->stats.refills += out.refills;
+    *refills = out.refills;
     return 0;
 }
 
@@ -782,9 +835,11 @@ int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint
         return 0;
     if (!(next = lookup(as, pgd)) && !(next = create(as, pgd)))
         return -ENOMEM;
+    struct page_list out = { as->out, 0, 0 };
     uint64_t t0 = host_ns();
+    each_page(mem, as->cur->pgd, list_page, &out);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
-    if ((err = swap_window(as, mem, as->cur, next)) != 0)
+    if ((err = swap_window(as, mem, as->cur, next, out)) != 0)
         return err;
     as->cur = next;
     sync_pieces(as, mem, next, false, 0, USER_SPACE_TOP);

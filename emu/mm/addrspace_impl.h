@@ -55,6 +55,9 @@ struct addrspaces {
     uint8_t *held_bytes;       /* AS_HELD_MAX pages: the bytes translated */
     struct as_stats stats;
     uint32_t out[AS_COPY_MAX], in[AS_COPY_MAX]; /* a switch's pages (swap_window) */
+    uint32_t same[AS_CODE_PAGES / 2];  /* of in, those already in the window: */
+    uint32_t nsame;
+    uint64_t same_map[USER_SPACE_TOP / PAGE_SIZE / 64]; /* their page numbers' bits */
     uint8_t *spare[AS_SPARE_STORES];
     uint32_t nspare;
     /* Bumped by every change to what lives outside the window (a store, a
