@@ -189,10 +189,9 @@ size_t cycles_memo_remake(struct cycles_memo *cm, char *out, uint64_t centi, siz
 {
     if (centi < 10000)
         return cycles_right(out, centi, width);
-    uint64_t high = centi / 10000;
-    if (!cm->high || high != cm->high + 1 || !next_hundred(cm))
+    uint64_t base = centi - centi % 10000;
+    if (!cm->base || base != cm->base + 10000 || !next_hundred(cm))
         cm->len = (uint32_t)cycles_right(cm->text, centi, width);
-    cm->high = high;
-    cm->base = high * 10000;
+    cm->base = base;
     return cycles_memo_text(cm, out, centi, width);
 }

@@ -46,9 +46,9 @@ size_t trace_line_csv_times(char *out, uint64_t start, uint64_t end);
  * that the next, nearly always within the same hundred cycles, costs a
  * copy and two digit pairs. Zeroed: none made yet. */
 struct cycles_memo {
-    uint64_t high;              /* centicycles / 10000 of text; 0: none */
-    uint64_t base;              /* high * 10000 */
-    uint64_t last;              /* the count text is (when high is not 0) */
+    uint64_t base;              /* text's count down to its hundred cycles
+                                   (a multiple of 10000 centicycles); 0: none */
+    uint64_t last;              /* the count text is (when base is not 0) */
     uint32_t len;
     char text[32];
 };
@@ -91,7 +91,7 @@ static inline size_t trace_line_csv_times_memo(struct cycles_memo cm[2], char *o
     size_t k = sizeof TRACE_CSV_LEAD - 1;
     memcpy(out, TRACE_CSV_LEAD, k);
     /* nearly always where the line before ended */
-    if (cm[1].high && start == cm[1].last) {
+    if (cm[1].base && start == cm[1].last) {
         memcpy(out + k, cm[1].text, sizeof cm[1].text);
         k += cm[1].len;
     } else {
