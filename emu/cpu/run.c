@@ -23,21 +23,22 @@ static bool device_port_io(const struct block *b, const struct insn *in)
     return in->len >= 2 && op[0] >= 0xe4 && op[0] <= 0xe7 && op[1] < 0xe0;
 }
 
+/* No special flag and no rep count: most of a block's instructions. */
+static inline bool plain_insn(const struct insn *in)
+{
+    return !(in->flags & (SPECIALS | INSN_REP_COUNT));
+}
+
 /* Code hooks go in only for the addresses that need them, so most code
  * runs without a per-instruction callback. The kernel's own code runs at
  * CPL 0 (its pages are supervisor-only), where the engine's iret is right
  * (engine.h, quirk 21) and a device's in or out passes the I/O permission
  * check; a sysexit is the CPU model's only on a part without working SEP
  * (sysenter.h). */
-static inline bool plain_insn(const struct insn *in)
-{
-    return !(in->flags & (SPECIALS | INSN_REP_COUNT));
-}
-
 static bool needs_hook(const struct machine *m, const struct block *b, const struct insn *in)
 {
     uint16_t f = in->flags & SPECIALS;
-    if (plain_insn(in))   /* most of a block's instructions */
+    if (plain_insn(in))
         return false;
     if (rep_early(m, in))
         f &= (uint16_t)~SPECIAL_REP;
