@@ -441,7 +441,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
             return;
     }
     if (addr < KERNEL_BASE)
-        as_note_code(m->as, addr, size);
+        as_note_code_fast(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
     bool restart = !again && abandoned_block(m, addr, b);
