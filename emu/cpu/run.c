@@ -440,7 +440,8 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         if (extent == 0)
             return;
     }
-    if (addr < KERNEL_BASE)
+    bool in_user = addr < KERNEL_BASE;
+    if (in_user)
         as_note_code_fast(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
@@ -449,9 +450,9 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->cur_limit = b->ninsns;
     m->insn_told = restart;     /* the store was told in its first block */
     m->block_start_cycles = m->cycles;
-    charge_block(m, b);
+    charge_block(m, b, in_user);
     m->insns += b->ninsns;
-    if (addr < KERNEL_BASE)
+    if (in_user)
         m->user_insns += b->ninsns;
     /* A rep op ends its block; each further run of it is a block that
      * starts at it. Anything else in between ends that rep. (The rest of
@@ -672,6 +673,7 @@ static bool run_slice(struct machine *m)
                                                   : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
     bool returned = engine_run(m->uc, eip, until, &e);
+    fold_counts(m);
     engine_iret_restore(&m->mem, &m->iret_patch);
     bool stale = stale_stop(m, &armed, code_segment_base(m) + reg_read(m, UC_X86_REG_EIP));
     if (m->insn_observed)

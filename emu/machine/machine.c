@@ -75,6 +75,7 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "cannot allocate an engine context");
     if (block_cache_init(&m->blocks, m->cpu.cost))
         return machine_fail(m, 125, "cannot initialise Capstone");
+    m->blocks.counts = m->class_count;
     if (!opts->harness.no_kernel_insns)
         block_cache_seed(&m->blocks, (const struct insn_seen *)m->kernel->insns_start,
                          (size_t)(m->kernel->insns_end - m->kernel->insns_start) /
@@ -166,6 +167,7 @@ void machine_tell_undecoded(struct machine *m)
 
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 {
+    fold_counts(m);
     if (m->hold.delivered)
         m->hold.delivered(m->hold.ctx, m, e);
     for (int i = 0; i < m->nobservers; i++)
@@ -175,6 +177,7 @@ void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 
 void machine_notify_sysenter(struct machine *m, uint32_t insn_addr)
 {
+    fold_counts(m);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].sysenter)
             m->observers[i].sysenter(m->observers[i].ctx, m, insn_addr);
@@ -182,6 +185,7 @@ void machine_notify_sysenter(struct machine *m, uint32_t insn_addr)
 
 void machine_notify_exit(struct machine *m)
 {
+    fold_counts(m);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].exit)
             m->observers[i].exit(m->observers[i].ctx, m);
@@ -189,6 +193,7 @@ void machine_notify_exit(struct machine *m)
 
 void machine_notify_tsc(struct machine *m, uint32_t insn_addr)
 {
+    fold_counts(m);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].tsc)
             m->observers[i].tsc(m->observers[i].ctx, m, insn_addr);

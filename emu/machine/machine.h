@@ -179,6 +179,14 @@ static inline bool machine_hold_insn(struct machine *m, uint32_t addr)
  * machine_run goes on. */
 void machine_pause(struct machine *m, uint32_t eip);
 
+/* The blocks' runs into m->class_count (decode.h block_ran): before each
+ * read of it. */
+static inline void fold_counts(struct machine *m)
+{
+    if (m->blocks.npending)
+        block_fold(&m->blocks);
+}
+
 /* Tell o what happens from now on. 0, or -1 if there are too many. */
 int machine_observe(struct machine *m, const struct machine_observer *o);
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e);
