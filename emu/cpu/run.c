@@ -363,7 +363,7 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     if (b->specials && !specials_hooked(m, b, address)) {
         if (hook_specials(m, b, address)) {
             /* stop at the restart: writing EIP cancels a stop */
-            m->hooks_full = true;
+            m->hooks_full = m->rare = true;
         } else {
             engine_retranslate(m->uc, address, size);
         }
@@ -403,11 +403,13 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->insn_observed)
-        tell_finished_block(m, addr, size);
-    if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
-        engine_stop(uc);
-        return;
+    if (m->rare) {
+        if (m->insn_observed)
+            tell_finished_block(m, addr, size);
+        if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
+            engine_stop(uc);
+            return;
+        }
     }
     m->drop_step_trap = false;
     if (m->iret_patch.active)
@@ -672,6 +674,7 @@ static bool run_slice(struct machine *m)
     uint64_t until = m->run_to_why != RUN_TO_NONE ? engine_code_address(m, m->run_to)
                                                   : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
+    m->rare = m->insn_observed || m->stop != STOP_NONE || m->paused || m->hooks_full;
     bool returned = engine_run(m->uc, eip, until, &e);
     fold_counts(m);
     engine_iret_restore(&m->mem, &m->iret_patch);

@@ -20,6 +20,7 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
     if (m->stop != STOP_NONE)
         return;
     m->stop = why;
+    m->rare = true;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(m->message, sizeof m->message, fmt, ap);
@@ -30,6 +31,7 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
 void machine_pause(struct machine *m, uint32_t eip)
 {
     m->paused = true;
+    m->rare = true;
     m->pause_eip = eip;
     engine_stop(m->uc);
 }
@@ -151,7 +153,7 @@ int machine_observe(struct machine *m, const struct machine_observer *o)
     if (m->nobservers == MACHINE_MAX_OBSERVERS)
         return -1;
     if (o->insns)
-        m->insn_observed = true;
+        m->insn_observed = m->rare = true;
     m->observers[m->nobservers++] = *o;
     return 0;
 }

@@ -128,6 +128,10 @@ struct machine {
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
     bool insn_observed;            /* an observer wants the instructions */
+    bool rare;                     /* false: none of insn_observed, stop,
+                                      paused, hooks_full is set (set with
+                                      each, worked out again at each run:
+                                      run.c) */
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
     uint32_t pause_eip;            /* before this instruction */
