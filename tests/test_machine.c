@@ -314,6 +314,49 @@ START_TEST(a_rep_that_faults_is_charged_for_the_elements_it_moved)
 }
 END_TEST
 
+/*
+ * A user block's classes are counted when something reads them (charge.h):
+ * at every event an observer hears the counts are whole, their dot product
+ * with the costs the cycles (none of the loop's user blocks missing).
+ */
+static int events_seen, events_off;
+
+static void check_counts(struct machine *m)
+{
+    events_seen++;
+    events_off += dot(m) != m->cycles;
+}
+
+static void counts_at_sysenter(void *ctx, struct machine *m, uint32_t insn_addr)
+{
+    (void)ctx;
+    (void)insn_addr;
+    check_counts(m);
+}
+
+static void counts_at_delivery(void *ctx, struct machine *m, const struct delivery_event *e)
+{
+    (void)ctx;
+    (void)e;
+    check_counts(m);
+}
+
+START_TEST(the_counts_an_observer_reads_give_the_cycles)
+{
+    static const char *const cpus[] = { "pentium4", "pentium4,-sep" };
+    struct guest *g = guest_new(cpus[_i], "syscall_loop", "gettimeofday", "200", NULL);
+    const struct machine_observer o = { .sysenter = counts_at_sysenter,
+                                        .delivery = counts_at_delivery,
+                                        .tsc = counts_at_sysenter };
+    events_seen = events_off = 0;
+    ck_assert_int_eq(machine_observe(&g->m, &o), 0);
+    ck_assert_int_eq(guest_run(g), 0);
+    ck_assert_int_ge(events_seen, 200);
+    ck_assert_int_eq(events_off, 0);
+    guest_free(g);
+}
+END_TEST
+
 /* A page the emulator clears or copies for the kernel is charged as the
  * rep stosl / rep movsl of 1024 dwords Linux 2.5 would run, a TLB refill
  * as two loads: counted in those classes, so the cycles stay a dot product. */
@@ -393,6 +436,7 @@ Suite *machine_suite(void)
     tcase_add_test(tc, a_rep_with_an_address_size_prefix_counts_in_cx);
     tcase_add_test(tc, reps_charged_at_block_entry_and_by_code_hook_pay_the_same);
     tcase_add_test(tc, a_rep_that_faults_is_charged_for_the_elements_it_moved);
+    tcase_add_loop_test(tc, the_counts_an_observer_reads_give_the_cycles, 0, 2);
     tcase_add_test(tc, work_done_for_the_kernel_is_charged_as_the_instructions_it_stands_for);
     tcase_add_test(tc, the_kernel_gets_a_zeroed_page_charged_as_clear_page);
     tcase_add_loop_test(tc, cycles_are_counts_times_costs_after_a_whole_program, 0, 4);

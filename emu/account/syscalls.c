@@ -191,6 +191,7 @@ static void ext_open(struct task_track *task, struct machine *m, const struct de
     task->ext_rep = m->rep_live && m->rep_addr == e->return_eip;
     task->ext_start = m->cycles;
     task->ext_cpu = m->cpu_id;
+    fold_counts(m);
     memcpy(task->ext_start_counts, m->class_count, sizeof task->ext_start_counts);
 }
 
@@ -343,6 +344,7 @@ static void switch_task(struct syscall_tracker *t, struct machine *m, uint32_t k
                         uint64_t now, const uint64_t counts[NCLASSES])
 {
     struct task_track *old = t->task;
+    fold_counts(m);     /* counts may be m->class_count */
     if (old)
         tell_user(t, old, now);
     if (old && !(old->key && (ti_word(m, old->key, TI_FLAGS) & TI_FLAG_EXITED)))
@@ -478,6 +480,7 @@ static void tracker_on_delivery(void *ctx, struct machine *m,
 {
     struct syscall_tracker *t = ctx;
     follow_cpu(t, m);
+    fold_counts(m);
     if (e->kind == EVENT_EXTERNAL) {
         /* not the program's doing: no record, and its work is not counted */
         ext_open(t->task, m, e);
@@ -724,6 +727,7 @@ static void tracker_on_exit(void *ctx, struct machine *m)
 {
     struct syscall_tracker *t = ctx;
     follow_cpu(t, m);
+    fold_counts(m);
     const struct program_ending *e = &m->ending;
     if (!t->task->pid)
         t->task->pid = ti_word(m, t->task->key, TI_PID);

@@ -38,6 +38,17 @@ void block_free(struct block *b)
     free(b);
 }
 
+void block_fold(struct block_cache *bc)
+{
+    for (uint32_t i = 0; i < bc->npending; i++) {
+        struct block *b = bc->pending[i];
+        for (uint32_t t = 0; t < b->ntally; t++)
+            bc->counts[b->tally[t].cls] += (uint64_t)b->runs * b->tally[t].n;
+        b->runs = 0;
+    }
+    bc->npending = 0;
+}
+
 void block_cache_free(struct block_cache *bc)
 {
     for (uint32_t i = 0; i < bc->capacity; i++)
@@ -536,6 +547,8 @@ const struct block *block_lookup(struct block_cache *bc, uint32_t addr,
     if (!fresh)
         return NULL;
     if (b) {
+        if (b->runs)
+            block_fold(bc);
         block_free(b);
         bc->slots[s] = fresh;
         return fresh;

@@ -59,6 +59,7 @@ struct block {
     bool ends_sti;       /* the last insn's first byte is sti's, 0xfb */
     uint32_t ntally;     /* the classes of the insns charged at entry */
     struct class_tally *tally;
+    uint32_t runs;       /* runs not yet folded into the counts (block_ran) */
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
@@ -79,6 +80,7 @@ struct insn_seen {
 };
 
 #define INSN_MEMO_MAX 65536
+#define BLOCK_PENDING_MAX 256
 
 struct block_cache {
     struct block **slots;
@@ -91,6 +93,9 @@ struct block_cache {
     uint32_t *memo_heads;      /* memo_cap buckets: the first entry + 1 */
     uint32_t nmemo, memo_cap;
     uint64_t capstone_decodes; /* the memo's misses (tests, measures) */
+    uint64_t *counts;    /* where block_fold adds the runs' tallies */
+    struct block *pending[BLOCK_PENDING_MAX]; /* the blocks with runs */
+    uint32_t npending;
 };
 
 int block_cache_init(struct block_cache *bc, const uint32_t *cost_table);
@@ -184,6 +189,23 @@ static inline bool block_again(const struct block_cache *bc, const struct block 
                                uint32_t addr, const uint8_t *code, uint32_t size)
 {
     return b && block_cached(bc, addr, code, size) == b;
+}
+/*
+ * Each run of a block adds its tally (the counts of its classes) to the
+ * counts, but not at once: the block counts its runs, and block_fold adds
+ * runs x tally for every block with runs, before anything reads the
+ * counts and before a block is let go.
+ */
+void block_fold(struct block_cache *bc);
+static inline void block_ran(struct block_cache *bc, const struct block *cb)
+{
+    struct block *b = (struct block *)cb;   /* the cache's own */
+    if (b->runs == 0) {
+        if (bc->npending == BLOCK_PENDING_MAX)
+            block_fold(bc);
+        bc->pending[bc->npending++] = b;
+    }
+    b->runs++;
 }
 /* Decode and cost a byte sequence without caching (tests, tools). */
 struct block *block_decode(struct block_cache *bc, uint32_t addr,

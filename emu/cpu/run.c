@@ -363,7 +363,7 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     if (b->specials && !specials_hooked(m, b, address)) {
         if (hook_specials(m, b, address)) {
             /* stop at the restart: writing EIP cancels a stop */
-            m->hooks_full = true;
+            m->hooks_full = m->rare = true;
         } else {
             engine_retranslate(m->uc, address, size);
         }
@@ -403,11 +403,13 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
-    if (m->insn_observed)
-        tell_finished_block(m, addr, size);
-    if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
-        engine_stop(uc);
-        return;
+    if (m->rare) {
+        if (m->insn_observed)
+            tell_finished_block(m, addr, size);
+        if (m->stop != STOP_NONE || m->paused || m->hooks_full) {
+            engine_stop(uc);
+            return;
+        }
     }
     m->drop_step_trap = false;
     if (m->iret_patch.active)
@@ -440,8 +442,9 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         if (extent == 0)
             return;
     }
-    if (addr < KERNEL_BASE)
-        as_note_code(m->as, addr, size);
+    bool in_user = addr < KERNEL_BASE;
+    if (in_user)
+        as_note_code_fast(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
     bool restart = !again && abandoned_block(m, addr, b);
@@ -449,9 +452,9 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->cur_limit = b->ninsns;
     m->insn_told = restart;     /* the store was told in its first block */
     m->block_start_cycles = m->cycles;
-    charge_block(m, b);
+    charge_block(m, b, in_user);
     m->insns += b->ninsns;
-    if (addr < KERNEL_BASE)
+    if (in_user)
         m->user_insns += b->ninsns;
     /* A rep op ends its block; each further run of it is a block that
      * starts at it. Anything else in between ends that rep. (The rest of
@@ -671,7 +674,9 @@ static bool run_slice(struct machine *m)
     uint64_t until = m->run_to_why != RUN_TO_NONE ? engine_code_address(m, m->run_to)
                                                   : ENGINE_NO_EXIT;
     uc_err e = UC_ERR_OK;
+    m->rare = m->insn_observed || m->stop != STOP_NONE || m->paused || m->hooks_full;
     bool returned = engine_run(m->uc, eip, until, &e);
+    fold_counts(m);
     engine_iret_restore(&m->mem, &m->iret_patch);
     bool stale = stale_stop(m, &armed, code_segment_base(m) + reg_read(m, UC_X86_REG_EIP));
     if (m->insn_observed)

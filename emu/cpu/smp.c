@@ -21,6 +21,7 @@ void smp_switch(struct machine *m, int c)
 {
     if (c == m->cpu_id)
         return;
+    fold_counts(m);    /* the blocks' runs are this CPU's */
     slot(m, m->cpu_id)->local = m->local;
     m->local = slot(m, c)->local;
     m->cpu_id = c;

@@ -12,6 +12,7 @@ void charge(struct machine *m, int cls, uint64_t count)
 void counts_before(struct machine *m, uint32_t addr, uint64_t out[NCLASSES])
 {
     uint32_t index;
+    fold_counts(m);
     memcpy(out, m->class_count, sizeof m->class_count);
     if (!block_find_insn(m->cur_block, addr, &index))
         return;
@@ -86,6 +87,7 @@ uint64_t cycles_before(struct machine *m, uint32_t addr)
 void refund_current_insn(struct machine *m, int cls)
 {
     uint64_t cost = m->cpu.cost[cls];
+    fold_counts(m);
     if (!m->class_count[cls] || cost > m->cycles - m->block_start_cycles)
         return;
     m->cycles -= cost;

@@ -15,11 +15,18 @@ void charge(struct machine *m, int cls, uint64_t count);
  * its count come off, and the rest of the block starts that much earlier. */
 void refund_current_insn(struct machine *m, int cls);
 /* Charge block b at its entry: every instruction not charged later.
- * (Inline, as is machine_notify_block: the block hook's every block.) */
-static inline void charge_block(struct machine *m, const struct block *b)
+ * (Inline, as is machine_notify_block: the block hook's every block.) A
+ * user block's classes are counted at the next read (block_ran): a user
+ * loop runs its blocks many times between two reads, where the kernel's
+ * run about once between the accounting's at a call's entry and exit. */
+static inline void charge_block(struct machine *m, const struct block *b, bool user)
 {
     m->rep_charged = NULL;
     m->cycles += b->cost;
+    if (user) {
+        block_ran(&m->blocks, b);
+        return;
+    }
     for (uint32_t t = 0; t < b->ntally; t++)
         m->class_count[b->tally[t].cls] += b->tally[t].n;
 }

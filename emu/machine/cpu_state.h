@@ -54,7 +54,10 @@ struct cpu_local {
                                        work done for the kernel as the
                                        instructions it stands for (mm_costs.c):
                                        the cycles are their dot product with
-                                       cpu.cost */
+                                       cpu.cost; user blocks' runs are added
+                                       at each read (fold_counts, machine.h):
+                                       a block observer that reads it folds
+                                       first */
     uint32_t cur_limit;            /* insns of cur_block still charged */
     uint32_t insn_told;            /* insns of cur_block told to observers */
     uint32_t rep_addr;             /* the rep string op last run, and */

@@ -20,6 +20,7 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
     if (m->stop != STOP_NONE)
         return;
     m->stop = why;
+    m->rare = true;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(m->message, sizeof m->message, fmt, ap);
@@ -30,6 +31,7 @@ void machine_stop(struct machine *m, enum stop_reason why, const char *fmt, ...)
 void machine_pause(struct machine *m, uint32_t eip)
 {
     m->paused = true;
+    m->rare = true;
     m->pause_eip = eip;
     engine_stop(m->uc);
 }
@@ -75,6 +77,7 @@ int machine_create(struct machine *m, const struct run_options *opts)
         return machine_fail(m, 125, "cannot allocate an engine context");
     if (block_cache_init(&m->blocks, m->cpu.cost))
         return machine_fail(m, 125, "cannot initialise Capstone");
+    m->blocks.counts = m->class_count;
     if (!opts->harness.no_kernel_insns)
         block_cache_seed(&m->blocks, (const struct insn_seen *)m->kernel->insns_start,
                          (size_t)(m->kernel->insns_end - m->kernel->insns_start) /
@@ -150,7 +153,7 @@ int machine_observe(struct machine *m, const struct machine_observer *o)
     if (m->nobservers == MACHINE_MAX_OBSERVERS)
         return -1;
     if (o->insns)
-        m->insn_observed = true;
+        m->insn_observed = m->rare = true;
     m->observers[m->nobservers++] = *o;
     return 0;
 }
@@ -166,6 +169,7 @@ void machine_tell_undecoded(struct machine *m)
 
 void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 {
+    fold_counts(m);
     if (m->hold.delivered)
         m->hold.delivered(m->hold.ctx, m, e);
     for (int i = 0; i < m->nobservers; i++)
@@ -175,6 +179,7 @@ void machine_notify_delivery(struct machine *m, const struct delivery_event *e)
 
 void machine_notify_sysenter(struct machine *m, uint32_t insn_addr)
 {
+    fold_counts(m);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].sysenter)
             m->observers[i].sysenter(m->observers[i].ctx, m, insn_addr);
@@ -182,6 +187,7 @@ void machine_notify_sysenter(struct machine *m, uint32_t insn_addr)
 
 void machine_notify_exit(struct machine *m)
 {
+    fold_counts(m);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].exit)
             m->observers[i].exit(m->observers[i].ctx, m);
@@ -189,6 +195,7 @@ void machine_notify_exit(struct machine *m)
 
 void machine_notify_tsc(struct machine *m, uint32_t insn_addr)
 {
+    fold_counts(m);
     for (int i = 0; i < m->nobservers; i++)
         if (m->observers[i].tsc)
             m->observers[i].tsc(m->observers[i].ctx, m, insn_addr);

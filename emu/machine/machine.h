@@ -128,6 +128,10 @@ struct machine {
     struct machine_observer observers[MACHINE_MAX_OBSERVERS];
     int nobservers;
     bool insn_observed;            /* an observer wants the instructions */
+    bool rare;                     /* false: none of insn_observed, stop,
+                                      paused, hooks_full is set (set with
+                                      each, worked out again at each run:
+                                      run.c) */
     struct machine_hold hold;      /* a debugger's, or all NULL */
     bool paused;                   /* the debugger stopped the engine */
     uint32_t pause_eip;            /* before this instruction */
@@ -178,6 +182,14 @@ static inline bool machine_hold_insn(struct machine *m, uint32_t addr)
  * machine_run returns MACHINE_PAUSED (run.h) with EIP there, and the next
  * machine_run goes on. */
 void machine_pause(struct machine *m, uint32_t eip);
+
+/* The blocks' runs into m->class_count (decode.h block_ran): before each
+ * read of it. */
+static inline void fold_counts(struct machine *m)
+{
+    if (m->blocks.npending)
+        block_fold(&m->blocks);
+}
 
 /* Tell o what happens from now on. 0, or -1 if there are too many. */
 int machine_observe(struct machine *m, const struct machine_observer *o);

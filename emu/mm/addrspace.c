@@ -247,6 +247,8 @@ static void note_page(struct addrspaces *as, uint32_t page)
     }
 }
 
+_Static_assert(offsetof(struct addrspaces, last_code) == 0, "as_note_code_fast reads it");
+
 void as_note_code(struct addrspaces *as, uint32_t addr, uint32_t size)
 {
     uint32_t first = addr >> PAGE_SHIFT, last = (addr + (size ? size - 1 : 0)) >> PAGE_SHIFT;

@@ -63,6 +63,15 @@ const struct as_stats *addrspaces_stats(const struct addrspaces *as);
  * Without notes (no block hook), a switch drops the translations of every
  * page the outgoing space maps. */
 void as_note_code(struct addrspaces *as, uint32_t addr, uint32_t size);
+/* The same, inline where the block is on the page noted last (most
+ * blocks): that page number is the first member of struct addrspaces. */
+static inline void as_note_code_fast(struct addrspaces *as, uint32_t addr, uint32_t size)
+{
+    uint32_t first = addr >> PAGE_SHIFT;
+    if (size && (addr + size - 1) >> PAGE_SHIFT == first && first == *(const uint32_t *)as)
+        return;
+    as_note_code(as, addr, size);
+}
 void as_track_code(struct addrspaces *as, bool on);
 /* The user code pages noted since their translations were last dropped,
  * and those held aside at a switch, into out; their number, or -1 if

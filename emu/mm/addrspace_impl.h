@@ -38,6 +38,7 @@ struct shm_obj {
 };
 
 struct addrspaces {
+    uint32_t last_code;        /* first: as_note_code's inline test */
     uint8_t *window;
     struct as_space *cur;
     struct as_space spaces[AS_MAX];
@@ -46,7 +47,6 @@ struct addrspaces {
     uint32_t code[AS_CODE_PAGES]; /* page numbers + 1; 0 is empty */
     uint32_t ncode;
     bool code_overflow;
-    uint32_t last_code;
     /* Code pages no space shows now whose translations stay until their
      * bytes come back (the same: kept) or others do (dropped). */
     uint32_t held[AS_HELD_MAX];
