@@ -108,10 +108,14 @@
  *     (about 2 200 host instructions a sysenter): a memo of what they
  *     changed in the saved context, taken once, is written there instead
  *     while the state they read (the span from the CPL's word on, the
- *     descriptors, EFLAGS.VM clear) is what it was. Tests: as 3 (the
- *     resulting CS, SS, CPL, ESP, EFLAGS); test_engine
- *     probe_finds_the_cpl_where_a_cr0_write_would_flush,
- *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave.
+ *     descriptors, EFLAGS.VM clear) is what it was. A sysenter's ESP,
+ *     EIP and EFLAGS go into that same restore (engine_sysenter_ring0;
+ *     their words found by the probe too): through the API each is a
+ *     call, and the EIP write makes the engine leave and re-enter its
+ *     loop. Tests: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS);
+ *     test_engine probe_finds_the_cpl_where_a_cr0_write_would_flush,
+ *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave,
+ *     a_remembered_sysenter_entry_sets_the_registers_the_api_writes_set.
  * 15. A hook only applies to code translated after it is added (memory
  *     hooks too: translated code skips them), so the debugger's new hooks
  *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
@@ -260,6 +264,9 @@ struct engine_layout {
     size_t cpl_offset;         /* the word whose low two bits are the CPL (14) */
     bool raise_by_context;     /* engine_enter_ring0 sets the CPL there (2.1) */
     size_t is_int_offset;      /* 1: the vector came from int n, not a fault */
+    /* engine_sysenter_ring0 sets ESP, EIP and EFLAGS there too (2.1) */
+    bool regs_by_context;
+    size_t esp_offset, eip_offset, eflags_offset;
 };
 
 /* What the engine knew about the interrupt its hook was just given. */
@@ -316,6 +323,15 @@ struct engine_ring0_memo {
 bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
                         struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
                         uint32_t esp);
+/* sysenter's entry: engine_enter_ring0, then EFLAGS &= ~eflags_clear and
+ * EIP = eip (the hook's, before the engine adds the sysenter's length);
+ * from a remembered state all in the one context restore. */
+struct engine_ring0_entry {
+    uint16_t cs, ss;
+    uint32_t esp, eip, eflags_clear;
+};
+bool engine_sysenter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                           struct engine_ring0_memo *memo, const struct engine_ring0_entry *e);
 /* Back every guest address with host memory, and the page past 4 GiB.
  * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
