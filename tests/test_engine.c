@@ -305,6 +305,11 @@ START_TEST(probe_finds_the_cpl_where_a_cr0_write_would_flush)
         ck_assert_uint_ne(l.eflags_offset, l.cpl_offset);
         ck_assert_uint_lt(l.eflags_offset + 8, l.context_size + 1);
     }
+    /* and a narrow context that holds them and the span */
+    if (l.regs_by_context) {
+        ck_assert_uint_gt(l.narrow_bytes, l.cpl_offset + ENGINE_RING0_SPAN);
+        ck_assert_uint_lt(l.narrow_bytes, l.context_size);
+    }
 }
 END_TEST
 

@@ -208,6 +208,67 @@ static bool find_regs(uc_engine *uc, uc_context *ctx, size_t n, struct engine_la
            find_reg(uc, ctx, n, UC_X86_REG_EFLAGS, flags, &l->eflags_offset);
 }
 
+static size_t narrow_end(const struct engine_layout *l)
+{
+    size_t end = l->cpl_offset + ENGINE_RING0_SPAN;
+    size_t regs[] = { l->esp_offset, l->eip_offset, l->eflags_offset };
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        if (regs[i] + 8 > end)
+            end = regs[i] + 8;
+    return end;
+}
+
+/* A narrow save over full's copy wrote full's bytes up to end, none from
+ * end + 8 on, and its restore sets ESP. */
+static bool narrow_works(uc_engine *uc, uc_context *full, uint8_t *buf, size_t w, size_t end,
+                         const struct engine_layout *l)
+{
+    const size_t hdr = 32;   /* past any header: the bytes compared */
+    const uint64_t esp = 0x2d2d4321;
+    memset(buf + hdr, 0xa5, w - hdr);
+    uc_context_save(uc, (uc_context *)buf);
+    if (memcmp(buf + hdr, (const uint8_t *)full + hdr, end - hdr))
+        return false;
+    for (size_t i = end + 8; i < w; i++)
+        if (buf[i] != 0xa5)
+            return false;
+    memcpy(buf + l->esp_offset, &esp, 8);
+    uc_context_restore(uc, (uc_context *)buf);
+    bool ok = engine_reg_read(uc, UC_X86_REG_ESP) == (uint32_t)esp;
+    uc_context_restore(uc, full);
+    return ok;
+}
+
+/*
+ * The context's header holds the size of the CPU state a save and a
+ * restore copy (n less the header, less padding). Set smaller, they copy
+ * less: find the word, and the size that copies up to the span's end.
+ */
+static bool find_narrow(uc_engine *uc, uc_context *full, size_t n, struct engine_layout *l)
+{
+    _Alignas(16) uint8_t buf[ENGINE_RING0_NARROW];
+    size_t end = narrow_end(l), w = end + 16;
+    if (w > sizeof buf || w > n)
+        return false;
+    uc_context_save(uc, full);
+    for (size_t h = 0; h + 8 <= 32; h += 4) {
+        uint64_t v, size;
+        memcpy(&v, (const uint8_t *)full + h, 8);
+        if (v >= n || v + 32 < n)
+            continue;
+        size = v - (n - end) + 8;
+        memcpy(buf, full, w);
+        memcpy(buf + h, &size, 8);
+        if (narrow_works(uc, full, buf, w, end, l)) {
+            l->narrow_bytes = w;
+            l->narrow_size_at = h;
+            l->narrow_size = size;
+            return true;
+        }
+    }
+    return false;
+}
+
 /*
  * An int n and an exception reach the interrupt hook alike. The CPU state
  * notes which it was in the word that is 0 after the #GP just taken (in
@@ -299,6 +360,8 @@ int engine_probe_layout_on(uc_engine *uc, struct engine_layout *layout, char *er
                     find_cpl(uc, ps.ctx, n, &layout->cpl_offset);
                 layout->regs_by_context = layout->raise_by_context &&
                     find_regs(uc, ps.ctx, n, layout);
+                if (!layout->regs_by_context || !find_narrow(uc, ps.ctx, n, layout))
+                    layout->narrow_bytes = 0;
                 rc = 0;
                 goto out;
             }
@@ -490,23 +553,51 @@ static void regs_in_context(uc_context *ctx, const struct engine_layout *l,
     memcpy((uint8_t *)ctx + l->eflags_offset, &flags, 8);
 }
 
+/* The memo's narrow context (its header from full's), or NULL. */
+static uc_context *narrow_of(struct engine_ring0_memo *memo, const struct engine_layout *l,
+                             const uc_context *full)
+{
+    if (!memo || !l->narrow_bytes || l->narrow_bytes > sizeof memo->narrow)
+        return NULL;
+    if (!memo->narrow_ready) {
+        memcpy(memo->narrow, full, l->narrow_bytes);
+        memcpy(memo->narrow + l->narrow_size_at, &l->narrow_size, sizeof l->narrow_size);
+        memo->narrow_ready = true;
+    }
+    return (uc_context *)memo->narrow;
+}
+
+/* From a remembered state, in ctx (the CPL already 0 there): e's
+ * registers go in with the span. */
+static bool remembered(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
+                       const struct engine_ring0_state *st, const struct engine_ring0_entry *e,
+                       bool *regs_done)
+{
+    memcpy((uint8_t *)ctx + l->cpl_offset, st->after, ENGINE_RING0_SPAN);
+    if (e && l->regs_by_context) {
+        regs_in_context(ctx, l, e);
+        *regs_done = true;
+    }
+    return uc_context_restore(uc, ctx) == UC_ERR_OK;
+}
+
 /* e: with a remembered state, its registers go in with the span (and the
- * caller writes them otherwise). */
+ * caller writes them otherwise). A remembered state is looked for in the
+ * narrow context; the loads and the memo's learning take the whole one. */
 static bool ring0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
                              struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
                              const struct engine_ring0_entry *e, bool *regs_done)
 {
+    uc_context *narrow = narrow_of(memo, l, ctx);
+    const struct engine_ring0_state *st;
+    if (narrow && cpl0_in_context(uc, narrow, l) == UC_ERR_OK &&
+        (st = memo_find(uc, narrow, l, memo, cs, ss)))
+        return remembered(uc, narrow, l, st, e, regs_done);
     if (cpl0_in_context(uc, ctx, l) != UC_ERR_OK)
         return false;
-    const struct engine_ring0_state *st = memo_find(uc, ctx, l, memo, cs, ss);
-    if (st) {
-        memcpy((uint8_t *)ctx + l->cpl_offset, st->after, ENGINE_RING0_SPAN);
-        if (e && l->regs_by_context) {
-            regs_in_context(ctx, l, e);
-            *regs_done = true;
-        }
-        return uc_context_restore(uc, ctx) == UC_ERR_OK;
-    }
+    st = memo_find(uc, ctx, l, memo, cs, ss);
+    if (st)
+        return remembered(uc, ctx, l, st, e, regs_done);
     if (uc_context_restore(uc, ctx) != UC_ERR_OK || !load_cs_ss(uc, cs, ss))
         return false;
     if (memo && memo->mem)

@@ -112,7 +112,11 @@
  *     EIP and EFLAGS go into that same restore (engine_sysenter_ring0;
  *     their words found by the probe too): through the API each is a
  *     call, and the EIP write makes the engine leave and re-enter its
- *     loop. Tests: as 3 (the resulting CS, SS, CPL, ESP, EFLAGS);
+ *     loop. A remembered state is looked for in a narrow context, whose
+ *     header says to save and restore only the CPU state up to the span's
+ *     end (600 of 5 552 bytes on 2.1.1; the probe finds that word and
+ *     checks the copy stops there). Tests: as 3 (the resulting CS, SS,
+ *     CPL, ESP, EFLAGS);
  *     test_engine probe_finds_the_cpl_where_a_cr0_write_would_flush,
  *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave,
  *     a_remembered_sysenter_entry_sets_the_registers_the_api_writes_set.
@@ -267,6 +271,11 @@ struct engine_layout {
     /* engine_sysenter_ring0 sets ESP, EIP and EFLAGS there too (2.1) */
     bool regs_by_context;
     size_t esp_offset, eip_offset, eflags_offset;
+    /* A context of narrow_bytes (0: none) that the engine saves and
+     * restores only up to the span's end and the registers': the header
+     * word at narrow_size_at says how much (2.1) */
+    size_t narrow_bytes, narrow_size_at;
+    uint64_t narrow_size;
 };
 
 /* What the engine knew about the interrupt its hook was just given. */
@@ -304,6 +313,7 @@ void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_
  */
 #define ENGINE_RING0_SPAN 392
 #define ENGINE_RING0_STATES 4
+#define ENGINE_RING0_NARROW 1024
 struct engine_ring0_state {
     bool known;
     uint16_t cs, ss;
@@ -317,6 +327,8 @@ struct engine_ring0_memo {
     bool refused;              /* they changed more */
     unsigned next;             /* the state to replace next */
     struct engine_ring0_state states[ENGINE_RING0_STATES];
+    bool narrow_ready;         /* narrow holds a header (layout.narrow_bytes) */
+    _Alignas(16) uint8_t narrow[ENGINE_RING0_NARROW];
 };
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp; ctx is
  * scratch; memo (may be NULL) repeats a load already seen. */
