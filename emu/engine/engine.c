@@ -473,23 +473,35 @@ static uint32_t ctx_eflags(uc_engine *uc, const uc_context *ctx, const struct en
                               : engine_reg_read(uc, UC_X86_REG_EFLAGS);
 }
 
+/* Does st hold the loads from span (the CPL already 0) with these
+ * selectors and its descriptors as memory holds them now? */
+static bool state_fits(const struct engine_ring0_memo *memo,
+                       const struct engine_ring0_state *st, const uint8_t *span,
+                       uint16_t cs, uint16_t ss)
+{
+    uint8_t desc[16];
+    return st->known && st->cs == cs && st->ss == ss &&
+           !memcmp(span, st->before, ENGINE_RING0_SPAN) && ring0_descs(memo->mem, st, desc) &&
+           !memcmp(desc, st->desc, sizeof desc);
+}
+
 /* The state whose loads from ctx (the CPL already 0) the memo holds, or
- * NULL. */
+ * NULL. The one found last time is asked first. */
 static const struct engine_ring0_state *memo_find(uc_engine *uc, const uc_context *ctx,
                                                   const struct engine_layout *l,
-                                                  const struct engine_ring0_memo *memo,
+                                                  struct engine_ring0_memo *memo,
                                                   uint16_t cs, uint16_t ss)
 {
     const uint8_t *span = (const uint8_t *)ctx + l->cpl_offset;
-    uint8_t desc[16];
     if (!memo)
         return NULL;
-    for (int i = 0; i < ENGINE_RING0_STATES; i++) {
+    for (unsigned k = 0; k < ENGINE_RING0_STATES; k++) {
+        unsigned i = (memo->last + k) % ENGINE_RING0_STATES;
         const struct engine_ring0_state *st = &memo->states[i];
-        if (st->known && st->cs == cs && st->ss == ss &&
-            !memcmp(span, st->before, ENGINE_RING0_SPAN) && ring0_descs(memo->mem, st, desc) &&
-            !memcmp(desc, st->desc, sizeof desc))
+        if (state_fits(memo, st, span, cs, ss)) {
+            memo->last = i;
             return (ctx_eflags(uc, ctx, l) & X86_EFLAGS_VM) ? NULL : st;
+        }
     }
     return NULL;
 }

@@ -326,6 +326,7 @@ struct engine_ring0_memo {
     bool checked;              /* the loads were seen to change only the span */
     bool refused;              /* they changed more */
     unsigned next;             /* the state to replace next */
+    unsigned last;             /* the state found last */
     struct engine_ring0_state states[ENGINE_RING0_STATES];
     bool narrow_ready;         /* narrow holds a header (layout.narrow_bytes) */
     _Alignas(16) uint8_t narrow[ENGINE_RING0_NARROW];
