@@ -235,7 +235,7 @@ static void sysenter_from(uc_engine *uc, uc_context *from, struct machine *m,
                                           0x00c0ffee, X86_EFLAGS_IF | X86_EFLAGS_RF |
                                           X86_EFLAGS_VM };
     uc_context_restore(uc, from);
-    se.entered[k] = engine_sysenter_ring0(uc, m->scratch_ctx, &m->layout, memo, &e);
+    se.entered[k] = engine_enter_ring0_at(uc, m->scratch_ctx, &m->layout, memo, &e);
     se.next[k] = memo ? memo->next : 0;
     for (int r = 0; r < SE_REGS; r++)
         se.regs[k][r] = engine_reg_read(uc, se_reg[r]);

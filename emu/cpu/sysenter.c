@@ -133,7 +133,7 @@ void on_sysenter(uc_engine *uc, void *user)
         (uint16_t)cs, (uint16_t)(cs + 8), m->sep_msrs.esp, entry - (in ? in->len : 2u),
         X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM
     };
-    if (!engine_sysenter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, &e)) {
+    if (!engine_enter_ring0_at(m->uc, m->scratch_ctx, &m->layout, &m->ring0, &e)) {
         machine_stop(m, STOP_MACHINE, "sysenter: SYSENTER_CS %#x does not name flat "
                      "ring-0 code and data segments in the GDT", cs);
         return;

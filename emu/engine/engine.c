@@ -631,10 +631,10 @@ bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layo
 
 /*
  * Without the API's EIP write the engine does not leave its loop here;
- * the sysenter ends its block, so the next block is looked up at the new
- * EIP and state all the same.
+ * a sysenter ends its block, and an interrupt hook runs between blocks,
+ * so the next block is looked up at the new EIP and state all the same.
  */
-bool engine_sysenter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+bool engine_enter_ring0_at(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
                            struct engine_ring0_memo *memo, const struct engine_ring0_entry *e)
 {
     bool done = false;

@@ -109,7 +109,8 @@
  *     changed in the saved context, taken once, is written there instead
  *     while the state they read (the span from the CPL's word on, the
  *     descriptors, EFLAGS.VM clear) is what it was. A sysenter's ESP,
- *     EIP and EFLAGS go into that same restore (engine_sysenter_ring0;
+ *     EIP and EFLAGS (and an int n's, from the interrupt hook: trap.c)
+ *     go into that same restore (engine_enter_ring0_at;
  *     their words found by the probe too): through the API each is a
  *     call, and the EIP write makes the engine leave and re-enter its
  *     loop. A remembered state is looked for in a narrow context, whose
@@ -268,7 +269,7 @@ struct engine_layout {
     size_t cpl_offset;         /* the word whose low two bits are the CPL (14) */
     bool raise_by_context;     /* engine_enter_ring0 sets the CPL there (2.1) */
     size_t is_int_offset;      /* 1: the vector came from int n, not a fault */
-    /* engine_sysenter_ring0 sets ESP, EIP and EFLAGS there too (2.1) */
+    /* engine_enter_ring0_at sets ESP, EIP and EFLAGS there too (2.1) */
     bool regs_by_context;
     size_t esp_offset, eip_offset, eflags_offset;
     /* A context of narrow_bytes (0: none) that the engine saves and
@@ -336,14 +337,15 @@ struct engine_ring0_memo {
 bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
                         struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
                         uint32_t esp);
-/* sysenter's entry: engine_enter_ring0, then EFLAGS &= ~eflags_clear and
- * EIP = eip (the hook's, before the engine adds the sysenter's length);
- * from a remembered state all in the one context restore. */
+/* A sysenter's or an interrupt's entry: engine_enter_ring0, then EFLAGS
+ * &= ~eflags_clear and EIP = eip (as the hook leaves it: a sysenter's is
+ * before the engine adds its length); from a remembered state all in the
+ * one context restore. */
 struct engine_ring0_entry {
     uint16_t cs, ss;
     uint32_t esp, eip, eflags_clear;
 };
-bool engine_sysenter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+bool engine_enter_ring0_at(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
                            struct engine_ring0_memo *memo, const struct engine_ring0_entry *e);
 /* Back every guest address with host memory, and the page past 4 GiB.
  * 0 or -1. */
