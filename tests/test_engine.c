@@ -216,6 +216,74 @@ START_TEST(a_remembered_ring0_entry_leaves_the_context_the_loads_leave)
 }
 END_TEST
 
+/* sysenter's entry from one user state: what the API writes leave (no
+ * memo, and the first, learning, entry) and what the remembered entry's one
+ * context restore leaves, register by register. */
+enum { SE_CS, SE_SS, SE_ESP, SE_EIP, SE_EFLAGS, SE_REGS };
+static const int se_reg[SE_REGS] = { UC_X86_REG_CS, UC_X86_REG_SS, UC_X86_REG_ESP,
+                                     UC_X86_REG_EIP, UC_X86_REG_EFLAGS };
+static struct {
+    bool entered[3];
+    unsigned next[3];
+    uint32_t regs[3][SE_REGS];
+} se;
+
+static void sysenter_from(uc_engine *uc, uc_context *from, struct machine *m,
+                          struct engine_ring0_memo *memo, int k)
+{
+    const struct engine_ring0_entry e = { __KERNEL_CS, __KERNEL_DS, BARE_KSTACK - 64,
+                                          0x00c0ffee, X86_EFLAGS_IF | X86_EFLAGS_RF |
+                                          X86_EFLAGS_VM };
+    uc_context_restore(uc, from);
+    se.entered[k] = engine_enter_ring0_at(uc, m->scratch_ctx, &m->layout, memo, &e);
+    se.next[k] = memo ? memo->next : 0;
+    for (int r = 0; r < SE_REGS; r++)
+        se.regs[k][r] = engine_reg_read(uc, se_reg[r]);
+}
+
+static void sysenter_remembered(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct machine *m = user;
+    static struct engine_ring0_memo memo;
+    uc_context *from;
+    (void)address;
+    (void)size;
+    memset(&memo, 0, sizeof memo);
+    memo.mem = &m->mem;
+    /* RF, IF and some arithmetic flags on the user side */
+    engine_reg_write(uc, UC_X86_REG_EFLAGS, X86_EFLAGS_RF | X86_EFLAGS_IF | 0x0c5 |
+                                            X86_EFLAGS_FIXED);
+    uc_context_alloc(uc, &from);
+    uc_context_save(uc, from);
+    sysenter_from(uc, from, m, NULL, 0);
+    sysenter_from(uc, from, m, &memo, 1);   /* loaded, and remembered */
+    sysenter_from(uc, from, m, &memo, 2);   /* remembered */
+    uc_context_free(from);
+    uc_emu_stop(uc);
+}
+
+START_TEST(a_remembered_sysenter_entry_sets_the_registers_the_api_writes_set)
+{
+    static struct bare b;
+    hook_at_cpl3(&b, sysenter_remembered);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_msg(se.entered[k], "entry %d", k);
+        for (int r = 0; r < SE_REGS; r++)
+            ck_assert_msg(se.regs[k][r] == se.regs[0][r], "entry %d register %d: %#x, not %#x",
+                          k, r, se.regs[k][r], se.regs[0][r]);
+    }
+    ck_assert_uint_eq(se.regs[0][SE_CS], __KERNEL_CS);
+    ck_assert_uint_eq(se.regs[0][SE_ESP], BARE_KSTACK - 64);
+    ck_assert_uint_eq(se.regs[0][SE_EIP], 0x00c0ffee);
+    ck_assert_uint_eq(se.regs[0][SE_EFLAGS], 0x0c5 | X86_EFLAGS_FIXED);
+    if (b.m.layout.raise_by_context) {
+        ck_assert_uint_eq(se.next[1], 1);
+        ck_assert_uint_eq(se.next[2], 1);   /* a hit: nothing learned */
+    }
+    bare_destroy(&b);
+}
+END_TEST
+
 /* Quirk 14: on 2.1 a CR0 write flushes the TLB, so the ring raise sets the
  * CPL in the context; the probe finds where (and the raise above used it). */
 START_TEST(probe_finds_the_cpl_where_a_cr0_write_would_flush)
@@ -228,6 +296,19 @@ START_TEST(probe_finds_the_cpl_where_a_cr0_write_would_flush)
         ck_assert_uint_lt(l.cpl_offset + 4, l.context_size + 1);
         ck_assert_uint_ne(l.cpl_offset, l.error_code_offset);
         ck_assert_uint_ne(l.cpl_offset, l.old_exception_offset);
+    }
+    /* ESP, EIP and EFLAGS are found with the CPL, each its own word */
+    ck_assert_int_eq(l.regs_by_context, l.raise_by_context);
+    if (l.regs_by_context) {
+        ck_assert_uint_ne(l.esp_offset, l.eip_offset);
+        ck_assert_uint_ne(l.eip_offset, l.eflags_offset);
+        ck_assert_uint_ne(l.eflags_offset, l.cpl_offset);
+        ck_assert_uint_lt(l.eflags_offset + 8, l.context_size + 1);
+    }
+    /* and a narrow context that holds them and the span */
+    if (l.regs_by_context) {
+        ck_assert_uint_gt(l.narrow_bytes, l.cpl_offset + ENGINE_RING0_SPAN);
+        ck_assert_uint_lt(l.narrow_bytes, l.context_size);
     }
 }
 END_TEST
@@ -397,6 +478,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, a_hook_at_cpl3_cannot_load_kernel_selectors_but_enter_ring0_can);
     tcase_add_test(tc, probe_finds_the_cpl_where_a_cr0_write_would_flush);
     tcase_add_test(tc, a_remembered_ring0_entry_leaves_the_context_the_loads_leave);
+    tcase_add_test(tc, a_remembered_sysenter_entry_sets_the_registers_the_api_writes_set);
     tcase_add_test(tc, unbacked_addresses_stop_the_engine_backed_ones_fault);
     tcase_add_test(tc, every_guest_address_is_backed);
     tcase_add_test(tc, a_translator_abort_is_survived);

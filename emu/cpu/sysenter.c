@@ -126,19 +126,18 @@ void on_sysenter(uc_engine *uc, void *user)
      * without reading the GDT; the engine can only load from the GDT, whose
      * entries 12 and 13 are exactly those flat segments.
      */
-    if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, (uint16_t)cs,
-                            (uint16_t)(cs + 8),
-                            m->sep_msrs.esp)) {
+    uint32_t entry = m->sep_msrs.eip;
+    /* EIP less the length the engine adds (engine.h, quirk 9); without a
+     * decoded block (--no-cycle-model), a plain 0f 34 */
+    struct engine_ring0_entry e = {
+        (uint16_t)cs, (uint16_t)(cs + 8), m->sep_msrs.esp, entry - (in ? in->len : 2u),
+        X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM
+    };
+    if (!engine_enter_ring0_at(m->uc, m->scratch_ctx, &m->layout, &m->ring0, &e)) {
         machine_stop(m, STOP_MACHINE, "sysenter: SYSENTER_CS %#x does not name flat "
                      "ring-0 code and data segments in the GDT", cs);
         return;
     }
-    uint32_t eflags = reg_read(m, UC_X86_REG_EFLAGS);
-    reg_write(m, UC_X86_REG_EFLAGS,
-              eflags & ~(X86_EFLAGS_IF | X86_EFLAGS_RF | X86_EFLAGS_VM));
-    uint32_t entry = m->sep_msrs.eip;
-    /* without a decoded block (--no-cycle-model), a plain 0f 34 */
-    engine_sysenter_resume(m->uc, entry, in ? in->len : 2);
     machine_code_look_at_entry(m, entry);
 }
 

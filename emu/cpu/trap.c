@@ -96,9 +96,29 @@ static void delivery_failed(struct machine *m, int vector, const char *why)
                  "cannot deliver vector %d: %s (the CPU would double-fault)", vector, why);
 }
 
-void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
-                       bool has_error, uint32_t error_code, uint32_t return_eip,
-                       uint32_t origin_eip)
+/*
+ * Into ring 0 as e says; eflags: the flags before. From the interrupt hook
+ * (between_blocks) the engine looks up the next block itself, so EIP can
+ * go into the entry's one context restore (engine.h, quirk 14); from a
+ * block or code hook only an EIP write through the API keeps the engine
+ * from running on in the block it was in.
+ */
+static bool enter_kernel(struct machine *m, const struct engine_ring0_entry *e,
+                         uint32_t eflags, bool between_blocks)
+{
+    if (between_blocks)
+        return engine_enter_ring0_at(m->uc, m->scratch_ctx, &m->layout, &m->ring0, e);
+    if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, e->cs, e->ss,
+                            e->esp))
+        return false;
+    reg_write(m, UC_X86_REG_EFLAGS, eflags & ~e->eflags_clear);
+    reg_write(m, UC_X86_REG_EIP, e->eip);
+    return true;
+}
+
+static void deliver(struct machine *m, int vector, enum event_kind kind, bool has_error,
+                    uint32_t error_code, uint32_t return_eip, uint32_t origin_eip,
+                    bool between_blocks)
 {
     bool ext = kind != EVENT_SOFTWARE;
     uint32_t cs = reg_read(m, UC_X86_REG_CS);
@@ -182,9 +202,12 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
     }
     new_esp -= 4u * (uint32_t)n;
 
+    uint32_t clear = X86_EFLAGS_TF | X86_EFLAGS_NT | X86_EFLAGS_RF | X86_EFLAGS_VM;
+    if (type == X86_TYPE_INTR_GATE32)
+        clear |= X86_EFLAGS_IF;
     if (new_cpl < cpl) {
-        if (!engine_enter_ring0(m->uc, m->scratch_ctx, &m->layout, &m->ring0, sel, new_ss,
-                                new_esp)) {
+        struct engine_ring0_entry e = { sel, new_ss, new_esp, offset, clear };
+        if (!enter_kernel(m, &e, eflags, between_blocks)) {
             delivery_failed(m, vector, "the TSS ring-0 stack segment is unusable");
             return;
         }
@@ -197,16 +220,20 @@ void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
             }
         }
         reg_write(m, UC_X86_REG_ESP, new_esp);
+        reg_write(m, UC_X86_REG_EFLAGS, eflags & ~clear);
+        reg_write(m, UC_X86_REG_EIP, offset);
     }
-    eflags &= ~(X86_EFLAGS_TF | X86_EFLAGS_NT | X86_EFLAGS_RF | X86_EFLAGS_VM);
-    if (type == X86_TYPE_INTR_GATE32)
-        eflags &= ~X86_EFLAGS_IF;
-    reg_write(m, UC_X86_REG_EFLAGS, eflags);
-    reg_write(m, UC_X86_REG_EIP, offset);
     machine_notify_delivery(m, &(struct delivery_event){ vector, kind, cpl, error_code,
                                                          return_eip, esp });
     charge(m, new_cpl < cpl ? (kind == EVENT_SOFTWARE ? CLASS_INT : CLASS_EXCEPTION)
                             : CLASS_INT_SAME, 1);
+}
+
+void deliver_interrupt(struct machine *m, int vector, enum event_kind kind,
+                       bool has_error, uint32_t error_code, uint32_t return_eip,
+                       uint32_t origin_eip)
+{
+    deliver(m, vector, kind, has_error, error_code, return_eip, origin_eip, false);
 }
 
 void raise_fault(struct machine *m, int vector, bool has_error, uint32_t error_code,
@@ -429,7 +456,7 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
         /* The gate decides what an int costs; a fault in delivery comes
          * back to the int instruction itself. */
         m->delivery_depth = 0;
-        deliver_interrupt(m, (int)intno, EVENT_SOFTWARE, false, 0, eip, soft->addr - base);
+        deliver(m, (int)intno, EVENT_SOFTWARE, false, 0, eip, soft->addr - base, true);
         machine_code_look_at_entry(m, reg_read(m, UC_X86_REG_EIP));
         return;
     }
@@ -442,8 +469,8 @@ void on_interrupt(uc_engine *uc, uint32_t intno, void *user)
     }
     if (x.software) {
         /* An int n its block's decode did not show (quirk 2). */
-        deliver_interrupt(m, (int)intno, EVENT_SOFTWARE, false, 0, eip,
-                          eip - software_int_length(m, base + eip, intno));
+        deliver(m, (int)intno, EVENT_SOFTWARE, false, 0, eip,
+                eip - software_int_length(m, base + eip, intno), true);
         machine_code_look_at_entry(m, reg_read(m, UC_X86_REG_EIP));
         return;
     }

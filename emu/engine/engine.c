@@ -164,6 +164,112 @@ static bool find_cpl(uc_engine *uc, uc_context *ctx, size_t n, size_t *found)
 }
 
 /*
+ * Where the saved context keeps a register the API writes zero-extended
+ * (ESP, EIP, EFLAGS outside their lazy flags): the one offset holding v[0]
+ * after v[0] is written and v[1] after v[1], which, set to v[2] and
+ * restored, reads back v[2].
+ */
+static bool find_reg(uc_engine *uc, uc_context *ctx, size_t n, int reg, const uint64_t v[3],
+                     size_t *found)
+{
+    uc_context *first = NULL;
+    bool ok = false;
+    if (uc_context_alloc(uc, &first) != UC_ERR_OK)
+        return false;
+    engine_reg_write(uc, reg, (uint32_t)v[0]);
+    uc_context_save(uc, first);
+    engine_reg_write(uc, reg, (uint32_t)v[1]);
+    uc_context_save(uc, ctx);
+    for (size_t off = 0; off + 8 <= n && !ok; off += 4) {
+        uint64_t a, b;
+        memcpy(&a, (uint8_t *)first + off, 8);
+        memcpy(&b, (uint8_t *)ctx + off, 8);
+        if (a != v[0] || b != v[1])
+            continue;
+        memcpy((uint8_t *)ctx + off, &v[2], 8);
+        uc_context_restore(uc, ctx);
+        ok = engine_reg_read(uc, reg) == (uint32_t)v[2];
+        memcpy((uint8_t *)ctx + off, &v[1], 8);
+        if (ok)
+            *found = off;
+    }
+    uc_context_free(first);
+    return ok;
+}
+
+static bool find_regs(uc_engine *uc, uc_context *ctx, size_t n, struct engine_layout *l)
+{
+    static const uint64_t word[3] = { 0x5a5a1234, 0x3c3c5678, 0x1e1e9abc };
+    static const uint64_t flags[3] = { X86_EFLAGS_IF | X86_EFLAGS_FIXED,
+                                       X86_EFLAGS_RF | X86_EFLAGS_FIXED,
+                                       X86_EFLAGS_VM | X86_EFLAGS_FIXED };
+    return find_reg(uc, ctx, n, UC_X86_REG_ESP, word, &l->esp_offset) &&
+           find_reg(uc, ctx, n, UC_X86_REG_EIP, word, &l->eip_offset) &&
+           find_reg(uc, ctx, n, UC_X86_REG_EFLAGS, flags, &l->eflags_offset);
+}
+
+static size_t narrow_end(const struct engine_layout *l)
+{
+    size_t end = l->cpl_offset + ENGINE_RING0_SPAN;
+    size_t regs[] = { l->esp_offset, l->eip_offset, l->eflags_offset };
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        if (regs[i] + 8 > end)
+            end = regs[i] + 8;
+    return end;
+}
+
+/* A narrow save over full's copy wrote full's bytes up to end, none from
+ * end + 8 on, and its restore sets ESP. */
+static bool narrow_works(uc_engine *uc, uc_context *full, uint8_t *buf, size_t w, size_t end,
+                         const struct engine_layout *l)
+{
+    const size_t hdr = 32;   /* past any header: the bytes compared */
+    const uint64_t esp = 0x2d2d4321;
+    memset(buf + hdr, 0xa5, w - hdr);
+    uc_context_save(uc, (uc_context *)buf);
+    if (memcmp(buf + hdr, (const uint8_t *)full + hdr, end - hdr))
+        return false;
+    for (size_t i = end + 8; i < w; i++)
+        if (buf[i] != 0xa5)
+            return false;
+    memcpy(buf + l->esp_offset, &esp, 8);
+    uc_context_restore(uc, (uc_context *)buf);
+    bool ok = engine_reg_read(uc, UC_X86_REG_ESP) == (uint32_t)esp;
+    uc_context_restore(uc, full);
+    return ok;
+}
+
+/*
+ * The context's header holds the size of the CPU state a save and a
+ * restore copy (n less the header, less padding). Set smaller, they copy
+ * less: find the word, and the size that copies up to the span's end.
+ */
+static bool find_narrow(uc_engine *uc, uc_context *full, size_t n, struct engine_layout *l)
+{
+    _Alignas(16) uint8_t buf[ENGINE_RING0_NARROW];
+    size_t end = narrow_end(l), w = end + 16;
+    if (w > sizeof buf || w > n)
+        return false;
+    uc_context_save(uc, full);
+    for (size_t h = 0; h + 8 <= 32; h += 4) {
+        uint64_t v, size;
+        memcpy(&v, (const uint8_t *)full + h, 8);
+        if (v >= n || v + 32 < n)
+            continue;
+        size = v - (n - end) + 8;
+        memcpy(buf, full, w);
+        memcpy(buf + h, &size, 8);
+        if (narrow_works(uc, full, buf, w, end, l)) {
+            l->narrow_bytes = w;
+            l->narrow_size_at = h;
+            l->narrow_size = size;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
  * An int n and an exception reach the interrupt hook alike. The CPU state
  * notes which it was in the word that is 0 after the #GP just taken (in
  * ps->ctx) and 1 after "int $0x21"; QEMU keeps it after the error code.
@@ -252,6 +358,10 @@ int engine_probe_layout_on(uc_engine *uc, struct engine_layout *layout, char *er
                 layout->error_code_offset = ec;
                 layout->raise_by_context = cr0_write_flushes() &&
                     find_cpl(uc, ps.ctx, n, &layout->cpl_offset);
+                layout->regs_by_context = layout->raise_by_context &&
+                    find_regs(uc, ps.ctx, n, layout);
+                if (!layout->regs_by_context || !find_narrow(uc, ps.ctx, n, layout))
+                    layout->narrow_bytes = 0;
                 rc = 0;
                 goto out;
             }
@@ -356,23 +466,42 @@ static bool ring0_descs(const struct guest_memory *mem, const struct engine_ring
     return true;
 }
 
+/* EFLAGS but its lazy flags, from ctx just saved where the layout knows it. */
+static uint32_t ctx_eflags(uc_engine *uc, const uc_context *ctx, const struct engine_layout *l)
+{
+    return l->regs_by_context ? (uint32_t)ctx_int(ctx, l->eflags_offset)
+                              : engine_reg_read(uc, UC_X86_REG_EFLAGS);
+}
+
+/* Does st hold the loads from span (the CPL already 0) with these
+ * selectors and its descriptors as memory holds them now? */
+static bool state_fits(const struct engine_ring0_memo *memo,
+                       const struct engine_ring0_state *st, const uint8_t *span,
+                       uint16_t cs, uint16_t ss)
+{
+    uint8_t desc[16];
+    return st->known && st->cs == cs && st->ss == ss &&
+           !memcmp(span, st->before, ENGINE_RING0_SPAN) && ring0_descs(memo->mem, st, desc) &&
+           !memcmp(desc, st->desc, sizeof desc);
+}
+
 /* The state whose loads from ctx (the CPL already 0) the memo holds, or
- * NULL. */
+ * NULL. The one found last time is asked first. */
 static const struct engine_ring0_state *memo_find(uc_engine *uc, const uc_context *ctx,
                                                   const struct engine_layout *l,
-                                                  const struct engine_ring0_memo *memo,
+                                                  struct engine_ring0_memo *memo,
                                                   uint16_t cs, uint16_t ss)
 {
     const uint8_t *span = (const uint8_t *)ctx + l->cpl_offset;
-    uint8_t desc[16];
     if (!memo)
         return NULL;
-    for (int i = 0; i < ENGINE_RING0_STATES; i++) {
+    for (unsigned k = 0; k < ENGINE_RING0_STATES; k++) {
+        unsigned i = (memo->last + k) % ENGINE_RING0_STATES;
         const struct engine_ring0_state *st = &memo->states[i];
-        if (st->known && st->cs == cs && st->ss == ss &&
-            !memcmp(span, st->before, ENGINE_RING0_SPAN) && ring0_descs(memo->mem, st, desc) &&
-            !memcmp(desc, st->desc, sizeof desc))
-            return (engine_reg_read(uc, UC_X86_REG_EFLAGS) & X86_EFLAGS_VM) ? NULL : st;
+        if (state_fits(memo, st, span, cs, ss)) {
+            memo->last = i;
+            return (ctx_eflags(uc, ctx, l) & X86_EFLAGS_VM) ? NULL : st;
+        }
     }
     return NULL;
 }
@@ -424,16 +553,63 @@ static void memo_learn(uc_engine *uc, uc_context *ctx, const struct engine_layou
     memo->next = (memo->next + 1) % ENGINE_RING0_STATES;
 }
 
-static bool ring0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
-                             struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss)
+/* ESP, EIP and EFLAGS as the API would write them (zero-extended). */
+static void regs_in_context(uc_context *ctx, const struct engine_layout *l,
+                            const struct engine_ring0_entry *e)
 {
+    uint64_t esp = e->esp, eip = e->eip, flags;
+    memcpy(&flags, (uint8_t *)ctx + l->eflags_offset, 8);
+    flags &= ~(uint64_t)e->eflags_clear;
+    memcpy((uint8_t *)ctx + l->esp_offset, &esp, 8);
+    memcpy((uint8_t *)ctx + l->eip_offset, &eip, 8);
+    memcpy((uint8_t *)ctx + l->eflags_offset, &flags, 8);
+}
+
+/* The memo's narrow context (its header from full's), or NULL. */
+static uc_context *narrow_of(struct engine_ring0_memo *memo, const struct engine_layout *l,
+                             const uc_context *full)
+{
+    if (!memo || !l->narrow_bytes || l->narrow_bytes > sizeof memo->narrow)
+        return NULL;
+    if (!memo->narrow_ready) {
+        memcpy(memo->narrow, full, l->narrow_bytes);
+        memcpy(memo->narrow + l->narrow_size_at, &l->narrow_size, sizeof l->narrow_size);
+        memo->narrow_ready = true;
+    }
+    return (uc_context *)memo->narrow;
+}
+
+/* From a remembered state, in ctx (the CPL already 0 there): e's
+ * registers go in with the span. */
+static bool remembered(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
+                       const struct engine_ring0_state *st, const struct engine_ring0_entry *e,
+                       bool *regs_done)
+{
+    memcpy((uint8_t *)ctx + l->cpl_offset, st->after, ENGINE_RING0_SPAN);
+    if (e && l->regs_by_context) {
+        regs_in_context(ctx, l, e);
+        *regs_done = true;
+    }
+    return uc_context_restore(uc, ctx) == UC_ERR_OK;
+}
+
+/* e: with a remembered state, its registers go in with the span (and the
+ * caller writes them otherwise). A remembered state is looked for in the
+ * narrow context; the loads and the memo's learning take the whole one. */
+static bool ring0_by_context(uc_engine *uc, uc_context *ctx, const struct engine_layout *l,
+                             struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
+                             const struct engine_ring0_entry *e, bool *regs_done)
+{
+    uc_context *narrow = narrow_of(memo, l, ctx);
+    const struct engine_ring0_state *st;
+    if (narrow && cpl0_in_context(uc, narrow, l) == UC_ERR_OK &&
+        (st = memo_find(uc, narrow, l, memo, cs, ss)))
+        return remembered(uc, narrow, l, st, e, regs_done);
     if (cpl0_in_context(uc, ctx, l) != UC_ERR_OK)
         return false;
-    const struct engine_ring0_state *st = memo_find(uc, ctx, l, memo, cs, ss);
-    if (st) {
-        memcpy((uint8_t *)ctx + l->cpl_offset, st->after, ENGINE_RING0_SPAN);
-        return uc_context_restore(uc, ctx) == UC_ERR_OK;
-    }
+    st = memo_find(uc, ctx, l, memo, cs, ss);
+    if (st)
+        return remembered(uc, ctx, l, st, e, regs_done);
     if (uc_context_restore(uc, ctx) != UC_ERR_OK || !load_cs_ss(uc, cs, ss))
         return false;
     if (memo && memo->mem)
@@ -445,11 +621,36 @@ bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layo
                         struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
                         uint32_t esp)
 {
+    bool done = false;
     bool ok = layout->raise_by_context
-                  ? ring0_by_context(uc, ctx, layout, memo, cs, ss)
+                  ? ring0_by_context(uc, ctx, layout, memo, cs, ss, NULL, &done)
                   : cpl0_by_real_mode(uc) == UC_ERR_OK && load_cs_ss(uc, cs, ss);
     engine_reg_write(uc, UC_X86_REG_ESP, esp);
     return ok;
+}
+
+/*
+ * Without the API's EIP write the engine does not leave its loop here;
+ * a sysenter ends its block, and an interrupt hook runs between blocks,
+ * so the next block is looked up at the new EIP and state all the same.
+ */
+bool engine_enter_ring0_at(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                           struct engine_ring0_memo *memo, const struct engine_ring0_entry *e)
+{
+    bool done = false;
+    if (layout->raise_by_context &&
+        !ring0_by_context(uc, ctx, layout, memo, e->cs, e->ss, e, &done))
+        return false;
+    if (done)
+        return true;
+    if (!layout->raise_by_context &&
+        (cpl0_by_real_mode(uc) != UC_ERR_OK || !load_cs_ss(uc, e->cs, e->ss)))
+        return false;
+    engine_reg_write(uc, UC_X86_REG_ESP, e->esp);
+    uint32_t eflags = engine_reg_read(uc, UC_X86_REG_EFLAGS);
+    engine_reg_write(uc, UC_X86_REG_EFLAGS, eflags & ~e->eflags_clear);
+    engine_reg_write(uc, UC_X86_REG_EIP, e->eip);
+    return true;
 }
 
 /* ---- quirk 4: every address is backed ---- */

@@ -108,10 +108,19 @@
  *     (about 2 200 host instructions a sysenter): a memo of what they
  *     changed in the saved context, taken once, is written there instead
  *     while the state they read (the span from the CPL's word on, the
- *     descriptors, EFLAGS.VM clear) is what it was. Tests: as 3 (the
- *     resulting CS, SS, CPL, ESP, EFLAGS); test_engine
- *     probe_finds_the_cpl_where_a_cr0_write_would_flush,
- *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave.
+ *     descriptors, EFLAGS.VM clear) is what it was. A sysenter's ESP,
+ *     EIP and EFLAGS (and an int n's, from the interrupt hook: trap.c)
+ *     go into that same restore (engine_enter_ring0_at;
+ *     their words found by the probe too): through the API each is a
+ *     call, and the EIP write makes the engine leave and re-enter its
+ *     loop. A remembered state is looked for in a narrow context, whose
+ *     header says to save and restore only the CPU state up to the span's
+ *     end (600 of 5 552 bytes on 2.1.1; the probe finds that word and
+ *     checks the copy stops there). Tests: as 3 (the resulting CS, SS,
+ *     CPL, ESP, EFLAGS);
+ *     test_engine probe_finds_the_cpl_where_a_cr0_write_would_flush,
+ *     a_remembered_ring0_entry_leaves_the_context_the_loads_leave,
+ *     a_remembered_sysenter_entry_sets_the_registers_the_api_writes_set.
  * 15. A hook only applies to code translated after it is added (memory
  *     hooks too: translated code skips them), so the debugger's new hooks
  *     need code translated again. Dropping it all (UC_CTL_TB_FLUSH) zeroes
@@ -260,6 +269,14 @@ struct engine_layout {
     size_t cpl_offset;         /* the word whose low two bits are the CPL (14) */
     bool raise_by_context;     /* engine_enter_ring0 sets the CPL there (2.1) */
     size_t is_int_offset;      /* 1: the vector came from int n, not a fault */
+    /* engine_enter_ring0_at sets ESP, EIP and EFLAGS there too (2.1) */
+    bool regs_by_context;
+    size_t esp_offset, eip_offset, eflags_offset;
+    /* A context of narrow_bytes (0: none) that the engine saves and
+     * restores only up to the span's end and the registers': the header
+     * word at narrow_size_at says how much (2.1) */
+    size_t narrow_bytes, narrow_size_at;
+    uint64_t narrow_size;
 };
 
 /* What the engine knew about the interrupt its hook was just given. */
@@ -297,6 +314,7 @@ void engine_clear_in_flight(uc_engine *uc, uc_context *ctx, const struct engine_
  */
 #define ENGINE_RING0_SPAN 392
 #define ENGINE_RING0_STATES 4
+#define ENGINE_RING0_NARROW 1024
 struct engine_ring0_state {
     bool known;
     uint16_t cs, ss;
@@ -309,13 +327,26 @@ struct engine_ring0_memo {
     bool checked;              /* the loads were seen to change only the span */
     bool refused;              /* they changed more */
     unsigned next;             /* the state to replace next */
+    unsigned last;             /* the state found last */
     struct engine_ring0_state states[ENGINE_RING0_STATES];
+    bool narrow_ready;         /* narrow holds a header (layout.narrow_bytes) */
+    _Alignas(16) uint8_t narrow[ENGINE_RING0_NARROW];
 };
 /* Make the CPL 0 with CS and SS loaded from the GDT, and ESP = esp; ctx is
  * scratch; memo (may be NULL) repeats a load already seen. */
 bool engine_enter_ring0(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
                         struct engine_ring0_memo *memo, uint16_t cs, uint16_t ss,
                         uint32_t esp);
+/* A sysenter's or an interrupt's entry: engine_enter_ring0, then EFLAGS
+ * &= ~eflags_clear and EIP = eip (as the hook leaves it: a sysenter's is
+ * before the engine adds its length); from a remembered state all in the
+ * one context restore. */
+struct engine_ring0_entry {
+    uint16_t cs, ss;
+    uint32_t esp, eip, eflags_clear;
+};
+bool engine_enter_ring0_at(uc_engine *uc, uc_context *ctx, const struct engine_layout *layout,
+                           struct engine_ring0_memo *memo, const struct engine_ring0_entry *e);
 /* Back every guest address with host memory, and the page past 4 GiB.
  * 0 or -1. */
 int engine_back_memory(uc_engine *uc, struct guest_memory *mem);
