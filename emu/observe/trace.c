@@ -499,20 +499,14 @@ static bool write_run(struct trace *t, struct machine *m, uint32_t from, uint32_
     const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)b);
     if (!lm || !run_plain(t, m, lm, from, to, *start))
         return false;
-    char *out = trace_out_room(&t->out, lm->off[to] - lm->off[from] + (to - from) * TRACE_TIMES_MAX);
+    char *out = trace_out_room(&t->out, lm->off[to] - lm->off[from] +
+                                        (to - from) * TRACE_TIMES_MAX + MEMO_SLACK);
     if (!out)
         return false;
-    char *p = out, *last = out;
-    uint64_t s = *start;
-    for (uint32_t i = from; i < to; i++) {
-        uint64_t e = s + b->insns[i].cost;
-        last = p;
-        p += line_memo_line(lm, i, p, t->times, s, e);
-        s = e;
-    }
+    char *last, *p = line_memo_run(lm, b, from, to, t->times, &t->form, start, out,
+                                           &last);
     *last_at = t->out.len + (size_t)(last - out);
     trace_out_commit(&t->out, (size_t)(p - out));
-    *start = s;
     return true;
 }
 
