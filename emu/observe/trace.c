@@ -399,17 +399,29 @@ static void settle_pending(struct trace *t, uint64_t start)
     flush_insn(t);
 }
 
+/* The index-th instruction of the current block's text into to: once
+ * the block has its texts, each is a whole INSN_TEXT_MAX, terminated. */
+static void copy_insn_text(struct machine *m, uint32_t index, char to[INSN_TEXT_MAX])
+{
+    const struct block *b = m->cur_block;
+    if (b->text && index < b->ninsns) {
+        memcpy(to, b->text[index], INSN_TEXT_MAX);
+        return;
+    }
+    const char *text = block_insn_text(&m->blocks, b, index);
+    size_t n = strnlen(text, INSN_TEXT_MAX - 1);
+    memcpy(to, text, n);
+    to[n] = 0;
+}
+
 /* The index-th instruction of the current block, which ran in [start,
  * end), is the one seen last. */
 static struct trace_insn *hold_insn(struct trace *t, struct machine *m, uint32_t index,
                                     uint64_t start, uint64_t end)
 {
     const struct insn *in = &m->cur_block->insns[index];
-    const char *text = block_insn_text(&m->blocks, m->cur_block, index);
     struct trace_insn *p = &t->pending;
-    size_t n = strnlen(text, sizeof p->text - 1);
-    memcpy(p->text, text, n);
-    p->text[n] = 0;
+    copy_insn_text(m, index, p->text);
     p->pid = t->sys->task ? t->sys->task->pid : 0;
     p->addr = in->addr;
     p->kernel = in_kernel_ram(in->addr);
