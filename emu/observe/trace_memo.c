@@ -142,21 +142,24 @@ static uint32_t run_csv(struct run *r, uint32_t i, uint32_t to, const struct tim
     const char *chars = line_memo_chars(r->lm);
     char *p = r->p;
     unsigned low = (unsigned)(r->start - f->base);
-    size_t tlen = f->len, start_at = f->start_at, end_at = f->end_at;
-    uint32_t from = i;
+    size_t tlen = f->len, start_at = f->start_at, end_at = f->end_at, n = 0;
+    uint32_t o = off[i], from = i;
     for (; i < to; i++) {
         uint64_t e = low + (uint64_t)ins[i].cost;
         if (e >= 10000)
             break;
+        uint32_t o1 = off[i + 1];
+        n = o1 - o;
         memcpy(p, f->tmpl, 64);
         put_low(p + start_at, low_digits[low]);
         put_low(p + end_at, low_digits[e]);
-        copy_part(p + tlen, chars + off[i], off[i + 1] - off[i]);
-        p += tlen + off[i + 1] - off[i];
+        copy_part(p + tlen, chars + o, n);
+        p += tlen + n;
         low = (unsigned)e;
+        o = o1;
     }
     if (i > from)
-        r->last = p - tlen - (off[i] - off[i - 1]);
+        r->last = p - tlen - n;
     r->p = p;
     r->start = f->base + low;
     return i;
@@ -170,21 +173,23 @@ static uint32_t run_text(struct run *r, uint32_t i, uint32_t to, const struct ti
     const char *chars = line_memo_chars(r->lm);
     char *p = r->p;
     unsigned low = (unsigned)(r->start - f->base);
-    size_t tlen = f->len, end_at = f->end_at;
-    uint32_t from = i;
+    size_t tlen = f->len, end_at = f->end_at, n = 0;
+    uint32_t o = off[i], from = i;
     for (; i < to; i++) {
         uint64_t e = low + (uint64_t)ins[i].cost;
         if (e >= 10000)
             break;
-        size_t n = off[i + 1] - off[i];
-        copy_part(p, chars + off[i], n);
+        uint32_t o1 = off[i + 1];
+        n = o1 - o;
+        copy_part(p, chars + o, n);
         memcpy(p + n, f->tmpl, 32);
         put_low(p + n + end_at, low_digits[e]);
         p += n + tlen;
         low = (unsigned)e;
+        o = o1;
     }
     if (i > from)
-        r->last = p - tlen - (off[i] - off[i - 1]);
+        r->last = p - tlen - n;
     r->p = p;
     r->start = f->base + low;
     return i;
