@@ -133,9 +133,12 @@ static void make_form(struct times_form *f, bool csv, const struct cycles_memo *
     f->len = k + 2 * len + 1;
 }
 
-/* CSV lines of [i, to) while they end in f's hundred, the first starting
- * at its memo's count; the index reached. */
-static uint32_t run_csv(struct run *r, uint32_t i, uint32_t to, const struct times_form *f)
+/* Lines of [i, to) while they end in f's hundred, the first starting at
+ * r's start (CSV: its memo's count); the index reached. A CSV line is its
+ * times then its part, a text line the other way round; each copy may
+ * run past its end, so the later one is written last. */
+static inline __attribute__((always_inline)) uint32_t
+run_lines(struct run *r, uint32_t i, uint32_t to, const struct times_form *f, bool csv)
 {
     const struct insn *ins = r->b->insns;
     const uint32_t *off = r->lm->off;
@@ -150,41 +153,16 @@ static uint32_t run_csv(struct run *r, uint32_t i, uint32_t to, const struct tim
             break;
         uint32_t o1 = off[i + 1];
         n = o1 - o;
-        memcpy(p, f->tmpl, 64);
-        put_low(p + start_at, low_digits[low]);
-        put_low(p + end_at, low_digits[e]);
-        copy_part(p + tlen, chars + o, n);
+        char *times = csv ? p : p + n;
+        if (csv)
+            memcpy(times, f->tmpl, 64);
+        copy_part(csv ? p + tlen : p, chars + o, n);
+        if (!csv)
+            memcpy(times, f->tmpl, 32);
+        if (csv)
+            put_low(times + start_at, low_digits[low]);
+        put_low(times + end_at, low_digits[e]);
         p += tlen + n;
-        low = (unsigned)e;
-        o = o1;
-    }
-    if (i > from)
-        r->last = p - tlen - n;
-    r->p = p;
-    r->start = f->base + low;
-    return i;
-}
-
-/* Text lines of [i, to) while they end in f's hundred; the index reached. */
-static uint32_t run_text(struct run *r, uint32_t i, uint32_t to, const struct times_form *f)
-{
-    const struct insn *ins = r->b->insns;
-    const uint32_t *off = r->lm->off;
-    const char *chars = line_memo_chars(r->lm);
-    char *p = r->p;
-    unsigned low = (unsigned)(r->start - f->base);
-    size_t tlen = f->len, end_at = f->end_at, n = 0;
-    uint32_t o = off[i], from = i;
-    for (; i < to; i++) {
-        uint64_t e = low + (uint64_t)ins[i].cost;
-        if (e >= 10000)
-            break;
-        uint32_t o1 = off[i + 1];
-        n = o1 - o;
-        copy_part(p, chars + o, n);
-        memcpy(p + n, f->tmpl, 32);
-        put_low(p + n + end_at, low_digits[e]);
-        p += n + tlen;
         low = (unsigned)e;
         o = o1;
     }
@@ -208,7 +186,8 @@ static uint32_t run_in_hundred(struct run *r, uint32_t i, uint32_t to, struct cy
         make_form(f, csv, cm);
     if (f->len > 64)
         return i;
-    uint32_t j = csv ? run_csv(r, i, to, f) : run_text(r, i, to, f);
+    /* (two loops, each with csv a constant) */
+    uint32_t j = csv ? run_lines(r, i, to, f, true) : run_lines(r, i, to, f, false);
     if (j > i) {
         put_low(cm->text + cm->len - 5, low_digits[r->start - cm->base]);
         cm->last = r->start;
