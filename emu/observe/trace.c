@@ -237,11 +237,17 @@ static void write_insn(struct trace *t, const struct trace_insn *in)
     write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
-/* Written ahead: right if it ran whole under the same symbols; else
- * taken back and written as write_insn would. */
+/* Did the instruction written ahead run whole under the same symbols? */
+static bool ahead_right(const struct trace *t, const struct trace_insn *in)
+{
+    return in->end - in->start == in->memo_cost && in->memo_gen == sym_generation(t);
+}
+
+/* Written ahead: right if ahead_right; else taken back and written as
+ * write_insn would. */
 static void rewrite_insn(struct trace *t, const struct trace_insn *in)
 {
-    if (in->end - in->start == in->memo_cost && in->memo_gen == sym_generation(t))
+    if (ahead_right(t, in))
         return;
     t->out.len = in->written_at;
     write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
@@ -396,7 +402,11 @@ static void settle_pending(struct trace *t, uint64_t start)
         return;
     if (start >= t->pending.start && start < t->pending.end)
         t->pending.end = start;
-    flush_insn(t);
+    /* (the usual case, without flush_insn's call) */
+    if (t->pending.written && ahead_right(t, &t->pending))
+        t->pending.valid = false;
+    else
+        flush_insn(t);
 }
 
 /* The index-th instruction of the current block's text into to: once
@@ -545,7 +555,7 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
     }
     struct trace *t = ctx;
     const struct line_memo *lm = NULL;
-    uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
+    uint64_t start = m->block_start_cycles + (from ? block_prefix_cost(b, from) : 0);
     size_t at;
     /* the last told waits for the next event, which may cut it short:
      * written ahead to a file of its own (flush_insn), else not yet */
