@@ -118,7 +118,18 @@ END_TEST
  * hundred cycles crossed inside a run, by one instruction or several. */
 static const uint32_t run_costs[] = { 50, 1400, 800, 9999, 10000, 3, 25000, 1 };
 
-static void make_block(struct block *b, struct insn *insns, char (*text)[INSN_TEXT_MAX])
+/* Its texts: the four above, and once one making a part longer than a
+ * memo's slack (such a block's lines go one by one). */
+static const char *run_text(bool long_one, uint32_t i)
+{
+    static const char longest[] =
+        "an instruction text of more than one hundred and sixty characters once its line's "
+        "fixed columns are added, as a long symbol with a long operand list can make it";
+    return long_one && i == 5 ? longest : texts[i % 4];
+}
+
+static void make_block(struct block *b, struct insn *insns, char (*text)[INSN_TEXT_MAX],
+                       bool long_one)
 {
     memset(b, 0, sizeof *b);
     b->ninsns = 8;
@@ -126,7 +137,7 @@ static void make_block(struct block *b, struct insn *insns, char (*text)[INSN_TE
     b->text = text;
     for (uint32_t i = 0; i < 8; i++) {
         insns[i] = (struct insn){ .addr = 0x08049000u + 3 * i, .cost = run_costs[i] };
-        snprintf(text[i], INSN_TEXT_MAX, "%s", texts[i % 4]);
+        snprintf(text[i], INSN_TEXT_MAX, "%s", run_text(long_one, i));
     }
 }
 
@@ -139,9 +150,9 @@ static size_t lines_one_by_one(bool csv, const struct block *b, uint32_t from, u
     for (uint32_t i = from; i < to; i++) {
         uint64_t end = start + b->insns[i].cost;
         if (csv)
-            trace_line_csv(&l, b->insns[i].addr, false, "", texts[i % 4], start, end);
+            trace_line_csv(&l, b->insns[i].addr, false, "", b->text[i], start, end);
         else
-            trace_line_text(&l, b->insns[i].addr, false, "", texts[i % 4], b->insns[i].cost,
+            trace_line_text(&l, b->insns[i].addr, false, "", b->text[i], b->insns[i].cost,
                             end);
         memcpy(out + k, l.buf, l.len);
         k += l.len;
@@ -150,42 +161,49 @@ static size_t lines_one_by_one(bool csv, const struct block *b, uint32_t from, u
     return k;
 }
 
+/* 3 000 runs of b's [from, to) in one format against its lines one by one. */
+static void check_runs(struct block *b, bool csv)
+{
+    static char got[1 << 16], want[1 << 16];
+    struct trace_line line;
+    size_t last_sym = 0;
+    struct memo_maker mk = { csv, NULL, &last_sym, &line };
+    const struct line_memo *lm = line_memo_make(&mk, NULL, b);
+    ck_assert_ptr_nonnull(lm);
+    struct cycles_memo times[2] = { { 0 }, { 0 } };
+    struct times_form form = { 0 };
+    uint64_t start = 999990000ull - 500000;
+    for (int r = 0; r < 3000; r++) {
+        uint32_t from = (uint32_t)(r % 8), to = from + 1 + (uint32_t)(r * 7 % (8 - from));
+        if (r % 11 == 5)
+            start += (uint64_t)r * 13;
+        char *last;
+        uint64_t s = start;
+        char *end = line_memo_run(lm, b, from, to, times, &form, &s, got, &last);
+        size_t n = lines_one_by_one(csv, b, from, to, start, want);
+        ck_assert_uint_eq((size_t)(end - got), n);
+        ck_assert_msg(memcmp(got, want, n) == 0, "run %d: %.*s|%.*s", r, (int)n, got, (int)n,
+                      want);
+        size_t tail = lines_one_by_one(csv, b, to - 1, to, s - b->insns[to - 1].cost, want);
+        ck_assert_uint_eq((size_t)(end - last), tail);
+        start = s;
+    }
+    free(b->memo);
+    b->memo = NULL;
+}
+
 /* A run written from the memo at once (the template of its hundred, the
  * end digits by table) is the lines one by one, through hundreds and
  * powers of ten, after gaps (CSV: a start not where the last ended). */
 START_TEST(a_run_of_lines_from_the_memo_is_its_lines_one_by_one)
 {
-    static char got[1 << 16], want[1 << 16];
     struct insn insns[8];
     char text[8][INSN_TEXT_MAX];
     struct block b;
-    make_block(&b, insns, text);
-    for (int csv = 0; csv < 2; csv++) {
-        struct trace_line line;
-        size_t last_sym = 0;
-        struct memo_maker mk = { csv, NULL, &last_sym, &line };
-        const struct line_memo *lm = line_memo_make(&mk, NULL, &b);
-        ck_assert_ptr_nonnull(lm);
-        struct cycles_memo times[2] = { { 0 }, { 0 } };
-        struct times_form form = { 0 };
-        uint64_t start = 999990000ull - 500000;
-        for (int r = 0; r < 3000; r++) {
-            uint32_t from = (uint32_t)(r % 8), to = from + 1 + (uint32_t)(r * 7 % (8 - from));
-            if (r % 11 == 5)
-                start += (uint64_t)r * 13;
-            char *last;
-            uint64_t s = start;
-            char *end = line_memo_run(lm, &b, from, to, times, &form, &s, got, &last);
-            size_t n = lines_one_by_one(csv, &b, from, to, start, want);
-            ck_assert_uint_eq((size_t)(end - got), n);
-            ck_assert_msg(memcmp(got, want, n) == 0, "run %d: %.*s|%.*s", r, (int)n, got,
-                          (int)n, want);
-            size_t tail = lines_one_by_one(csv, &b, to - 1, to, s - b.insns[to - 1].cost, want);
-            ck_assert_uint_eq((size_t)(end - last), tail);
-            start = s;
-        }
-        free(b.memo);
-        b.memo = NULL;
+    for (int long_one = 0; long_one < 2; long_one++) {
+        make_block(&b, insns, text, long_one);
+        check_runs(&b, false);
+        check_runs(&b, true);
     }
 }
 END_TEST

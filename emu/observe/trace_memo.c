@@ -46,12 +46,15 @@ static struct line_memo *make_memo(const struct memo_maker *mk, struct block_cac
     lm->ninsns = b->ninsns;
     lm->rep = false;
     lm->modes = 0;
+    lm->longest = 0;
     size_t used = 0;
     for (uint32_t i = 0; i < b->ninsns; i++) {
         fixed_part(mk, bc, b, i);
         lm->rep |= (b->insns[i].flags & SPECIAL_REP) != 0;
         lm->modes |= in_kernel_ram(b->insns[i].addr) ? MEMO_KERNEL : MEMO_USER;
         lm->off[i] = (uint32_t)used;
+        if (mk->line->len > lm->longest)
+            lm->longest = (uint32_t)mk->line->len;
         memcpy(memo_chars(lm) + used, mk->line->buf, mk->line->len);
         used += mk->line->len;
     }
@@ -86,16 +89,17 @@ static void make_low_digits(void)
     }
 }
 
-/* n bytes of a part to dst, mostly as one of two fixed sizes: up to
- * MEMO_SLACK more are read (the memo's slack) and written (the run's). */
+/* n bytes (at most MEMO_SLACK) of a part to dst, as one of three fixed
+ * sizes: up to MEMO_SLACK more are read (the memo's slack) and written
+ * (the run's). */
 static void copy_part(char *dst, const char *src, size_t n)
 {
     if (n <= 64)
         memcpy(dst, src, 64);
-    else if (n <= MEMO_SLACK)
-        memcpy(dst, src, MEMO_SLACK);
+    else if (n <= 96)
+        memcpy(dst, src, 96);
     else
-        memcpy(dst, src, n);
+        memcpy(dst, src, MEMO_SLACK);
 }
 
 /* "ab.cd" at at */
@@ -184,7 +188,7 @@ static uint32_t run_in_hundred(struct run *r, uint32_t i, uint32_t to, struct cy
         return i;
     if (f->base != cm->base)
         make_form(f, csv, cm);
-    if (f->len > 64)
+    if (f->len > 64 || r->lm->longest > MEMO_SLACK)
         return i;
     /* (two loops, each with csv a constant) */
     uint32_t j = csv ? run_lines(r, i, to, f, true) : run_lines(r, i, to, f, false);

@@ -22,13 +22,14 @@ struct line_memo {
     bool csv;
     bool rep;                   /* a rep op among them: not every line is its part's */
     uint8_t modes;              /* MEMO_USER | MEMO_KERNEL: where they are */
+    uint32_t longest;           /* the longest part's length */
     uint32_t ninsns;
     uint32_t off[];             /* ninsns + 1 offsets into the chars after */
 };
 
 /* Zeroed bytes after a memo's chars: its parts are copied in fixed sizes
  * up to this (line_memo_run), reading past their ends. */
-#define MEMO_SLACK 96
+#define MEMO_SLACK 160
 
 #define MEMO_USER 1
 #define MEMO_KERNEL 2
