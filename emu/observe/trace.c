@@ -237,11 +237,17 @@ static void write_insn(struct trace *t, const struct trace_insn *in)
     write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
 }
 
-/* Written ahead: right if it ran whole under the same symbols; else
- * taken back and written as write_insn would. */
+/* Did the instruction written ahead run whole under the same symbols? */
+static bool ahead_right(const struct trace *t, const struct trace_insn *in)
+{
+    return in->end - in->start == in->memo_cost && in->memo_gen == sym_generation(t);
+}
+
+/* Written ahead: right if ahead_right; else taken back and written as
+ * write_insn would. */
 static void rewrite_insn(struct trace *t, const struct trace_insn *in)
 {
-    if (in->end - in->start == in->memo_cost && in->memo_gen == sym_generation(t))
+    if (ahead_right(t, in))
         return;
     t->out.len = in->written_at;
     write_line(t, in->pid, in->addr, in->kernel, in->text, in->start, in->end);
@@ -396,7 +402,26 @@ static void settle_pending(struct trace *t, uint64_t start)
         return;
     if (start >= t->pending.start && start < t->pending.end)
         t->pending.end = start;
-    flush_insn(t);
+    /* (the usual case, without flush_insn's call) */
+    if (t->pending.written && ahead_right(t, &t->pending))
+        t->pending.valid = false;
+    else
+        flush_insn(t);
+}
+
+/* The index-th instruction of the current block's text into to: once
+ * the block has its texts, each is a whole INSN_TEXT_MAX, terminated. */
+static void copy_insn_text(struct machine *m, uint32_t index, char to[INSN_TEXT_MAX])
+{
+    const struct block *b = m->cur_block;
+    if (b->text && index < b->ninsns) {
+        memcpy(to, b->text[index], INSN_TEXT_MAX);
+        return;
+    }
+    const char *text = block_insn_text(&m->blocks, b, index);
+    size_t n = strnlen(text, INSN_TEXT_MAX - 1);
+    memcpy(to, text, n);
+    to[n] = 0;
 }
 
 /* The index-th instruction of the current block, which ran in [start,
@@ -405,11 +430,8 @@ static struct trace_insn *hold_insn(struct trace *t, struct machine *m, uint32_t
                                     uint64_t start, uint64_t end)
 {
     const struct insn *in = &m->cur_block->insns[index];
-    const char *text = block_insn_text(&m->blocks, m->cur_block, index);
     struct trace_insn *p = &t->pending;
-    size_t n = strnlen(text, sizeof p->text - 1);
-    memcpy(p->text, text, n);
-    p->text[n] = 0;
+    copy_insn_text(m, index, p->text);
     p->pid = t->sys->task ? t->sys->task->pid : 0;
     p->addr = in->addr;
     p->kernel = in_kernel_ram(in->addr);
@@ -499,20 +521,14 @@ static bool write_run(struct trace *t, struct machine *m, uint32_t from, uint32_
     const struct line_memo *lm = line_memo_of(&t->memo, &m->blocks, (struct block *)b);
     if (!lm || !run_plain(t, m, lm, from, to, *start))
         return false;
-    char *out = trace_out_room(&t->out, lm->off[to] - lm->off[from] + (to - from) * TRACE_TIMES_MAX);
+    char *out = trace_out_room(&t->out, lm->off[to] - lm->off[from] +
+                                        (to - from) * TRACE_TIMES_MAX + MEMO_SLACK);
     if (!out)
         return false;
-    char *p = out, *last = out;
-    uint64_t s = *start;
-    for (uint32_t i = from; i < to; i++) {
-        uint64_t e = s + b->insns[i].cost;
-        last = p;
-        p += line_memo_line(lm, i, p, t->times, s, e);
-        s = e;
-    }
+    char *last, *p = line_memo_run(lm, b, from, to, t->times, &t->form, start, out,
+                                           &last);
     *last_at = t->out.len + (size_t)(last - out);
     trace_out_commit(&t->out, (size_t)(p - out));
-    *start = s;
     return true;
 }
 
@@ -539,7 +555,7 @@ static void on_insns(void *ctx, struct machine *m, uint32_t from, uint32_t to)
     }
     struct trace *t = ctx;
     const struct line_memo *lm = NULL;
-    uint64_t start = m->block_start_cycles + block_prefix_cost(b, from);
+    uint64_t start = m->block_start_cycles + (from ? block_prefix_cost(b, from) : 0);
     size_t at;
     /* the last told waits for the next event, which may cut it short:
      * written ahead to a file of its own (flush_insn), else not yet */

@@ -66,6 +66,7 @@ struct trace {
     struct trace_line line;     /* an instruction's line, formatted */
     struct memo_maker memo;     /* how its lines' memos are made */
     struct cycles_memo times[2];    /* the start and end cycles written last */
+    struct times_form form;     /* of times[1]'s hundred, for runs of lines */
 };
 
 /* "text", "json", "csv"; "user", "kernel", "all"; "FROM:TO" in cycles (either

@@ -22,9 +22,14 @@ struct line_memo {
     bool csv;
     bool rep;                   /* a rep op among them: not every line is its part's */
     uint8_t modes;              /* MEMO_USER | MEMO_KERNEL: where they are */
+    uint32_t longest;           /* the longest part's length */
     uint32_t ninsns;
     uint32_t off[];             /* ninsns + 1 offsets into the chars after */
 };
+
+/* Zeroed bytes after a memo's chars: its parts are copied in fixed sizes
+ * up to this (line_memo_run), reading past their ends. */
+#define MEMO_SLACK 160
 
 #define MEMO_USER 1
 #define MEMO_KERNEL 2
@@ -95,5 +100,23 @@ static inline size_t line_memo_line(const struct line_memo *lm, uint32_t index, 
     const char *part = line_memo_part(lm, index, &n);
     return line_memo_join(lm->csv, part, n, out, times, start, end);
 }
+
+/* What the times of every line ending in one hundred cycles have alike
+ * (CSV "LEAD<start>,<end>", text "<end>\n"), and where in it the two
+ * counts' last five characters are. Zeroed: none. */
+struct times_form {
+    uint64_t base;              /* the hundred's (cycles_memo's base) */
+    size_t len, start_at, end_at;
+    char tmpl[96];
+};
+
+/* The lines of the current block b's [from, to), the first starting at
+ * *start, into out (room for line_memo_max of each and MEMO_SLACK more:
+ * it writes past the lines' end), as line_memo_line
+ * makes them (form: kept between calls); *start is moved past them, *last
+ * is where the last begins. Returns the end of what it wrote. */
+char *line_memo_run(const struct line_memo *lm, const struct block *b, uint32_t from,
+                    uint32_t to, struct cycles_memo times[2], struct times_form *form,
+                    uint64_t *start, char *out, char **last);
 
 #endif
