@@ -149,7 +149,9 @@ static inline uint32_t block_diff2(const uint8_t *a, const uint8_t *b)
 }
 
 /* Under 8 bytes (a rep's own block is 2 or 3), two words that overlap
- * cover them all. */
+ * cover them all; under 16, two such 8-byte words; under 32, the first 16
+ * and the last 16, without a loop; past that, 16 bytes a step and the
+ * last 16, overlapping. */
 static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
     uint64_t diff = 0;
@@ -160,9 +162,14 @@ static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t
             return (block_diff2(a, b) | block_diff2(a + n - 2, b + n - 2)) == 0;
         return n == 0 || a[0] == b[0];
     }
-    for (uint32_t i = 0; i + 8 <= n; i += 8)
-        diff |= block_diff8(a + i, b + i);
-    return (diff | block_diff8(a + n - 8, b + n - 8)) == 0;   /* the tail, overlapping */
+    if (n < 16)
+        return (block_diff8(a, b) | block_diff8(a + n - 8, b + n - 8)) == 0;
+    if (n < 32)
+        return (block_diff8(a, b) | block_diff8(a + 8, b + 8) |
+                block_diff8(a + n - 16, b + n - 16) | block_diff8(a + n - 8, b + n - 8)) == 0;
+    for (uint32_t i = 0; i + 16 <= n; i += 16)
+        diff |= block_diff8(a + i, b + i) | block_diff8(a + i + 8, b + i + 8);
+    return (diff | block_diff8(a + n - 16, b + n - 16) | block_diff8(a + n - 8, b + n - 8)) == 0;
 }
 
 /*
