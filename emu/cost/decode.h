@@ -61,6 +61,8 @@ struct block {
     struct class_tally *tally;
     uint32_t runs;       /* runs not yet folded into the counts (block_ran) */
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
+    const uint8_t *host; /* the code's host pointer while the memory's */
+    uint32_t host_gen;   /* regions are at this generation (0: none; run.c) */
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
                                       asked for (traces); goes with the block */
@@ -175,28 +177,23 @@ static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t
 /*
  * What block_lookup(bc, addr, code, size) would give if the cache holds
  * it where the look-up starts (most blocks), without the call; NULL means
- * "look it up", never "not there".
+ * "look it up", never "not there". block_at_slot is its first half: the
+ * block there if it has this address and size, its bytes not compared.
  */
+static inline const struct block *block_at_slot(const struct block_cache *bc, uint32_t addr,
+                                                uint32_t size)
+{
+    const struct block *b = bc->slots[block_slot_of(bc, addr)];
+    return b && b->addr == addr && b->size == size ? b : NULL;
+}
+
 static inline const struct block *block_cached(const struct block_cache *bc, uint32_t addr,
                                                const uint8_t *code, uint32_t size)
 {
-    const struct block *b = bc->slots[block_slot_of(bc, addr)];
-    return b && b->addr == addr && b->size == size && block_same_bytes(b->bytes, code, size)
-               ? b : NULL;
+    const struct block *b = block_at_slot(bc, addr, size);
+    return b && block_same_bytes(b->bytes, code, size) ? b : NULL;
 }
 
-/*
- * Is b what block_lookup(bc, addr, code, size) would give, found without
- * the look-up? Only if the cache holds b where the look-up starts: b may
- * have been let go since it was looked up (another CPU decoded addr
- * again), and only the cache says it is still there. False means "look
- * it up", never "not there".
- */
-static inline bool block_again(const struct block_cache *bc, const struct block *b,
-                               uint32_t addr, const uint8_t *code, uint32_t size)
-{
-    return b && block_cached(bc, addr, code, size) == b;
-}
 /*
  * Each run of a block adds its tally (the counts of its classes) to the
  * counts, but not at once: the block counts its runs, and block_fold adds
