@@ -245,12 +245,13 @@ START_TEST(rewritten_code_is_decoded_again)
 }
 END_TEST
 
-/* The comparison goes by words, then an overlapping tail, or byte by byte
- * under 8: every byte of blocks of each length is watched. */
+/* The comparison goes by 16 bytes, then an overlapping tail, or by
+ * overlapping words under 16: every byte of blocks of each length, past
+ * two steps of 16, is watched. */
 START_TEST(a_rewrite_of_any_byte_is_noticed)
 {
     uint32_t n = (uint32_t)_i;           /* n - 1 nops, then ret */
-    uint8_t code[24];
+    uint8_t code[48];
     uint32_t addr = 0x8000 + 64 * n;
     memset(code, 0x90, n - 1);
     code[n - 1] = 0xc3;
@@ -462,7 +463,7 @@ Suite *decode_suite(void)
     tcase_add_loop_test(tc, a_reps_count_is_known_before_it_only_through_constant_steps,
                         0, sizeof rep_blocks / sizeof rep_blocks[0]);
     tcase_add_test(tc, rewritten_code_is_decoded_again);
-    tcase_add_loop_test(tc, a_rewrite_of_any_byte_is_noticed, 1, 25);
+    tcase_add_loop_test(tc, a_rewrite_of_any_byte_is_noticed, 1, 49);
     tcase_add_test(tc, cache_survives_growth);
     tcase_add_test(tc, a_block_lists_what_capstone_decodes_up_to_undecodable_bytes);
     tcase_add_test(tc, an_instruction_seen_before_is_described_as_capstone_describes_it);

@@ -61,6 +61,8 @@ struct block {
     struct class_tally *tally;
     uint32_t runs;       /* runs not yet folded into the counts (block_ran) */
     uint8_t *bytes;      /* copy of the code, to notice rewrites */
+    const uint8_t *host; /* the code's host pointer while the memory's */
+    uint32_t host_gen;   /* regions are at this generation (0: none; run.c) */
     struct insn *insns;
     char (*text)[INSN_TEXT_MAX];   /* each insn's disassembly, made when first
                                       asked for (traces); goes with the block */
@@ -149,7 +151,9 @@ static inline uint32_t block_diff2(const uint8_t *a, const uint8_t *b)
 }
 
 /* Under 8 bytes (a rep's own block is 2 or 3), two words that overlap
- * cover them all. */
+ * cover them all; under 16, two such 8-byte words; under 32, the first 16
+ * and the last 16, without a loop; past that, 16 bytes a step and the
+ * last 16, overlapping. */
 static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
 {
     uint64_t diff = 0;
@@ -160,36 +164,36 @@ static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t
             return (block_diff2(a, b) | block_diff2(a + n - 2, b + n - 2)) == 0;
         return n == 0 || a[0] == b[0];
     }
-    for (uint32_t i = 0; i + 8 <= n; i += 8)
-        diff |= block_diff8(a + i, b + i);
-    return (diff | block_diff8(a + n - 8, b + n - 8)) == 0;   /* the tail, overlapping */
+    if (n < 16)
+        return (block_diff8(a, b) | block_diff8(a + n - 8, b + n - 8)) == 0;
+    if (n < 32)
+        return (block_diff8(a, b) | block_diff8(a + 8, b + 8) |
+                block_diff8(a + n - 16, b + n - 16) | block_diff8(a + n - 8, b + n - 8)) == 0;
+    for (uint32_t i = 0; i + 16 <= n; i += 16)
+        diff |= block_diff8(a + i, b + i) | block_diff8(a + i + 8, b + i + 8);
+    return (diff | block_diff8(a + n - 16, b + n - 16) | block_diff8(a + n - 8, b + n - 8)) == 0;
 }
 
 /*
  * What block_lookup(bc, addr, code, size) would give if the cache holds
  * it where the look-up starts (most blocks), without the call; NULL means
- * "look it up", never "not there".
+ * "look it up", never "not there". block_at_slot is its first half: the
+ * block there if it has this address and size, its bytes not compared.
  */
+static inline const struct block *block_at_slot(const struct block_cache *bc, uint32_t addr,
+                                                uint32_t size)
+{
+    const struct block *b = bc->slots[block_slot_of(bc, addr)];
+    return b && b->addr == addr && b->size == size ? b : NULL;
+}
+
 static inline const struct block *block_cached(const struct block_cache *bc, uint32_t addr,
                                                const uint8_t *code, uint32_t size)
 {
-    const struct block *b = bc->slots[block_slot_of(bc, addr)];
-    return b && b->addr == addr && b->size == size && block_same_bytes(b->bytes, code, size)
-               ? b : NULL;
+    const struct block *b = block_at_slot(bc, addr, size);
+    return b && block_same_bytes(b->bytes, code, size) ? b : NULL;
 }
 
-/*
- * Is b what block_lookup(bc, addr, code, size) would give, found without
- * the look-up? Only if the cache holds b where the look-up starts: b may
- * have been let go since it was looked up (another CPU decoded addr
- * again), and only the cache says it is still there. False means "look
- * it up", never "not there".
- */
-static inline bool block_again(const struct block_cache *bc, const struct block *b,
-                               uint32_t addr, const uint8_t *code, uint32_t size)
-{
-    return b && block_cached(bc, addr, code, size) == b;
-}
 /*
  * Each run of a block adds its tally (the counts of its classes) to the
  * counts, but not at once: the block counts its runs, and block_fold adds

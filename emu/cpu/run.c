@@ -306,6 +306,34 @@ static uint32_t block_extent(struct machine *m, const struct block *b, uint64_t 
 }
 
 /*
+ * The host pointer of the code at addr: the one kept by hit (the cache's
+ * block where the look-up starts, of this addr and size) if the memory's
+ * regions have not changed since (the pointer guest_code_ptr gives; the
+ * bytes are still compared), else looked up.
+ */
+static inline const uint8_t *code_ptr(struct machine *m, const struct block *hit,
+                                      uint32_t addr, uint32_t size)
+{
+    if (hit && hit->host_gen == m->mem.gen)
+        return hit->host;
+    return guest_code_ptr(&m->mem, addr, size);
+}
+
+static void keep_code_ptr(struct machine *m, const struct block *cb, const uint8_t *code)
+{
+    struct block *b = (struct block *)cb;   /* the cache's own */
+    b->host = code;
+    b->host_gen = m->mem.gen;
+}
+
+/* block_cached, given what block_at_slot gave */
+static inline const struct block *hit_same(const struct block *hit, const uint8_t *code,
+                                           uint32_t size)
+{
+    return hit && block_same_bytes(hit->bytes, code, size) ? hit : NULL;
+}
+
+/*
  * A rep op's further runs are blocks of their own at the rep (machine.h,
  * charge_rep): one block hook per element of a long rep. When the block
  * before was this rep's own block, with nothing in between (rep_live at
@@ -317,11 +345,12 @@ static uint32_t block_extent(struct machine *m, const struct block *b, uint64_t 
  * block. The rep's block, or NULL.
  */
 static const struct block *rep_again(const struct machine *m, uint32_t addr,
-                                     const uint8_t *code, uint32_t size)
+                                     const uint8_t *code, uint32_t size,
+                                     const struct block *hit)
 {
     const struct block *b = m->cur_block;
     if (!m->rep_live || m->rep_addr != addr || !b || m->hold.block || m->hold.insn ||
-        !code || !block_again(&m->blocks, b, addr, code, size))
+        !code || b != hit || !hit_same(hit, code, size))
         return NULL;
     return b->ninsns == 1 && rep_early(m, &b->insns[0]) && b->rep.from == 0 ? b : NULL;
 }
@@ -330,16 +359,18 @@ static const struct block *rep_again(const struct machine *m, uint32_t addr,
  * the block hook is done (code hooks go in first, or a debugger holds
  * the machine at undecodable code). */
 static bool find_block(struct machine *m, uint64_t address, uint32_t size, const uint8_t *code,
-                       const struct block **out)
+                       const struct block *hit, const struct block **out)
 {
     uint32_t addr = (uint32_t)address;
     const struct block *b = NULL;
     if (code && !known_undecodable(m, addr, code, size)) {
-        b = block_cached(&m->blocks, addr, code, size);
+        b = hit_same(hit, code, size);
         if (!b)
             b = block_lookup(&m->blocks, addr, code, size);
         if (!b)
             note_undecodable(m, addr, code, size);
+        else if (b->host_gen != m->mem.gen)
+            keep_code_ptr(m, b, code);
     }
     *out = b;
     if (!b) {
@@ -414,14 +445,15 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->drop_step_trap = false;
     if (m->iret_patch.active)
         engine_iret_restore(&m->mem, &m->iret_patch);
-    const uint8_t *code = size ? guest_code_ptr(&m->mem, addr, size) : NULL;
-    const struct block *b = rep_again(m, addr, code, size);
+    const struct block *hit = block_at_slot(&m->blocks, addr, size);
+    const uint8_t *code = size ? code_ptr(m, hit, addr, size) : NULL;
+    const struct block *b = rep_again(m, addr, code, size, hit);
     bool again = b != NULL;
     /* A block decoded again at its own address (its code changed) frees
      * the old one: if that is the current block, it is gone. */
     if (m->cur_block && m->cur_block->addr == addr)
         m->cur_block = NULL;
-    if (!again && !find_block(m, address, size, code, &b))
+    if (!again && !find_block(m, address, size, code, hit, &b))
         return;
     /* With --smp the turn may be over; a due interrupt is taken before
      * the block runs, and the handler's first block comes back here. The

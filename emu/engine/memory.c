@@ -46,6 +46,7 @@ int memory_map(uc_engine *uc, struct guest_memory *mem, uint32_t base, uint32_t 
         return -1;
     }
     mem->regions[mem->count++] = r;
+    mem->gen++;
     return 0;
 }
 
@@ -73,5 +74,6 @@ void memory_unmap_all(struct guest_memory *mem)
     for (int i = 0; i < mem->count; i++)
         munmap(mem->regions[i].host, mem->regions[i].size);
     mem->count = 0;
+    mem->gen++;
 }
 

@@ -30,6 +30,9 @@ struct guest_memory {
      * each engine apart from the rest of it (memory.c): the same host
      * memory, cheaper stores next to it. 0, 0: none. */
     uint32_t code_lo, code_hi;
+    /* Bumped by each change of the regions (memory_map, memory_unmap_all):
+     * a host pointer found at one generation holds while it lasts. */
+    uint32_t gen;
 };
 
 /* Back [base, base+size) with fresh zeroed host memory. 0 or -1. */
