@@ -353,6 +353,34 @@ static uc_err read_not_present_page(bool backed)
     return e;
 }
 
+/* Quirk 8, on 2.0.1 and 2.1.1 alike: rdtsc, rdtscp, rdmsr and wrmsr are
+ * refused as instruction hooks, which is why the machine puts code hooks
+ * on their addresses; cpuid and sysenter are taken. */
+static int no_insn_hook(uc_engine *uc, void *user)
+{
+    (void)uc;
+    (void)user;
+    return 0;
+}
+
+START_TEST(rdtsc_and_the_msr_instructions_cannot_be_hooked_as_instructions)
+{
+    static const int refused[] = { UC_X86_INS_RDTSC, UC_X86_INS_RDTSCP, UC_X86_INS_RDMSR,
+                                   UC_X86_INS_WRMSR };
+    static const int taken[] = { UC_X86_INS_CPUID, UC_X86_INS_SYSENTER };
+    uc_engine *uc;
+    uc_hook h;
+    ck_assert_int_eq(uc_open(UC_ARCH_X86, UC_MODE_32, &uc), UC_ERR_OK);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        ck_assert_int_eq(uc_hook_add(uc, &h, UC_HOOK_INSN, no_insn_hook, NULL, 1, 0, refused[i]),
+                         UC_ERR_HOOK);
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+        ck_assert_int_eq(uc_hook_add(uc, &h, UC_HOOK_INSN, no_insn_hook, NULL, 1, 0, taken[i]),
+                         UC_ERR_OK);
+    uc_close(uc);
+}
+END_TEST
+
 START_TEST(unbacked_addresses_stop_the_engine_backed_ones_fault)
 {
     if (unicorn_at_least(2, 1)) {
@@ -479,6 +507,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, probe_finds_the_cpl_where_a_cr0_write_would_flush);
     tcase_add_test(tc, a_remembered_ring0_entry_leaves_the_context_the_loads_leave);
     tcase_add_test(tc, a_remembered_sysenter_entry_sets_the_registers_the_api_writes_set);
+    tcase_add_test(tc, rdtsc_and_the_msr_instructions_cannot_be_hooked_as_instructions);
     tcase_add_test(tc, unbacked_addresses_stop_the_engine_backed_ones_fault);
     tcase_add_test(tc, every_guest_address_is_backed);
     tcase_add_test(tc, a_translator_abort_is_survived);

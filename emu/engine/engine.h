@@ -58,14 +58,16 @@
  *     ends the run whatever the hook returns. engine_watch() notes it
  *     (engine_reports.ud); the machine raises #UD once the run has
  *     returned. Test: test_trap faults ud2.
- *  8. rdtsc, rdmsr and wrmsr cannot be hooked as instructions. A code hook
+ *  8. rdtsc, rdmsr and wrmsr cannot be hooked as instructions (2.0.1 and
+ *     2.1.1: uc_hook_add refuses them with UC_ERR_HOOK). A code hook
  *     on the instruction's own address can stand in for them:
  *     engine_hook_code_at() adds one, engine_retranslate() drops the
  *     block's translation so that the hook is seen, and the run restarts
  *     at the block. The same hooks charge rep string ops run by run, and
  *     stop a Pentium Pro's sysexit (machine.h, sysenter.h). Tests:
  *     test_cpu_insns rdtsc_counts_modeled_cycles,
- *     sysenter_msrs_exist_only_with_sep.
+ *     sysenter_msrs_exist_only_with_sep; test_engine
+ *     rdtsc_and_the_msr_instructions_cannot_be_hooked_as_instructions.
  *  9. sysenter only calls the UC_X86_INS_SYSENTER hook, then adds the
  *     instruction's length (2, or more with prefixes: 66 0f 34 is 3) to
  *     EIP; EIP read inside the hook is not the instruction's (it reads as
