@@ -176,9 +176,10 @@ static inline bool block_same_bytes(const uint8_t *a, const uint8_t *b, uint32_t
 
 /*
  * What block_lookup(bc, addr, code, size) would give if the cache holds
- * it where the look-up starts (most blocks), without the call; NULL means
- * "look it up", never "not there". block_at_slot is its first half: the
- * block there if it has this address and size, its bytes not compared.
+ * it where the look-up starts (most blocks), without the call, in two
+ * halves: block_at_slot, the block there if it has this address and size
+ * (its bytes not compared), then block_hit_same, that block if its bytes
+ * are code's. NULL means "look it up", never "not there".
  */
 static inline const struct block *block_at_slot(const struct block_cache *bc, uint32_t addr,
                                                 uint32_t size)
@@ -187,11 +188,10 @@ static inline const struct block *block_at_slot(const struct block_cache *bc, ui
     return b && b->addr == addr && b->size == size ? b : NULL;
 }
 
-static inline const struct block *block_cached(const struct block_cache *bc, uint32_t addr,
-                                               const uint8_t *code, uint32_t size)
+static inline const struct block *block_hit_same(const struct block *hit, const uint8_t *code,
+                                                 uint32_t size)
 {
-    const struct block *b = block_at_slot(bc, addr, size);
-    return b && block_same_bytes(b->bytes, code, size) ? b : NULL;
+    return hit && block_same_bytes(hit->bytes, code, size) ? hit : NULL;
 }
 
 /*

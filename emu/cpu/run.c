@@ -326,13 +326,6 @@ static void keep_code_ptr(struct machine *m, const struct block *cb, const uint8
     b->host_gen = m->mem.gen;
 }
 
-/* block_cached, given what block_at_slot gave */
-static inline const struct block *hit_same(const struct block *hit, const uint8_t *code,
-                                           uint32_t size)
-{
-    return hit && block_same_bytes(hit->bytes, code, size) ? hit : NULL;
-}
-
 /*
  * A rep op's further runs are blocks of their own at the rep (machine.h,
  * charge_rep): one block hook per element of a long rep. When the block
@@ -350,7 +343,7 @@ static const struct block *rep_again(const struct machine *m, uint32_t addr,
 {
     const struct block *b = m->cur_block;
     if (!m->rep_live || m->rep_addr != addr || !b || m->hold.block || m->hold.insn ||
-        !code || b != hit || !hit_same(hit, code, size))
+        !code || b != hit || !block_hit_same(hit, code, size))
         return NULL;
     return b->ninsns == 1 && rep_early(m, &b->insns[0]) && b->rep.from == 0 ? b : NULL;
 }
@@ -364,7 +357,7 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     uint32_t addr = (uint32_t)address;
     const struct block *b = NULL;
     if (code && !known_undecodable(m, addr, code, size)) {
-        b = hit_same(hit, code, size);
+        b = block_hit_same(hit, code, size);
         if (!b)
             b = block_lookup(&m->blocks, addr, code, size);
         if (!b)
