@@ -20,6 +20,7 @@
 #define DATA    0x08049000u
 #define LOOSE   0x0804a000u   /* never mapped: bytes there are no one's */
 #define SHARED  0x08100000u
+#define FAR     0x08200000u   /* never mapped, in the 4 MiB of CODE's table */
 #define BIG     0x10000000u   /* BIG_PDES page tables' worth of pages */
 #define BIG_PDES 5u           /* 5120 pages: more than a switch copies */
 #define BIG_PT  0xc0200000u   /* their page tables, BIG_PDES a space */
@@ -433,9 +434,35 @@ START_TEST(a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero)
     ck_assert_str_eq(at(DATA), "zero");
     switch_to(8);
     ck_assert_str_eq(at(DATA), "eight");
+    ck_assert_str_eq(at(SHARED), "");   /* 0's, and 8 keeps nothing there */
     /* out of 0: CODE, DATA, SHARED; into 8: CODE, DATA; three times */
     ck_assert_uint_eq(addrspaces_stats(b.m.as)->switch_pages, 15);
     ck_assert_uint_eq(addrspaces_stats(b.m.as)->window_moves, 0);
+}
+END_TEST
+
+/* A page the host wrote where neither space keeps one (a fill the kernel
+ * asked for before its PTE, say) reads zero after a switch, one written
+ * page or more than the switch remembers (in a 4 MiB the outgoing space
+ * maps: those the host is asked about), in either direction. */
+START_TEST(what_the_host_wrote_where_no_space_keeps_a_page_reads_zero_after_a_switch)
+{
+    make_tables(9, false);
+    switch_to(9);
+    switch_to(0);             /* the window's bytes are the spaces' now */
+    memcpy(as_page(b.m.as, LOOSE), "no one's", 9);
+    switch_to(9);
+    ck_assert_str_eq(at(LOOSE), "");
+    for (uint32_t k = 0; k < 2 * AS_LOOSE_MAX; k++)
+        memcpy(as_page(b.m.as, FAR + k * PAGE_SIZE), "host", 5);
+    memcpy(as_page(b.m.as, LOOSE), "no one's", 9);
+    put(DATA, "nine");
+    switch_to(0);
+    ck_assert_str_eq(at(LOOSE), "");
+    ck_assert_str_eq(at(FAR), "");
+    ck_assert_str_eq(at(FAR + (2 * AS_LOOSE_MAX - 1) * PAGE_SIZE), "");
+    switch_to(9);
+    ck_assert_str_eq(at(DATA), "nine");
 }
 END_TEST
 
@@ -487,6 +514,7 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, every_space_that_maps_a_shared_object_sees_its_bytes);
     tcase_add_test(tc, a_switch_counts_the_pages_the_space_touched);
     tcase_add_test(tc, a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero);
+    tcase_add_test(tc, what_the_host_wrote_where_no_space_keeps_a_page_reads_zero_after_a_switch);
     tcase_add_test(tc, a_switch_too_big_to_copy_moves_the_window_and_the_bytes_still_follow_cr3);
     suite_add_tcase(s, tc);
     return s;

@@ -75,6 +75,7 @@ struct addrspaces *addrspaces_new(uint8_t *window, char *err, size_t errlen)
         return NULL;
     }
     as->window = window;
+    as->loose_unknown = true;   /* what the engine's probe or a load left */
     as->track_code = true;
     as->last_code = UINT32_MAX;
     madvise(window, WINDOW_SIZE, MADV_NOHUGEPAGE);
@@ -707,13 +708,14 @@ static bool resident_in(const unsigned char *vec)
 
 /*
  * Every page of the window that has bytes in a 4 MiB the outgoing
- * directory maps, and that the incoming space does not keep, reads zero:
- * the outgoing space's own pages and any others written there. mincore
- * says which have bytes: reading one that has none would make the host
- * map a page.
+ * directory maps, and that the incoming space does not keep, reads zero.
+ * mincore says which have bytes: reading one that has none would make the
+ * host map a page. Walking a 4 MiB's PTEs in the host kernel is dear
+ * (about a quarter of a pipe round trip, item 98), so this is only for a
+ * window whose bytes came from elsewhere (the loose list's "unknown").
  */
-static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_t from,
-                  uint32_t to)
+static void scrub_resident(struct addrspaces *as, const struct guest_memory *mem,
+                           uint32_t from, uint32_t to)
 {
     const uint32_t *out = dir_of(mem, from), *in = dir_of(mem, to);
     unsigned char vec[1024];
@@ -733,6 +735,43 @@ static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_
                 memset(page, 0, PAGE_SIZE);
         }
     }
+}
+
+/* The pages of va[0..n) the incoming space does not keep read zero. */
+static void clear_unkept(struct addrspaces *as, const struct guest_memory *mem, uint32_t to,
+                         const uint32_t *va, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!kept(mem, to, va[k]))
+            memset(as->window + va[k], 0, PAGE_SIZE);
+}
+
+/*
+ * What the outgoing space leaves in the window reads zero where the
+ * incoming space keeps nothing: its kept pages (out, already copied out)
+ * and the pages the host wrote since the last switch are all that can
+ * have bytes (struct addrspaces, loose).
+ */
+static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_t from,
+                  uint32_t to, const struct page_list *out)
+{
+    if (as->loose_unknown)
+        scrub_resident(as, mem, from, to);
+    else {
+        clear_unkept(as, mem, to, out->va, out->n);
+        clear_unkept(as, mem, to, as->loose, as->nloose);
+    }
+    as->nloose = 0;
+    as->loose_unknown = false;
+}
+
+/* The host writes the window's page at va (not a switch's copy). */
+static void note_loose(struct addrspaces *as, uint32_t va)
+{
+    if (as->nloose < AS_LOOSE_MAX)
+        as->loose[as->nloose++] = va & ~(PAGE_SIZE - 1);
+    else
+        as->loose_unknown = true;
 }
 
 /*
@@ -758,11 +797,12 @@ static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
             (err = move_space(to->store, as->window)) != 0)
             return err;
         as->stats.window_moves++;
+        as->loose_unknown = true;   /* the store's other pages came along */
         return 0;
     }
     for (uint32_t k = 0; k < out.n; k++)
         memcpy(from->store + out.va[k], as->window + out.va[k], PAGE_SIZE);
-    scrub(as, mem, from->pgd, to->pgd);
+    scrub(as, mem, from->pgd, to->pgd, &out);
     for (uint32_t k = 0; k < in.n; k++) {
         if (is_same(as, in.va[k]))
             continue;   /* hand_over_code found these bytes here already */
@@ -907,7 +947,10 @@ int as_destroy(struct addrspaces *as, uint32_t pgd)
 
 uint8_t *as_page(struct addrspaces *as, uint32_t addr)
 {
-    return addr < USER_SPACE_TOP ? as->window + (addr & ~(PAGE_SIZE - 1)) : NULL;
+    if (addr >= USER_SPACE_TOP)
+        return NULL;
+    note_loose(as, addr);
+    return as->window + (addr & ~(PAGE_SIZE - 1));
 }
 
 int as_release(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
@@ -948,8 +991,10 @@ int as_move(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem
     /* Only the pages the space has: the window must stay one mapping, so
      * no mremap inside it. */
     for (uint32_t off = 0; off < len; off += PAGE_SIZE)
-        if (kept(mem, s->pgd, from + off))
+        if (kept(mem, s->pgd, from + off)) {
+            note_loose(as, to + off);
             memcpy(as->window + to + off, as->window + from + off, PAGE_SIZE);
+        }
     for (uint32_t i = 0; i < s->npieces; i++) {
         struct as_piece *p = &s->pieces[i];
         if (p->start >= from && p->start < from + len)
@@ -1026,6 +1071,7 @@ int as_shm_fault(struct addrspaces *as, uint32_t addr, bool may_alloc)
     if (page >= o->npages)
         return -EINVAL;
     if (touched(o, page)) {
+        note_loose(as, va);
         memcpy(as->window + va, o->data + (size_t)page * PAGE_SIZE, PAGE_SIZE);
         return 0;
     }
@@ -1034,6 +1080,7 @@ int as_shm_fault(struct addrspaces *as, uint32_t addr, bool may_alloc)
     o->touched[page / 8] |= (uint8_t)(1u << (page % 8));
     as->epoch++;
     o->held++;
+    note_loose(as, va);
     memset(as->window + va, 0, PAGE_SIZE);
     return 1;
 }

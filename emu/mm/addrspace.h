@@ -32,6 +32,7 @@
 #define AS_SHM_MAX      256   /* shared objects at once */
 #define AS_CODE_PAGES   1024  /* user code pages tracked between switches */
 #define AS_HELD_MAX     512u  /* code pages held aside at once (as_filled) */
+#define AS_LOOSE_MAX    64u   /* host-written pages a switch remembers (as_page) */
 
 struct as_stats {
     uint64_t switches;        /* the window changed hands */

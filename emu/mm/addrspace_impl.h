@@ -58,6 +58,17 @@ struct addrspaces {
     uint32_t same[AS_CODE_PAGES / 2];  /* of in, those already in the window: */
     uint32_t nsame;
     uint64_t same_map[USER_SPACE_TOP / PAGE_SIZE / 64]; /* their page numbers' bits */
+    /* The pages the host wrote into the window since the last switch
+     * (as_page, as_shm_fault, as_move). With the outgoing space's kept
+     * pages they are every page a switch can find bytes in (scrub): the
+     * guest stores only through present PTEs, and a page leaves a space
+     * only through as_release or as_move, which discard it. unknown: more
+     * than AS_LOOSE_MAX of them, or the window's bytes came from
+     * elsewhere (before the first switch, a move, a restore): the next
+     * switch asks the host which pages have bytes. */
+    uint32_t loose[AS_LOOSE_MAX];
+    uint32_t nloose;
+    bool loose_unknown;
     uint8_t *spare[AS_SPARE_STORES];
     uint32_t nspare;
     /* Bumped by every change to what lives outside the window (a store, a
