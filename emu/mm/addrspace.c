@@ -191,11 +191,17 @@ static bool kept(const struct guest_memory *mem, uint32_t pgd, uint32_t va)
     return pte && (*pte & KEPT);
 }
 
-/* Whether any of the 8 entries at t keeps a page (most of a table is empty). */
-static bool kept_in(const uint32_t *t)
+/* Whether any of the n entries at t has a bit of mask: one pass of ORs,
+ * which the compiler widens (most of a directory or table is empty). */
+static inline bool any_in(const uint32_t *t, uint32_t n, uint32_t mask)
 {
-    return ((t[0] | t[1] | t[2] | t[3] | t[4] | t[5] | t[6] | t[7]) & KEPT) != 0;
+    uint32_t acc = 0;
+    for (uint32_t k = 0; k < n; k++)
+        acc |= t[k];
+    return (acc & mask) != 0;
 }
+
+_Static_assert(USER_PDES % 16 == 0, "each_page looks at 16 directory entries at once");
 
 /* Call fn for each user page the directory keeps. */
 static void each_page(const struct guest_memory *mem, uint32_t pgd,
@@ -204,15 +210,19 @@ static void each_page(const struct guest_memory *mem, uint32_t pgd,
     const uint32_t *dir = in_kernel_ram(pgd) ? (const uint32_t *)guest_ptr(mem, pgd, PAGE_SIZE)
                                              : NULL;
     for (uint32_t i = 0; dir && i < USER_PDES; i++) {
+        if (i % 16 == 0 && !any_in(dir + i, 16, X86_PTE_PRESENT)) {
+            i += 15;
+            continue;
+        }
         uint32_t table = dir[i] & ~(PAGE_SIZE - 1);
         uint32_t *t;
         if (!(dir[i] & X86_PTE_PRESENT) || !in_kernel_ram(table) ||
             !(t = (uint32_t *)guest_ptr(mem, table, PAGE_SIZE)))
             continue;
-        for (uint32_t j = 0; j < 1024; j += 8) {
-            if (!kept_in(t + j))
+        for (uint32_t j = 0; j < 1024; j += 32) {
+            if (!any_in(t + j, 32, KEPT))
                 continue;
-            for (uint32_t k = j; k < j + 8; k++)
+            for (uint32_t k = j; k < j + 32; k++)
                 if (t[k] & KEPT)
                     fn(ctx, (i << 22) | (k << 12), &t[k]);
         }
@@ -244,8 +254,16 @@ static void note_page(struct addrspaces *as, uint32_t page)
         slot = (slot + 1) % AS_CODE_PAGES;
     if (!as->code[slot]) {
         as->code[slot] = key;
-        as->ncode++;
+        as->code_slots[as->ncode++] = (uint16_t)slot;
     }
+}
+
+/* No page noted: only the slots in use are cleared. */
+static void forget_code(struct addrspaces *as)
+{
+    for (uint32_t k = 0; k < as->ncode; k++)
+        as->code[as->code_slots[k]] = 0;
+    as->ncode = 0;
 }
 
 _Static_assert(offsetof(struct addrspaces, last_code) == 0, "as_note_code_fast reads it");
@@ -314,16 +332,15 @@ static void drop_code(struct addrspaces *as, uc_engine *uc, const struct guest_m
         as->stats.code_pages_dropped += c.pages;
         if (all) {
             as->stats.full_flushes++;
-            memset(as->code, 0, sizeof as->code);
-            as->ncode = 0;
+            forget_code(as);
             as->code_overflow = false;
         }
         as->last_code = UINT32_MAX;
         return;
     }
-    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
-        uint32_t va = (as->code[i] - 1) << PAGE_SHIFT;
-        if (!as->code[i] || as->code[i] == TOMBSTONE || va < lo || va >= hi)
+    for (uint32_t k = 0; k < as->ncode; k++) {
+        uint32_t i = as->code_slots[k], va = (as->code[i] - 1) << PAGE_SHIFT;
+        if (as->code[i] == TOMBSTONE || va < lo || va >= hi)
             continue;
         const uint32_t *pte = pte_of(mem, pgd, va);
         if (pte && (*pte & X86_PTE_PRESENT))
@@ -332,10 +349,8 @@ static void drop_code(struct addrspaces *as, uc_engine *uc, const struct guest_m
         if (!all)
             as->code[i] = TOMBSTONE;   /* its slot is still probed past */
     }
-    if (all) {
-        memset(as->code, 0, sizeof as->code);
-        as->ncode = 0;
-    }
+    if (all)
+        forget_code(as);
     as->last_code = UINT32_MAX;
 }
 
@@ -515,8 +530,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
     forget_same(as);
     if (!uc) {
         /* the caller drops the translations (--smp: smp.c) */
-        memset(as->code, 0, sizeof as->code);
-        as->ncode = 0;
+        forget_code(as);
         as->last_code = UINT32_MAX;
         return;
     }
@@ -524,9 +538,9 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
         drop_code(as, uc, mem, from->pgd, 0, USER_SPACE_TOP, true);
         return;
     }
-    for (uint32_t i = 0; i < AS_CODE_PAGES; i++) {
-        uint32_t va = (as->code[i] - 1) << PAGE_SHIFT;
-        if (!as->code[i] || as->code[i] == TOMBSTONE)
+    for (uint32_t k = 0; k < as->ncode; k++) {
+        uint32_t i = as->code_slots[k], va = (as->code[i] - 1) << PAGE_SHIFT;
+        if (as->code[i] == TOMBSTONE)
             continue;
         uint32_t *pte = pte_of(mem, from->pgd, va);
         const uint32_t *next = pte_of(mem, to->pgd, va);
@@ -548,8 +562,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
             engine_retranslate_page(uc, va);
         as->stats.code_pages_dropped++;
     }
-    memset(as->code, 0, sizeof as->code);
-    as->ncode = 0;
+    forget_code(as);
     as->last_code = UINT32_MAX;
     for (uint32_t i = 0; i < nkept; i++)
         note_page(as, kept[i]);

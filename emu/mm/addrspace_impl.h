@@ -45,7 +45,8 @@ struct addrspaces {
     struct shm_obj objs[AS_SHM_MAX];
     bool track_code;
     uint32_t code[AS_CODE_PAGES]; /* page numbers + 1; 0 is empty */
-    uint32_t ncode;
+    uint32_t ncode;            /* slots in use (tombstones too) */
+    uint16_t code_slots[AS_CODE_PAGES / 2]; /* those slots, as filled */
     bool code_overflow;
     /* Code pages no space shows now whose translations stay until their
      * bytes come back (the same: kept) or others do (dropped). */
@@ -81,6 +82,7 @@ struct addrspaces {
 
 /* addrspace.c */
 uint8_t *as_new_store(void);
+_Static_assert(AS_CODE_PAGES <= 65536, "code_slots holds a slot in 16 bits");
 /* Every space and shared object dropped (the table itself kept). */
 void as_drop_all(struct addrspaces *as);
 

@@ -35,6 +35,7 @@ struct as_saved {
     int cur;                   /* index of the current space, or -1 */
     bool track_code, code_overflow;
     uint32_t code[AS_CODE_PAGES];
+    uint16_t code_slots[AS_CODE_PAGES / 2];
     uint32_t ncode, last_code;
     uint32_t held[AS_HELD_MAX], nheld;
     uint8_t *held_bytes;       /* nheld pages */
@@ -138,6 +139,7 @@ struct as_saved *as_save(const struct addrspaces *as)
     s->code_overflow = as->code_overflow;
     memcpy(s->code, as->code, sizeof s->code);
     s->ncode = as->ncode;
+    memcpy(s->code_slots, as->code_slots, sizeof s->code_slots);
     s->last_code = as->last_code;
     s->nheld = as->nheld;
     memcpy(s->held, as->held, sizeof s->held);
@@ -230,6 +232,7 @@ int as_restore(struct addrspaces *as, const struct as_saved *s)
     as->code_overflow = s->code_overflow;
     memcpy(as->code, s->code, sizeof as->code);
     as->ncode = s->ncode;
+    memcpy(as->code_slots, s->code_slots, sizeof as->code_slots);
     as->last_code = s->last_code;
     as->nheld = as->held_bytes ? s->nheld : 0;
     memcpy(as->held, s->held, sizeof as->held);
