@@ -20,9 +20,11 @@ static size_t transfer(struct machine *m, uint32_t addr, uint8_t *buf, size_t le
         uint8_t *p = guest_ptr(&m->mem, phys, n);
         if (!p)
             break;
-        if (write)
+        if (write) {
             memcpy(p, buf + done, n);
-        else
+            if (m->as)
+                as_host_wrote(m->as, phys, n);
+        } else
             memcpy(buf + done, p, n);
         done += n;
     }

@@ -657,11 +657,13 @@ static int cut_pieces(struct as_space *s, uint32_t lo, uint32_t hi)
 /* ---- the window changing hands ---- */
 
 /* The kept pages of a directory, up to AS_COPY_MAX of them; n counts on.
- * refills: the outgoing space's TLB refills, counted on the same walk. */
+ * refills: the outgoing space's TLB refills, counted on the same walk;
+ * touched (if not NULL): which of them those were. */
 struct page_list {
     uint32_t *va;
     uint32_t n;
     uint32_t refills;
+    bool *touched;
 };
 
 static void list_page(void *ctx, uint32_t va, uint32_t *pte)
@@ -679,8 +681,12 @@ static void list_page(void *ctx, uint32_t va, uint32_t *pte)
 static void list_and_count(void *ctx, uint32_t va, uint32_t *pte)
 {
     struct page_list *l = ctx;
+    bool touched = (*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) ==
+                   (X86_PTE_PRESENT | X86_PTE_ACCESSED);
+    if (l->touched && l->n < AS_COPY_MAX)
+        l->touched[l->n] = touched;
     list_page(ctx, va, pte);
-    if ((*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) == (X86_PTE_PRESENT | X86_PTE_ACCESSED)) {
+    if (touched) {
         l->refills++;
         *pte &= ~X86_PTE_ACCESSED;
     }
@@ -750,6 +756,41 @@ static void scrub_resident(struct addrspaces *as, const struct guest_memory *mem
     }
 }
 
+/* The host writes the window's page at va (not a switch's copy). */
+static void note_loose(struct addrspaces *as, uint32_t va)
+{
+    uint32_t page = va >> PAGE_SHIFT;
+    uint64_t bit = (uint64_t)1 << (page % 64);
+
+    if (as->loose_map[page / 64] & bit)
+        return;
+    if (as->nloose == AS_LOOSE_MAX) {
+        as->loose_unknown = true;
+        return;
+    }
+    as->loose_map[page / 64] |= bit;
+    as->loose[as->nloose++] = page << PAGE_SHIFT;
+}
+
+static bool is_loose(const struct addrspaces *as, uint32_t va)
+{
+    uint32_t page = va >> PAGE_SHIFT;
+    return (as->loose_map[page / 64] >> (page % 64)) & 1;
+}
+
+static void clear_loose(struct addrspaces *as)
+{
+    for (uint32_t k = 0; k < as->nloose; k++)
+        as->loose_map[(as->loose[k] >> PAGE_SHIFT) / 64] = 0;
+    as->nloose = 0;
+}
+
+void as_forget_loose(struct addrspaces *as)
+{
+    clear_loose(as);
+    as->loose_unknown = true;
+}
+
 /* The pages of va[0..n) the incoming space does not keep read zero. */
 static void clear_unkept(struct addrspaces *as, const struct guest_memory *mem, uint32_t to,
                          const uint32_t *va, uint32_t n)
@@ -774,17 +815,33 @@ static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_
         clear_unkept(as, mem, to, out->va, out->n);
         clear_unkept(as, mem, to, as->loose, as->nloose);
     }
-    as->nloose = 0;
+    clear_loose(as);
     as->loose_unknown = false;
 }
 
-/* The host writes the window's page at va (not a switch's copy). */
-static void note_loose(struct addrspaces *as, uint32_t va)
+/*
+ * The outgoing space's kept pages go to its store. With out->touched,
+ * only those accessed since it was switched in and those the host wrote
+ * (loose): any other still has in the store the bytes it was given at the
+ * switch in or copied out with before. A store through the engine needs
+ * a TLB entry, every entry since the switch in came from a page walk
+ * (the CR3 load flushed the rest), and the walk set the accessed bit
+ * that list_and_count reads and clears here; the kernel sets it too
+ * wherever it writes a present PTE. Only one engine may have walked the
+ * space's tables (--smp's spaces are all copied: as_switch).
+ */
+static void copy_out(struct addrspaces *as, struct as_space *from,
+                     const struct page_list *out)
 {
-    if (as->nloose < AS_LOOSE_MAX)
-        as->loose[as->nloose++] = va & ~(PAGE_SIZE - 1);
-    else
-        as->loose_unknown = true;
+    bool all = !out->touched || as->loose_unknown;
+
+    for (uint32_t k = 0; k < out->n; k++) {
+        uint32_t va = out->va[k];
+        if (!all && !out->touched[k] && !is_loose(as, va))
+            continue;
+        memcpy(from->store + va, as->window + va, PAGE_SIZE);
+        as->stats.switch_pages++;
+    }
 }
 
 /*
@@ -801,7 +858,7 @@ static void note_loose(struct addrspaces *as, uint32_t va)
 static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
                        struct as_space *from, struct as_space *to, struct page_list out)
 {
-    struct page_list in = { as->in, 0, 0 };
+    struct page_list in = { as->in, 0, 0, NULL };
     int err;
 
     each_page(mem, to->pgd, list_page, &in);
@@ -813,8 +870,7 @@ static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
         as->loose_unknown = true;   /* the store's other pages came along */
         return 0;
     }
-    for (uint32_t k = 0; k < out.n; k++)
-        memcpy(from->store + out.va[k], as->window + out.va[k], PAGE_SIZE);
+    copy_out(as, from, &out);
     scrub(as, mem, from->pgd, to->pgd, &out);
     for (uint32_t k = 0; k < in.n; k++) {
         if (is_same(as, in.va[k]))
@@ -822,7 +878,6 @@ static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
         memcpy(as->window + in.va[k], to->store + in.va[k], PAGE_SIZE);
         as->stats.switch_pages++;
     }
-    as->stats.switch_pages += out.n;
     return 0;
 }
 
@@ -830,7 +885,7 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
               uint32_t cr3, uint32_t pgd, uint32_t *refills)
 {
     struct as_space *next;
-    struct page_list out = { as->out, 0, 0 };
+    struct page_list out = { as->out, 0, 0, uc ? as->out_touched : NULL };
     int err;
 
     *refills = 0;
@@ -890,7 +945,7 @@ int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint
         return 0;
     if (!(next = lookup(as, pgd)) && !(next = create(as, pgd)))
         return -ENOMEM;
-    struct page_list out = { as->out, 0, 0 };
+    struct page_list out = { as->out, 0, 0, NULL };
     uint64_t t0 = host_ns();
     each_page(mem, as->cur->pgd, list_page, &out);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);
@@ -956,6 +1011,15 @@ int as_destroy(struct addrspaces *as, uint32_t pgd)
     as_space_drop(as, s);
     as->epoch++;
     return 0;
+}
+
+void as_host_wrote(struct addrspaces *as, uint32_t addr, uint32_t len)
+{
+    uint64_t last = len ? (uint64_t)addr + len - 1 : 0;
+
+    for (uint64_t va = addr & ~(PAGE_SIZE - 1); len && va <= last && va < USER_SPACE_TOP;
+         va += PAGE_SIZE)
+        note_loose(as, (uint32_t)va);
 }
 
 uint8_t *as_page(struct addrspaces *as, uint32_t addr)

@@ -105,8 +105,13 @@ int as_invalidate(struct addrspaces *as, uc_engine *uc, const struct guest_memor
                   uint32_t addr, uint32_t len);
 int as_move(struct addrspaces *as, uc_engine *uc, const struct guest_memory *mem,
             uint32_t from, uint32_t len, uint32_t to);
-/* The host bytes of a user page of the current space. */
+/* The host bytes of a user page of the current space, for the host to
+ * write (the next switch copies the page out, whether or not the
+ * program touched it). */
 uint8_t *as_page(struct addrspaces *as, uint32_t addr);
+/* The host wrote [addr, addr + len) of the window some other way (a
+ * debugger through the page tables): the same for those pages. */
+void as_host_wrote(struct addrspaces *as, uint32_t addr, uint32_t len);
 /* The host wrote the page at addr (as_page, as_shm_fault): the engine
  * cannot see that (quirk 17). A code page held aside at a switch keeps
  * its translations if these are its bytes, else loses them. */

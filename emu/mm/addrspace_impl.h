@@ -56,6 +56,7 @@ struct addrspaces {
     uint8_t *held_bytes;       /* AS_HELD_MAX pages: the bytes translated */
     struct as_stats stats;
     uint32_t out[AS_COPY_MAX], in[AS_COPY_MAX]; /* a switch's pages (swap_window) */
+    bool out_touched[AS_COPY_MAX];     /* of out, the pages accessed since the switch in */
     uint32_t same[AS_CODE_PAGES / 2];  /* of in, those already in the window: */
     uint32_t nsame;
     uint64_t same_map[USER_SPACE_TOP / PAGE_SIZE / 64]; /* their page numbers' bits */
@@ -70,6 +71,7 @@ struct addrspaces {
     uint32_t loose[AS_LOOSE_MAX];
     uint32_t nloose;
     bool loose_unknown;
+    uint64_t loose_map[USER_SPACE_TOP / PAGE_SIZE / 64]; /* their page numbers' bits */
     uint8_t *spare[AS_SPARE_STORES];
     uint32_t nspare;
     /* Bumped by every change to what lives outside the window (a store, a
@@ -83,6 +85,8 @@ struct addrspaces {
 /* addrspace.c */
 uint8_t *as_new_store(void);
 _Static_assert(AS_CODE_PAGES <= 65536, "code_slots holds a slot in 16 bits");
+/* The window's bytes are not known to be only the spaces' (a restore). */
+void as_forget_loose(struct addrspaces *as);
 /* Every space and shared object dropped (the table itself kept). */
 void as_drop_all(struct addrspaces *as);
 

@@ -239,7 +239,6 @@ int as_restore(struct addrspaces *as, const struct as_saved *s)
     if (as->nheld)
         memcpy(as->held_bytes, s->held_bytes, (size_t)as->nheld * PAGE_SIZE);
     as->stats = s->stats;
-    as->nloose = 0;
-    as->loose_unknown = true;   /* the window's bytes are the snapshot's */
+    as_forget_loose(as);        /* the window's bytes are the snapshot's */
     return 0;
 }
