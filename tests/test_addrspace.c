@@ -457,6 +457,29 @@ START_TEST(a_page_the_program_stored_to_follows_cr3_and_an_untouched_one_is_not_
 }
 END_TEST
 
+/* A page stored to and then made inaccessible in the same turn (mprotect
+ * PROT_NONE rewrites its entry, accessed bit and all) still goes out. */
+START_TEST(a_page_stored_to_then_made_inaccessible_still_follows_cr3)
+{
+    static const uint8_t code[] = {
+        0xc7, 0x05, 0x00, 0x90, 0x04, 0x08, 9, 0, 0, 0,    /* movl $9, DATA */
+        0xf4,
+    };
+    uint32_t none = DATA | PTE_SW_PROTNONE, back = DATA | USER_PG, nine = 0;
+    make_tables(8, false);
+    switch_to(8);
+    switch_to(0);
+    user_write(CODE, code, sizeof code);
+    run_code();
+    bare_write(&b, upt_at(0) + 4 * ((DATA >> 12) & 0x3ff), &none, 4);
+    switch_to(8);
+    switch_to(0);
+    bare_write(&b, upt_at(0) + 4 * ((DATA >> 12) & 0x3ff), &back, 4);
+    memcpy(&nine, at(DATA), 4);
+    ck_assert_uint_eq(nine, 9);
+}
+END_TEST
+
 /* What a debugger writes into a page the program then leaves alone
  * still follows CR3: no page walk of the program's marked the page, the
  * debugger's write did (as_host_wrote). */
@@ -575,6 +598,7 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, a_switch_counts_the_pages_the_space_touched);
     tcase_add_test(tc, a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero);
     tcase_add_test(tc, a_page_the_program_stored_to_follows_cr3_and_an_untouched_one_is_not_copied);
+    tcase_add_test(tc, a_page_stored_to_then_made_inaccessible_still_follows_cr3);
     tcase_add_test(tc, what_the_host_wrote_where_no_space_keeps_a_page_reads_zero_after_a_switch);
     tcase_add_test(tc, a_switch_too_big_to_copy_moves_the_window_and_the_bytes_still_follow_cr3);
     suite_add_tcase(s, tc);

@@ -681,12 +681,14 @@ static void list_page(void *ctx, uint32_t va, uint32_t *pte)
 static void list_and_count(void *ctx, uint32_t va, uint32_t *pte)
 {
     struct page_list *l = ctx;
-    bool touched = (*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) ==
-                   (X86_PTE_PRESENT | X86_PTE_ACCESSED);
+    bool walked = (*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) ==
+                  (X86_PTE_PRESENT | X86_PTE_ACCESSED);
+    /* An inaccessible page keeps no accessed bit: the mprotect that made
+     * it so may have come after a store. It counts as touched. */
     if (l->touched && l->n < AS_COPY_MAX)
-        l->touched[l->n] = touched;
+        l->touched[l->n] = walked || !(*pte & X86_PTE_PRESENT);
     list_page(ctx, va, pte);
-    if (touched) {
+    if (walked) {
         l->refills++;
         *pte &= ~X86_PTE_ACCESSED;
     }
