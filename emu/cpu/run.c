@@ -517,7 +517,7 @@ static int renew_cpu(struct machine *m)
     m->cut.set = false;
     uc_context_free(m->scratch_ctx);
     m->scratch_ctx = NULL;
-    if (engine_context_new(m->uc, &m->scratch_ctx))
+    if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return -1;
     return add_hooks(m);
 }

@@ -38,7 +38,7 @@ static int open_cpu(struct machine *m, int c, int (*add_hooks)(struct machine *m
     m->engines[c] = m->uc;
     if (memory_share(m->uc, &m->mem) || engine_back_wrap(m->uc, &m->mem))
         return machine_fail(m, 125, "cannot map guest memory for CPU %d", c);
-    if (engine_context_new(m->uc, &m->scratch_ctx))
+    if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return machine_fail(m, 125, "cannot allocate an engine context");
     if (add_hooks(m))
         return machine_fail(m, 125, "cannot install engine hooks");

@@ -506,14 +506,6 @@ static const struct engine_ring0_state *memo_find(uc_engine *uc, const uc_contex
     return NULL;
 }
 
-int engine_context_new(uc_engine *uc, uc_context **ctx)
-{
-    if (uc_context_alloc(uc, ctx) != UC_ERR_OK)
-        return -1;
-    memset(*ctx, 0, uc_context_size(uc));
-    return 0;
-}
-
 /* Did the loads from before change only bytes inside the span? Asked once
  * (the first memo), on a context of its own. */
 static bool only_span_changed(uc_engine *uc, const uc_context *before,

@@ -294,9 +294,6 @@ struct engine_reports {
 };
 
 int engine_open(uc_engine **uc);
-/* A context for uc, zeroed: a save writes only part of what Unicorn 2.1
- * allocates, and the ring-0 memo compares the whole (only_span_changed). */
-int engine_context_new(uc_engine *uc, uc_context **ctx);
 /* 0, or -1 with a reason in err. On an engine of its own, or on uc before
  * anything is mapped there, which it leaves as it found it. */
 int engine_probe_layout(struct engine_layout *layout, char *err, size_t errlen);

@@ -73,7 +73,7 @@ int machine_create(struct machine *m, const struct run_options *opts)
     if (!m->as)
         return machine_fail(m, 125, "%s", err);
     as_track_code(m->as, !opts->no_cycle_model);
-    if (engine_context_new(m->uc, &m->scratch_ctx))
+    if (uc_context_alloc(m->uc, &m->scratch_ctx) != UC_ERR_OK)
         return machine_fail(m, 125, "cannot allocate an engine context");
     if (block_cache_init(&m->blocks, m->cpu.cost))
         return machine_fail(m, 125, "cannot initialise Capstone");
