@@ -73,7 +73,7 @@ static void setup(void)
         0xb8, 0, 0, 0, 0,                  /* mov $pd0, %eax */
         0x0f, 0x22, 0xd8,                  /* mov %eax, %cr3 */
         0x0f, 0x20, 0xc0,                  /* mov %cr0, %eax */
-        0x0d, 0x00, 0x00, 0x00, 0x80,      /* or $0x80000000, %eax */
+        0x0d, 0x00, 0x00, 0x01, 0x80,      /* or $(PG | WP), %eax */
         0x0f, 0x22, 0xc0,                  /* mov %eax, %cr0 */
         0xf4,
     };
@@ -100,6 +100,7 @@ static uint32_t switch_to(int i)
     ck_assert_int_eq(as_switch(b.m.as, b.m.uc, &b.m.mem, bare_reg(&b, UC_X86_REG_CR3),
                                pd_at(i), &refills), 0);
     reg_write(&b.m, UC_X86_REG_CR3, pd_at(i));
+    as_note_paging(b.m.as, false, true);   /* the kernel's load, in a block */
     return refills;
 }
 
@@ -499,6 +500,124 @@ START_TEST(a_debuggers_write_to_an_untouched_page_follows_cr3)
 }
 END_TEST
 
+/* A read-only code page both spaces run, handed back and forth with
+ * nothing run between that could lower a permission, is known the same
+ * without a compare; once one space made it writable, wrote it and made
+ * it read-only again (invlpg each time, as the kernel's mprotect does),
+ * it is compared again, and each space runs its own bytes. */
+START_TEST(a_read_only_code_page_handed_back_unwritten_is_not_compared_again)
+{
+    const struct as_stats *st = addrspaces_stats(b.m.as);
+    uint32_t pte_at = upt_at(1) + 4 * ((CODE >> 12) & 0x3ff);
+    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER, rw = ro | X86_PTE_RW;
+    uint8_t rewrite[] = {
+        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $rw, pte_at */
+        0x0f, 0x01, 0x3d, 0, 0, 0, 0,         /* invlpg CODE */
+        0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0,   /* movl $6, CODE + 1 */
+        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $ro, pte_at */
+        0x0f, 0x01, 0x3d, 0, 0, 0, 0,         /* invlpg CODE */
+        0xf4,
+    };
+    uint32_t imm = CODE + 1, code = CODE;
+    memcpy(rewrite + 2, &pte_at, 4);
+    memcpy(rewrite + 6, &rw, 4);
+    memcpy(rewrite + 13, &code, 4);
+    memcpy(rewrite + 19, &imm, 4);
+    memcpy(rewrite + 29, &pte_at, 4);
+    memcpy(rewrite + 33, &ro, 4);
+    memcpy(rewrite + 40, &code, 4);
+    bare_write(&b, upt_at(0) + 4 * ((CODE >> 12) & 0x3ff), &ro, 4);
+    put_code(5);
+    clone_to(1, 0);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);             /* the first: compared */
+    ck_assert_uint_eq(run_code(), 5);
+    ck_assert_uint_eq(st->code_pages_known, 0);
+    switch_to(0);
+    ck_assert_uint_eq(st->code_pages_known, 1);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);
+    ck_assert_uint_eq(st->code_pages_known, 2);
+    user_write(DATA, rewrite, sizeof rewrite);
+    b.m.stop = STOP_NONE;
+    bare_run(&b, DATA, false);
+    ck_assert_uint_eq(run_code(), 6);
+    for (int k = 0; k < 4; k++) {             /* 0, 1, 0, 1: each its own */
+        switch_to(k % 2 ? 1 : 0);
+        ck_assert_uint_eq(run_code(), (k % 2 ? 6u : 5u));
+    }
+    ck_assert_uint_eq(st->code_pages_known, 2);
+}
+END_TEST
+
+/* With CR0.WP clear the kernel stores through read-only entries: such a
+ * page is compared at the next switch however quiet the slice was. */
+START_TEST(a_read_only_page_the_kernel_may_write_without_wp_is_compared)
+{
+    const struct as_stats *st = addrspaces_stats(b.m.as);
+    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER, imm = CODE + 1;
+    uint8_t store[] = { 0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0, 0xf4 }; /* movl $6, CODE + 1 */
+    memcpy(store + 2, &imm, 4);
+    bare_write(&b, upt_at(0) + 4 * ((CODE >> 12) & 0x3ff), &ro, 4);
+    put_code(5);
+    clone_to(1, 0);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);
+    switch_to(0);
+    ck_assert_uint_eq(st->code_pages_known, 1);
+    reg_write(&b.m, UC_X86_REG_CR0, bare_reg(&b, UC_X86_REG_CR0) & ~X86_CR0_WP);
+    user_write(DATA, store, sizeof store);
+    b.m.stop = STOP_NONE;
+    bare_run(&b, DATA, false);
+    ck_assert_uint_eq(run_code(), 6);
+    switch_to(1);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(0);
+    ck_assert_uint_eq(run_code(), 6);
+    ck_assert_uint_eq(st->code_pages_known, 1);
+}
+END_TEST
+
+/* The same with the TLB emptied by reloading CR3 instead of invlpg: a
+ * CR3 load other than a switch's own makes the slice not quiet. */
+START_TEST(a_read_only_code_page_rewritten_under_a_cr3_reload_is_compared)
+{
+    const struct as_stats *st = addrspaces_stats(b.m.as);
+    uint32_t pte_at = upt_at(1) + 4 * ((CODE >> 12) & 0x3ff);
+    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER, rw = ro | X86_PTE_RW;
+    uint8_t rewrite[] = {
+        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $rw, pte_at */
+        0x0f, 0x20, 0xd8, 0x0f, 0x22, 0xd8,   /* mov %cr3, %eax; mov %eax, %cr3 */
+        0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0,   /* movl $6, CODE + 1 */
+        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $ro, pte_at */
+        0x0f, 0x20, 0xd8, 0x0f, 0x22, 0xd8,   /* mov %cr3, %eax; mov %eax, %cr3 */
+        0xf4,
+    };
+    uint32_t imm = CODE + 1;
+    memcpy(rewrite + 2, &pte_at, 4);
+    memcpy(rewrite + 6, &rw, 4);
+    memcpy(rewrite + 18, &imm, 4);
+    memcpy(rewrite + 28, &pte_at, 4);
+    memcpy(rewrite + 32, &ro, 4);
+    bare_write(&b, upt_at(0) + 4 * ((CODE >> 12) & 0x3ff), &ro, 4);
+    put_code(5);
+    clone_to(1, 0);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);
+    switch_to(0);
+    switch_to(1);
+    ck_assert_uint_eq(st->code_pages_known, 2);
+    user_write(DATA, rewrite, sizeof rewrite);
+    b.m.stop = STOP_NONE;
+    bare_run(&b, DATA, false);
+    ck_assert_uint_eq(run_code(), 6);
+    switch_to(0);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);
+    ck_assert_uint_eq(run_code(), 6);
+}
+END_TEST
+
 START_TEST(a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero)
 {
     put(SHARED, "only zero keeps it");
@@ -590,6 +709,9 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, code_pages_past_the_room_to_hold_them_are_dropped_at_once);
     tcase_add_test(tc, a_debugger_finds_no_held_code);
     tcase_add_test(tc, a_debuggers_write_to_an_untouched_page_follows_cr3);
+    tcase_add_test(tc, a_read_only_code_page_handed_back_unwritten_is_not_compared_again);
+    tcase_add_test(tc, a_read_only_page_the_kernel_may_write_without_wp_is_compared);
+    tcase_add_test(tc, a_read_only_code_page_rewritten_under_a_cr3_reload_is_compared);
     tcase_add_test(tc, the_bytes_follow_cr3);
     tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
     tcase_add_test(tc, a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes);

@@ -174,6 +174,34 @@ START_TEST(special_instructions_are_flagged_for_code_hooks)
 }
 END_TEST
 
+/* What may lower a page's permission below the TLB's, and CR3 loads, are
+ * marked for the address spaces (as_note_paging); reading CR3 is not. */
+START_TEST(paging_instructions_are_marked_for_the_address_spaces)
+{
+    static const struct {
+        uint8_t bytes[8];
+        int len;
+        uint16_t paging;
+    } cases[] = {
+        { { 0x0f, 0x01, 0x38 }, 3, SPECIAL_PAGING },       /* invlpg (%eax) */
+        { { 0x0f, 0x22, 0xc0 }, 3, SPECIAL_PAGING },       /* mov %eax, %cr0 */
+        { { 0x0f, 0x22, 0xe0 }, 3, SPECIAL_PAGING },       /* mov %eax, %cr4 */
+        { { 0x0f, 0x22, 0xd8 }, 3, SPECIAL_CR3 },          /* mov %eax, %cr3 */
+        { { 0xea, 0, 0, 0, 0, 0x28, 0 }, 7, SPECIAL_PAGING }, /* ljmp $0x28, $0 */
+        { { 0x0f, 0x20, 0xd8 }, 3, 0 },                    /* mov %cr3, %eax */
+        { { 0x0f, 0x22, 0xd0 }, 3, 0 },                    /* mov %eax, %cr2 */
+        { { 0x0f, 0x06 }, 2, 0 },                          /* clts */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct block *b = block_decode(&bc, 0x3000, cases[i].bytes, (uint32_t)cases[i].len);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(b->insns[0].flags & PAGING_INSNS, cases[i].paging);
+        ck_assert_uint_eq(b->specials & PAGING_INSNS, cases[i].paging);
+        block_free(b);
+    }
+}
+END_TEST
+
 /* Blocks that end with a rep op: before which instruction the count its
  * first run finds is known (from; -1: only at the rep itself, by its code
  * hook), and that count given the value then of the register the recipe
@@ -460,6 +488,7 @@ Suite *decode_suite(void)
     tcase_add_test(tc, a_block_costs_the_sum_of_its_classes);
     tcase_add_loop_test(tc, the_entry_paths_charge_cld_and_segment_pushes_their_classes, 0, 2);
     tcase_add_test(tc, special_instructions_are_flagged_for_code_hooks);
+    tcase_add_test(tc, paging_instructions_are_marked_for_the_address_spaces);
     tcase_add_loop_test(tc, a_reps_count_is_known_before_it_only_through_constant_steps,
                         0, sizeof rep_blocks / sizeof rep_blocks[0]);
     tcase_add_test(tc, rewritten_code_is_decoded_again);

@@ -185,11 +185,17 @@ static int classify_insn(const cs_insn *insn, uint16_t *flags)
     case X86_INS_CLI: return CLASS_CLI;
     case X86_INS_STI: return CLASS_STI;
     case X86_INS_CLD: case X86_INS_STD: return CLASS_CLD;
-    case X86_INS_LDS: case X86_INS_LES: case X86_INS_LFS: case X86_INS_LGS:
-    case X86_INS_LSS: case X86_INS_LJMP: case X86_INS_LCALL: case X86_INS_RETF:
+    case X86_INS_LJMP: case X86_INS_LCALL:   /* through a TSS: a task switch */
+        *flags |= SPECIAL_PAGING;
         return CLASS_FAR;
+    case X86_INS_LDS: case X86_INS_LES: case X86_INS_LFS: case X86_INS_LGS:
+    case X86_INS_LSS: case X86_INS_RETF:
+        return CLASS_FAR;
+    case X86_INS_INVLPG:
+        *flags |= SPECIAL_PAGING;
+        return CLASS_SYSTEM;
     case X86_INS_HLT: case X86_INS_LGDT: case X86_INS_LIDT: case X86_INS_LTR:
-    case X86_INS_LLDT: case X86_INS_INVLPG: case X86_INS_CLTS: case X86_INS_LMSW:
+    case X86_INS_LLDT: case X86_INS_CLTS: case X86_INS_LMSW:
     case X86_INS_WBINVD: case X86_INS_INVD:
         return CLASS_SYSTEM;
     case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
@@ -222,8 +228,15 @@ static int classify_insn(const cs_insn *insn, uint16_t *flags)
     case X86_INS_MOV:
         if (writes_segment(x))
             return CLASS_SEGLOAD;
-        if ((op_type(x, 0) == X86_OP_REG && is_control_reg(x->operands[0].reg)) ||
-            (op_type(x, 1) == X86_OP_REG && is_control_reg(x->operands[1].reg)))
+        if (op_type(x, 0) == X86_OP_REG && is_control_reg(x->operands[0].reg)) {
+            x86_reg r = x->operands[0].reg;
+            if (r == X86_REG_CR3)
+                *flags |= SPECIAL_CR3;
+            else if (r == X86_REG_CR0 || r == X86_REG_CR4)
+                *flags |= SPECIAL_PAGING;
+            return CLASS_SYSTEM;
+        }
+        if (op_type(x, 1) == X86_OP_REG && is_control_reg(x->operands[1].reg))
             return CLASS_SYSTEM;
         if (op_type(x, 0) == X86_OP_MEM)
             return op_type(x, 1) == X86_OP_IMM ? CLASS_STOREIMM : CLASS_STORE;
@@ -503,7 +516,7 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
     memcpy(b->bytes, code, size);
     for (uint32_t i = 0; i < n; i++) {
         b->cost += insns[i].cost;
-        b->specials |= insns[i].flags & SPECIALS;
+        b->specials |= insns[i].flags & (SPECIALS | PAGING_INSNS);
     }
     b->ends_sti = code[insns[n - 1].addr - addr] == 0xfb;
     if (mark_rep_entry(bc, b) || tally_block(b)) {

@@ -33,6 +33,13 @@
                                 entry or at its INSN_REP_COUNT insn */
 #define INSN_REP_COUNT 0x400 /* the insn before which the block's rep's
                                 count is read (a code hook) */
+/* Instructions after which a page's permission may be lower than the
+ * engine's TLB had it (a TLB invalidation, a WP or paging change, a task
+ * switch), and CR3 loads: no hook, the block says it has them
+ * (as_note_paging, addrspace.h). */
+#define SPECIAL_PAGING 0x800
+#define SPECIAL_CR3    0x1000
+#define PAGING_INSNS   (SPECIAL_PAGING | SPECIAL_CR3)
 
 struct insn {
     uint32_t addr;
@@ -55,7 +62,7 @@ struct block {
     uint32_t addr, size;
     uint32_t ninsns;
     uint64_t cost;       /* centicycles, sum of insn costs */
-    uint16_t specials;   /* OR of the insns' SPECIAL_* flags */
+    uint16_t specials;   /* OR of the insns' SPECIALS and PAGING_INSNS */
     bool ends_sti;       /* the last insn's first byte is sti's, 0xfb */
     uint32_t ntally;     /* the classes of the insns charged at entry */
     struct class_tally *tally;

@@ -22,6 +22,8 @@ static bool page_ok(uint32_t addr)
 static int32_t op_switch(struct machine *m, const struct hc_mm *r)
 {
     uint32_t refills;
+    if (m->cur_block && (m->cur_block->specials & SPECIAL_CR3))
+        as_own_cr3_load(m->as);   /* in the request's block, noted before it */
     int err = as_switch(m->as, m->smp ? NULL : m->uc, &m->mem, reg_read(m, UC_X86_REG_CR3),
                         r->pgd, &refills);
 

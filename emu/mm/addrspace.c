@@ -165,6 +165,7 @@ static struct as_space *create(struct addrspaces *as, uint32_t pgd)
             return NULL;
         s->used = true;
         s->pgd = pgd;
+        s->id = ++as->next_id;
         as->epoch++;
         return s;
     }
@@ -242,20 +243,23 @@ void as_track_code(struct addrspaces *as, bool on)
     as->track_code = on;
 }
 
-static void note_page(struct addrspaces *as, uint32_t page)
+/* The page's slot, or -1 when there are too many to note. */
+static int note_page(struct addrspaces *as, uint32_t page)
 {
     uint32_t key = page + 1, slot = (page * 2654435761u) % AS_CODE_PAGES;
 
     if (as->ncode * 2 >= AS_CODE_PAGES) {
         as->code_overflow = true;
-        return;
+        return -1;
     }
     while (as->code[slot] && as->code[slot] != key)
         slot = (slot + 1) % AS_CODE_PAGES;
     if (!as->code[slot]) {
         as->code[slot] = key;
+        as->code_pair[slot] = 0;
         as->code_slots[as->ncode++] = (uint16_t)slot;
     }
+    return (int)slot;
 }
 
 /* No page noted: only the slots in use are cleared. */
@@ -520,9 +524,25 @@ static void forget_same(struct addrspaces *as)
     as->nsame = 0;
 }
 
+static bool is_loose(const struct addrspaces *as, uint32_t va);
+
+/*
+ * The page at va of the window's space is known unwritten since the
+ * last switch (quiet: no instruction that may lower a permission ran):
+ * its entry is read-only now, so it was all along, and the host did not
+ * write it.
+ */
+static bool unwritten(const struct addrspaces *as, const struct guest_memory *mem,
+                      uint32_t pgd, uint32_t va, bool quiet)
+{
+    const uint32_t *pte = quiet ? pte_of(mem, pgd, va) : NULL;
+    return pte && (*pte & (X86_PTE_PRESENT | X86_PTE_RW)) == X86_PTE_PRESENT &&
+           !is_loose(as, va);
+}
+
 static void hand_over_code(struct addrspaces *as, uc_engine *uc,
                            const struct guest_memory *mem, struct as_space *from,
-                           struct as_space *to)
+                           struct as_space *to, bool quiet)
 {
     uint32_t kept[AS_CODE_PAGES / 2];
     uint32_t nkept = 0;
@@ -549,10 +569,13 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
         if (h >= 0)
             unhold(as, (uint32_t)h);   /* it ran: the notes have it */
         if (present && next && (*next & X86_PTE_PRESENT) && nkept < AS_CODE_PAGES / 2 &&
-            !piece_at(from, va) && !piece_at(to, va) &&
-            !memcmp(as->window + va, to->store + va, PAGE_SIZE)) {
-            kept[nkept++] = va >> PAGE_SHIFT;
-            continue;
+            !piece_at(from, va) && !piece_at(to, va)) {
+            bool known = as->code_pair[i] == to->id && unwritten(as, mem, from->pgd, va, quiet);
+            if (known || !memcmp(as->window + va, to->store + va, PAGE_SIZE)) {
+                as->stats.code_pages_known += known;
+                kept[nkept++] = va >> PAGE_SHIFT;
+                continue;
+            }
         }
         if (present && !(next && (*next & KEPT)) && !piece_at(from, va) && hold_page(as, va)) {
             walked(mem, from->pgd, va, pte);
@@ -564,8 +587,11 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
     }
     forget_code(as);
     as->last_code = UINT32_MAX;
-    for (uint32_t i = 0; i < nkept; i++)
-        note_page(as, kept[i]);
+    for (uint32_t i = 0; i < nkept; i++) {
+        int slot = note_page(as, kept[i]);
+        if (slot >= 0)
+            as->code_pair[slot] = from->id;   /* its store gets these bytes */
+    }
     as->stats.code_pages_kept += nkept;
     note_same(as, kept, nkept);
 }
@@ -664,6 +690,7 @@ struct page_list {
     uint32_t n;
     uint32_t refills;
     bool *touched;
+    bool quiet;              /* a read-only entry was read-only all along */
 };
 
 static void list_page(void *ctx, uint32_t va, uint32_t *pte)
@@ -684,9 +711,11 @@ static void list_and_count(void *ctx, uint32_t va, uint32_t *pte)
     bool walked = (*pte & (X86_PTE_PRESENT | X86_PTE_ACCESSED)) ==
                   (X86_PTE_PRESENT | X86_PTE_ACCESSED);
     /* An inaccessible page keeps no accessed bit: the mprotect that made
-     * it so may have come after a store. It counts as touched. */
+     * it so may have come after a store. It counts as touched. A page
+     * read-only all along was only read. */
     if (l->touched && l->n < AS_COPY_MAX)
-        l->touched[l->n] = walked || !(*pte & X86_PTE_PRESENT);
+        l->touched[l->n] = !(*pte & X86_PTE_PRESENT) ||
+                           (walked && (!l->quiet || (*pte & X86_PTE_RW)));
     list_page(ctx, va, pte);
     if (walked) {
         l->refills++;
@@ -791,6 +820,25 @@ void as_forget_loose(struct addrspaces *as)
 {
     clear_loose(as);
     as->loose_unknown = true;
+    memset(as->code_pair, 0, sizeof as->code_pair);
+}
+
+void as_note_paging(struct addrspaces *as, bool paging, bool cr3)
+{
+    as->paging_seen |= paging;
+    if (cr3 && as->cr3_due)
+        as->cr3_due = false;     /* the last switch's own */
+    else if (cr3)
+        as->cr3_seen++;
+}
+
+void as_own_cr3_load(struct addrspaces *as)
+{
+    if (as->cr3_seen)
+        as->cr3_seen--;
+    else
+        as->paging_seen = true;  /* not where it was expected: ask */
+    as->own_load = true;
 }
 
 /* The pages of va[0..n) the incoming space does not keep read zero. */
@@ -860,7 +908,7 @@ static void copy_out(struct addrspaces *as, struct as_space *from,
 static int swap_window(struct addrspaces *as, const struct guest_memory *mem,
                        struct as_space *from, struct as_space *to, struct page_list out)
 {
-    struct page_list in = { as->in, 0, 0, NULL };
+    struct page_list in = { as->in, 0, 0, NULL, false };
     int err;
 
     each_page(mem, to->pgd, list_page, &in);
@@ -887,7 +935,7 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
               uint32_t cr3, uint32_t pgd, uint32_t *refills)
 {
     struct as_space *next;
-    struct page_list out = { as->out, 0, 0, uc ? as->out_touched : NULL };
+    struct page_list out = { as->out, 0, 0, uc ? as->out_touched : NULL, false };
     int err;
 
     *refills = 0;
@@ -901,8 +949,17 @@ int as_switch(struct addrspaces *as, uc_engine *uc, const struct guest_memory *m
     if (!next && !(next = create(as, pgd)))
         return -ENOMEM;
 
+    /* One engine, which the switch's CR3 load emptied (as for the
+     * accessed bits, copy_out); nothing ran that lowers a permission or
+     * writes CR0, and CR0.WP holds the kernel to read-only entries. */
+    out.quiet = uc && !as->loose_unknown && !as->paging_seen && as->cr3_seen == 0 &&
+                !as->cr3_due && (engine_reg_read(uc, UC_X86_REG_CR0) & X86_CR0_WP);
+    as->paging_seen = false;
+    as->cr3_seen = 0;
+    as->cr3_due = !as->own_load;
+    as->own_load = false;
     uint64_t t0 = host_ns();
-    hand_over_code(as, uc, mem, as->cur, next);
+    hand_over_code(as, uc, mem, as->cur, next, out.quiet);
     if (uc)
         settle_held(as, uc, mem, next);
     uint64_t t1 = host_ns();
@@ -947,7 +1004,7 @@ int as_switch_window(struct addrspaces *as, const struct guest_memory *mem, uint
         return 0;
     if (!(next = lookup(as, pgd)) && !(next = create(as, pgd)))
         return -ENOMEM;
-    struct page_list out = { as->out, 0, 0, NULL };
+    struct page_list out = { as->out, 0, 0, NULL, false };
     uint64_t t0 = host_ns();
     each_page(mem, as->cur->pgd, list_page, &out);
     sync_pieces(as, mem, as->cur, true, 0, USER_SPACE_TOP);

@@ -40,6 +40,7 @@ struct as_stats {
     uint64_t refills;         /* TLB refills counted at switches */
     uint64_t code_pages_dropped;
     uint64_t code_pages_kept; /* the next space had the same bytes there */
+    uint64_t code_pages_known;/* of those, known the same without a compare */
     uint64_t code_pages_held; /* kept aside at a switch until their bytes came back */
     uint64_t code_pages_back; /* of those, the ones that came back the same (kept) */
     uint64_t full_flushes;    /* switches that dropped every mapped page's */
@@ -112,6 +113,18 @@ uint8_t *as_page(struct addrspaces *as, uint32_t addr);
 /* The host wrote [addr, addr + len) of the window some other way (a
  * debugger through the page tables): the same for those pages. */
 void as_host_wrote(struct addrspaces *as, uint32_t addr, uint32_t len);
+/*
+ * The guest is about to run a block with an instruction that may lower a
+ * page's permission below what the engine's TLB holds (paging: invlpg, a
+ * CR0 or CR4 write, a far jump that may switch tasks) or a CR3 load. A
+ * page whose entry is read-only at a switch is then known unwritten
+ * since the last one only if none of the first and no CR3 load but the
+ * switch's own ran: lowering a permission takes an invalidation.
+ */
+void as_note_paging(struct addrspaces *as, bool paging, bool cr3);
+/* The block making the MM_SWITCH request has the switch's own CR3 load,
+ * noted before the request (as_note_paging). */
+void as_own_cr3_load(struct addrspaces *as);
 /* The host wrote the page at addr (as_page, as_shm_fault): the engine
  * cannot see that (quirk 17). A code page held aside at a switch keeps
  * its translations if these are its bytes, else loses them. */

@@ -25,6 +25,7 @@ struct as_piece {              /* [start, start + npages pages) shows object obj
 struct as_space {
     bool used;
     uint32_t pgd;
+    uint32_t id;               /* never the same twice (code_pair) */
     uint8_t *store;            /* reserved; holds the bytes while not current */
     struct as_piece *pieces;   /* sorted by start */
     uint32_t npieces, cap;
@@ -47,6 +48,12 @@ struct addrspaces {
     uint32_t code[AS_CODE_PAGES]; /* page numbers + 1; 0 is empty */
     uint32_t ncode;            /* slots in use (tombstones too) */
     uint16_t code_slots[AS_CODE_PAGES / 2]; /* those slots, as filled */
+    /* Per slot: the id of the space whose store was found to hold the
+     * same bytes as the window when the page was kept at the last switch
+     * (0: none). If the window's space leaves the page unwritten and
+     * hands over to that space again, the bytes are the same unasked. */
+    uint32_t code_pair[AS_CODE_PAGES];
+    uint32_t next_id;
     bool code_overflow;
     /* Code pages no space shows now whose translations stay until their
      * bytes come back (the same: kept) or others do (dropped). */
@@ -72,6 +79,12 @@ struct addrspaces {
     uint32_t nloose;
     bool loose_unknown;
     uint64_t loose_map[USER_SPACE_TOP / PAGE_SIZE / 64]; /* their page numbers' bits */
+    /* Since the last switch: an instruction that may have lowered a
+     * page's permission (SPECIAL_PAGING), CR3 loads other than the
+     * switch's own, and whether that one is still to come (cr3_due). */
+    bool paging_seen;
+    uint32_t cr3_seen;
+    bool cr3_due, own_load;
     uint8_t *spare[AS_SPARE_STORES];
     uint32_t nspare;
     /* Bumped by every change to what lives outside the window (a store, a
