@@ -367,6 +367,8 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
     }
     *out = b;
     if (!b) {
+        if (m->as)   /* whatever it does, it may touch the paging state */
+            as_note_paging(m->as, true, false);
         if (machine_hold_block(m, NULL, addr))
             return false;
         /* Code Capstone cannot decode still runs in the engine (which
