@@ -500,32 +500,12 @@ START_TEST(a_debuggers_write_to_an_untouched_page_follows_cr3)
 }
 END_TEST
 
-/* A read-only code page both spaces run, handed back and forth with
- * nothing run between that could lower a permission, is known the same
- * without a compare; once one space made it writable, wrote it and made
- * it read-only again (invlpg each time, as the kernel's mprotect does),
- * it is compared again, and each space runs its own bytes. */
-START_TEST(a_read_only_code_page_handed_back_unwritten_is_not_compared_again)
+/* CODE read-only in spaces 0 and 1, the same bytes, run by both and
+ * handed back and forth with nothing run between that could lower a
+ * permission: from the second switch on, known the same uncompared. */
+static void read_only_code_in_two_spaces(const struct as_stats *st)
 {
-    const struct as_stats *st = addrspaces_stats(b.m.as);
-    uint32_t pte_at = upt_at(1) + 4 * ((CODE >> 12) & 0x3ff);
-    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER, rw = ro | X86_PTE_RW;
-    uint8_t rewrite[] = {
-        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $rw, pte_at */
-        0x0f, 0x01, 0x3d, 0, 0, 0, 0,         /* invlpg CODE */
-        0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0,   /* movl $6, CODE + 1 */
-        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $ro, pte_at */
-        0x0f, 0x01, 0x3d, 0, 0, 0, 0,         /* invlpg CODE */
-        0xf4,
-    };
-    uint32_t imm = CODE + 1, code = CODE;
-    memcpy(rewrite + 2, &pte_at, 4);
-    memcpy(rewrite + 6, &rw, 4);
-    memcpy(rewrite + 13, &code, 4);
-    memcpy(rewrite + 19, &imm, 4);
-    memcpy(rewrite + 29, &pte_at, 4);
-    memcpy(rewrite + 33, &ro, 4);
-    memcpy(rewrite + 40, &code, 4);
+    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER;
     bare_write(&b, upt_at(0) + 4 * ((CODE >> 12) & 0x3ff), &ro, 4);
     put_code(5);
     clone_to(1, 0);
@@ -538,14 +518,53 @@ START_TEST(a_read_only_code_page_handed_back_unwritten_is_not_compared_again)
     ck_assert_uint_eq(run_code(), 5);
     switch_to(1);
     ck_assert_uint_eq(st->code_pages_known, 2);
-    user_write(DATA, rewrite, sizeof rewrite);
+}
+
+static size_t put_insn(uint8_t *at, const uint8_t *op, size_t n, const uint32_t *a, int na)
+{
+    memcpy(at, op, n);
+    memcpy(at + n, a, 4 * (size_t)na);
+    return n + 4 * (size_t)na;
+}
+
+/* Space 1, at CPL 0, makes CODE writable, stores 6 as its immediate and
+ * makes it read-only again, as the kernel's mprotect would, emptying
+ * the TLB after each change with invlpg or a CR3 reload; then each
+ * space runs its own bytes. */
+static void rewrite_in_one_then_each_runs_its_own(bool reload_cr3)
+{
+    static const uint8_t movl_to_mem[] = { 0xc7, 0x05 }, invlpg[] = { 0x0f, 0x01, 0x3d },
+                         reload[] = { 0x0f, 0x20, 0xd8, 0x0f, 0x22, 0xd8 }; /* cr3 -> eax -> cr3 */
+    uint32_t pte_at = upt_at(1) + 4 * ((CODE >> 12) & 0x3ff), code_at = CODE;
+    uint32_t rw[] = { pte_at, CODE | X86_PTE_PRESENT | X86_PTE_USER | X86_PTE_RW };
+    uint32_t ro[] = { pte_at, CODE | X86_PTE_PRESENT | X86_PTE_USER }, six[] = { CODE + 1, 6 };
+    uint8_t code[64];
+    size_t k = 0;
+    const uint32_t *changes[] = { rw, six, ro };
+    for (int c = 0; c < 3; c++) {
+        k += put_insn(code + k, movl_to_mem, sizeof movl_to_mem, changes[c], 2);
+        if (c != 1)
+            k += reload_cr3 ? put_insn(code + k, reload, sizeof reload, NULL, 0)
+                            : put_insn(code + k, invlpg, sizeof invlpg, &code_at, 1);
+    }
+    code[k++] = 0xf4;
+    user_write(DATA, code, k);
     b.m.stop = STOP_NONE;
     bare_run(&b, DATA, false);
     ck_assert_uint_eq(run_code(), 6);
-    for (int k = 0; k < 4; k++) {             /* 0, 1, 0, 1: each its own */
-        switch_to(k % 2 ? 1 : 0);
-        ck_assert_uint_eq(run_code(), (k % 2 ? 6u : 5u));
+    for (int n = 0; n < 4; n++) {             /* 0, 1, 0, 1: each its own */
+        switch_to(n % 2 ? 1 : 0);
+        ck_assert_uint_eq(run_code(), (n % 2 ? 6u : 5u));
     }
+}
+
+/* _i = 0: invlpg after each change, 1: CR3 reloads (a CR3 load other
+ * than a switch's own makes the slice not quiet too). */
+START_TEST(a_read_only_code_page_known_unwritten_is_compared_once_rewritten)
+{
+    const struct as_stats *st = addrspaces_stats(b.m.as);
+    read_only_code_in_two_spaces(st);
+    rewrite_in_one_then_each_runs_its_own(_i == 1);
     ck_assert_uint_eq(st->code_pages_known, 2);
 }
 END_TEST
@@ -555,68 +574,23 @@ END_TEST
 START_TEST(a_read_only_page_the_kernel_may_write_without_wp_is_compared)
 {
     const struct as_stats *st = addrspaces_stats(b.m.as);
-    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER, imm = CODE + 1;
+    uint32_t imm = CODE + 1;
     uint8_t store[] = { 0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0, 0xf4 }; /* movl $6, CODE + 1 */
     memcpy(store + 2, &imm, 4);
-    bare_write(&b, upt_at(0) + 4 * ((CODE >> 12) & 0x3ff), &ro, 4);
-    put_code(5);
-    clone_to(1, 0);
-    ck_assert_uint_eq(run_code(), 5);
-    switch_to(1);
-    switch_to(0);
-    ck_assert_uint_eq(st->code_pages_known, 1);
+    read_only_code_in_two_spaces(st);
     reg_write(&b.m, UC_X86_REG_CR0, bare_reg(&b, UC_X86_REG_CR0) & ~X86_CR0_WP);
     user_write(DATA, store, sizeof store);
     b.m.stop = STOP_NONE;
     bare_run(&b, DATA, false);
     ck_assert_uint_eq(run_code(), 6);
-    switch_to(1);
-    ck_assert_uint_eq(run_code(), 5);
     switch_to(0);
+    ck_assert_uint_eq(run_code(), 5);
+    switch_to(1);
     ck_assert_uint_eq(run_code(), 6);
-    ck_assert_uint_eq(st->code_pages_known, 1);
+    ck_assert_uint_eq(st->code_pages_known, 2);
 }
 END_TEST
 
-/* The same with the TLB emptied by reloading CR3 instead of invlpg: a
- * CR3 load other than a switch's own makes the slice not quiet. */
-START_TEST(a_read_only_code_page_rewritten_under_a_cr3_reload_is_compared)
-{
-    const struct as_stats *st = addrspaces_stats(b.m.as);
-    uint32_t pte_at = upt_at(1) + 4 * ((CODE >> 12) & 0x3ff);
-    uint32_t ro = CODE | X86_PTE_PRESENT | X86_PTE_USER, rw = ro | X86_PTE_RW;
-    uint8_t rewrite[] = {
-        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $rw, pte_at */
-        0x0f, 0x20, 0xd8, 0x0f, 0x22, 0xd8,   /* mov %cr3, %eax; mov %eax, %cr3 */
-        0xc7, 0x05, 0, 0, 0, 0, 6, 0, 0, 0,   /* movl $6, CODE + 1 */
-        0xc7, 0x05, 0, 0, 0, 0, 0, 0, 0, 0,   /* movl $ro, pte_at */
-        0x0f, 0x20, 0xd8, 0x0f, 0x22, 0xd8,   /* mov %cr3, %eax; mov %eax, %cr3 */
-        0xf4,
-    };
-    uint32_t imm = CODE + 1;
-    memcpy(rewrite + 2, &pte_at, 4);
-    memcpy(rewrite + 6, &rw, 4);
-    memcpy(rewrite + 18, &imm, 4);
-    memcpy(rewrite + 28, &pte_at, 4);
-    memcpy(rewrite + 32, &ro, 4);
-    bare_write(&b, upt_at(0) + 4 * ((CODE >> 12) & 0x3ff), &ro, 4);
-    put_code(5);
-    clone_to(1, 0);
-    ck_assert_uint_eq(run_code(), 5);
-    switch_to(1);
-    switch_to(0);
-    switch_to(1);
-    ck_assert_uint_eq(st->code_pages_known, 2);
-    user_write(DATA, rewrite, sizeof rewrite);
-    b.m.stop = STOP_NONE;
-    bare_run(&b, DATA, false);
-    ck_assert_uint_eq(run_code(), 6);
-    switch_to(0);
-    ck_assert_uint_eq(run_code(), 5);
-    switch_to(1);
-    ck_assert_uint_eq(run_code(), 6);
-}
-END_TEST
 
 START_TEST(a_small_switch_copies_and_what_only_the_last_space_kept_reads_zero)
 {
@@ -709,9 +683,8 @@ Suite *addrspace_suite(void)
     tcase_add_test(tc, code_pages_past_the_room_to_hold_them_are_dropped_at_once);
     tcase_add_test(tc, a_debugger_finds_no_held_code);
     tcase_add_test(tc, a_debuggers_write_to_an_untouched_page_follows_cr3);
-    tcase_add_test(tc, a_read_only_code_page_handed_back_unwritten_is_not_compared_again);
+    tcase_add_loop_test(tc, a_read_only_code_page_known_unwritten_is_compared_once_rewritten, 0, 2);
     tcase_add_test(tc, a_read_only_page_the_kernel_may_write_without_wp_is_compared);
-    tcase_add_test(tc, a_read_only_code_page_rewritten_under_a_cr3_reload_is_compared);
     tcase_add_test(tc, the_bytes_follow_cr3);
     tcase_add_test(tc, a_clone_gets_the_mapped_pages_only);
     tcase_add_test(tc, a_new_space_on_a_gone_spaces_store_shows_only_its_own_bytes);
