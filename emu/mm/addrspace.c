@@ -871,9 +871,10 @@ static void scrub(struct addrspaces *as, const struct guest_memory *mem, uint32_
 
 /*
  * The outgoing space's kept pages go to its store. With out->touched,
- * only those accessed since it was switched in and those the host wrote
- * (loose): any other still has in the store the bytes it was given at the
- * switch in or copied out with before. A store through the engine needs
+ * only those accessed since it was switched in (and, in a quiet slice,
+ * not read-only: list_and_count) and those the host wrote (loose): any
+ * other still has in the store the bytes it was given at the switch in
+ * or copied out with before. A store through the engine needs
  * a TLB entry, every entry since the switch in came from a page walk
  * (the CR3 load flushed the rest), and the walk set the accessed bit
  * that list_and_count reads and clears here; the kernel sets it too
