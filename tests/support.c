@@ -46,12 +46,13 @@ static void run_in(struct emu_result *r, const char *path, const char *const *ar
         close(err[0]);
         if (cwd && chdir(cwd) != 0)
             _exit(126);
+        /* descriptors 0-2 only: a native program's own (pipe2's numbers in
+         * a recorded strace) must not depend on the test's */
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
         if (envp) {
-            /* the guest's starting point: descriptors 0-2 only, and the
-             * kernel's RLIMIT_NOFILE */
+            /* the guest's starting point: the kernel's RLIMIT_NOFILE too */
             struct rlimit lim = { 1024, 1024 };
-            for (int fd = 3; fd < 1024; fd++)
-                close(fd);
             setrlimit(RLIMIT_NOFILE, &lim);
         }
         if (envp)

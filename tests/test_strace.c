@@ -182,15 +182,37 @@ static char *recorded_strace(const char *const *prog, char *path, size_t size)
 
 /* text after its first line (strace's execve, whose pointer and count of
  * environment variables are the run's own) */
-static const char *after_execve(const char *text)
+static char *pid_normalized(const char *line, const char *text);
+
+/* Where live and recorded differ, pids aside (a recording's are those of
+ * the machine it was made on): 0, or the first line after the execve that
+ * differs, that line of each in *x and *y (freed by the caller). */
+static int first_difference(const char *live, const char *recorded, char **x, char **y)
 {
-    const char *nl = strchr(text, '\n');
-    return nl ? nl + 1 : "";
+    char *a[128], *b[128];
+    int na = split_lines(live, a, 128, false, 1), nb = split_lines(recorded, b, 128, false, 1);
+    bool pids = strstr(live, "\ngetpid(") && strstr(live, "\nclone(") &&
+                strstr(recorded, "\ngetpid(") && strstr(recorded, "\nclone(");
+    int diff = 0;
+    *x = *y = NULL;
+    for (int i = 0; !diff && i < (na > nb ? na : nb); i++) {
+        free(*x);
+        free(*y);
+        *x = i >= na ? strdup("") : pids ? pid_normalized(a[i], live) : strdup(a[i]);
+        *y = i >= nb ? strdup("") : pids ? pid_normalized(b[i], recorded) : strdup(b[i]);
+        if (strcmp(*x, *y))
+            diff = i + 1;
+    }
+    for (int i = 0; i < na; i++)
+        free(a[i]);
+    for (int i = 0; i < nb; i++)
+        free(b[i]);
+    return diff;
 }
 
 /* Debian's strace of prog: run live where the host kernel runs i386
- * programs, and then the same as the recording but for the execve line;
- * elsewhere the recording. */
+ * programs, and then the same as the recording but for the execve line
+ * and the pids; elsewhere the recording. */
 static char *native_strace(const char *const *prog)
 {
     char recorded_path[256];
@@ -209,10 +231,13 @@ static char *native_strace(const char *const *prog)
     unlink(path);
     ck_assert_msg(text && *text, "Debian's strace did not run (%d): %s", r.status, r.err);
     emu_result_free(&r);
-    ck_assert_msg(!strcmp(after_execve(text), after_execve(recorded)),
-                  "Debian's strace now prints other lines than %s (make strace-reference "
-                  "records them again):\n--- live\n%s--- recorded\n%s", recorded_path, text,
-                  recorded);
+    char *x, *y;
+    int diff = first_difference(text, recorded, &x, &y);
+    ck_assert_msg(!diff, "Debian's strace now prints other lines than %s, from line %d after "
+                  "the execve (make strace-reference records them again):\n  live: %.300s\n"
+                  "  recorded: %.300s", recorded_path, diff, x, y);
+    free(x);
+    free(y);
     free(recorded);
     return text;
 }
