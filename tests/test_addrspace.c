@@ -523,7 +523,8 @@ static void read_only_code_in_two_spaces(const struct as_stats *st)
 static size_t put_insn(uint8_t *at, const uint8_t *op, size_t n, const uint32_t *a, int na)
 {
     memcpy(at, op, n);
-    memcpy(at + n, a, 4 * (size_t)na);
+    if (na)
+        memcpy(at + n, a, 4 * (size_t)na);
     return n + 4 * (size_t)na;
 }
 
