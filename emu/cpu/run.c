@@ -386,9 +386,11 @@ static bool find_block(struct machine *m, uint64_t address, uint32_t size, const
      * keeps the block from running: put the code hooks in, drop the
      * translation and start the block again (engine.h, quirk 8).
      */
+    if (!b->specials)
+        return true;
     if ((b->specials & PAGING_INSNS) && m->as)
         as_note_paging(m->as, b->specials & SPECIAL_PAGING, b->specials & SPECIAL_CR3);
-    if (b->specials && !specials_hooked(m, b, address)) {
+    if (!specials_hooked(m, b, address)) {
         if (hook_specials(m, b, address)) {
             /* stop at the restart: writing EIP cancels a stop */
             m->hooks_full = m->rare = true;

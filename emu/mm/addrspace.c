@@ -527,16 +527,15 @@ static void forget_same(struct addrspaces *as)
 static bool is_loose(const struct addrspaces *as, uint32_t va);
 
 /*
- * The page at va of the window's space is known unwritten since the
- * last switch (quiet: no instruction that may lower a permission ran):
- * its entry is read-only now, so it was all along, and the host did not
- * write it.
+ * The page at va of the window's space, its entry pte, is known unwritten
+ * since the last switch (quiet: no instruction that may lower a
+ * permission ran): its entry is read-only now, so it was all along, and
+ * the host did not write it.
  */
-static bool unwritten(const struct addrspaces *as, const struct guest_memory *mem,
-                      uint32_t pgd, uint32_t va, bool quiet)
+static bool unwritten(const struct addrspaces *as, const uint32_t *pte, uint32_t va,
+                      bool quiet)
 {
-    const uint32_t *pte = quiet ? pte_of(mem, pgd, va) : NULL;
-    return pte && (*pte & (X86_PTE_PRESENT | X86_PTE_RW)) == X86_PTE_PRESENT &&
+    return quiet && pte && (*pte & (X86_PTE_PRESENT | X86_PTE_RW)) == X86_PTE_PRESENT &&
            !is_loose(as, va);
 }
 
@@ -570,7 +569,7 @@ static void hand_over_code(struct addrspaces *as, uc_engine *uc,
             unhold(as, (uint32_t)h);   /* it ran: the notes have it */
         if (present && next && (*next & X86_PTE_PRESENT) && nkept < AS_CODE_PAGES / 2 &&
             !piece_at(from, va) && !piece_at(to, va)) {
-            bool known = as->code_pair[i] == to->id && unwritten(as, mem, from->pgd, va, quiet);
+            bool known = as->code_pair[i] == to->id && unwritten(as, pte, va, quiet);
             if (known || !memcmp(as->window + va, to->store + va, PAGE_SIZE)) {
                 as->stats.code_pages_known += known;
                 kept[nkept++] = va >> PAGE_SHIFT;
