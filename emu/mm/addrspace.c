@@ -499,28 +499,47 @@ void as_filled(struct addrspaces *as, uc_engine *uc, uint32_t addr)
  * there; every other one goes, while the outgoing page tables still map
  * it. The pages kept stay noted, now as the incoming space's.
  */
+/* A bit for each user page (same_map, loose_map), kept beside a list of
+ * the pages marked: the list clears the map, a word per page, since no
+ * page off the list is marked. */
+static void mark_page(uint64_t *map, uint32_t va)
+{
+    uint32_t page = va >> PAGE_SHIFT;
+    map[page / 64] |= (uint64_t)1 << (page % 64);
+}
+
+static bool page_marked(const uint64_t *map, uint32_t va)
+{
+    uint32_t page = va >> PAGE_SHIFT;
+    return (map[page / 64] >> (page % 64)) & 1;
+}
+
+static void unmark_pages(uint64_t *map, const uint32_t *va, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        map[(va[k] >> PAGE_SHIFT) / 64] = 0;
+}
+
 /* The pages just found to have the same bytes in the window and in the
  * incoming store: the switch need not copy them in (swap_window; nothing
  * writes either in between). */
 static void note_same(struct addrspaces *as, const uint32_t *pages, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        as->same_map[pages[i] / 64] |= (uint64_t)1 << (pages[i] % 64);
-        as->same[i] = pages[i];
+        as->same[i] = pages[i] << PAGE_SHIFT;
+        mark_page(as->same_map, as->same[i]);
     }
     as->nsame = n;
 }
 
 static bool is_same(const struct addrspaces *as, uint32_t va)
 {
-    uint32_t page = va >> PAGE_SHIFT;
-    return (as->same_map[page / 64] >> (page % 64)) & 1;
+    return page_marked(as->same_map, va);
 }
 
 static void forget_same(struct addrspaces *as)
 {
-    for (uint32_t i = 0; i < as->nsame; i++)
-        as->same_map[as->same[i] / 64] = 0;
+    unmark_pages(as->same_map, as->same, as->nsame);
     as->nsame = 0;
 }
 
@@ -789,29 +808,25 @@ static void scrub_resident(struct addrspaces *as, const struct guest_memory *mem
 /* The host writes the window's page at va (not a switch's copy). */
 static void note_loose(struct addrspaces *as, uint32_t va)
 {
-    uint32_t page = va >> PAGE_SHIFT;
-    uint64_t bit = (uint64_t)1 << (page % 64);
-
-    if (as->loose_map[page / 64] & bit)
+    va &= ~(PAGE_SIZE - 1);
+    if (page_marked(as->loose_map, va))
         return;
     if (as->nloose == AS_LOOSE_MAX) {
         as->loose_unknown = true;
         return;
     }
-    as->loose_map[page / 64] |= bit;
-    as->loose[as->nloose++] = page << PAGE_SHIFT;
+    mark_page(as->loose_map, va);
+    as->loose[as->nloose++] = va;
 }
 
 static bool is_loose(const struct addrspaces *as, uint32_t va)
 {
-    uint32_t page = va >> PAGE_SHIFT;
-    return (as->loose_map[page / 64] >> (page % 64)) & 1;
+    return page_marked(as->loose_map, va);
 }
 
 static void clear_loose(struct addrspaces *as)
 {
-    for (uint32_t k = 0; k < as->nloose; k++)
-        as->loose_map[(as->loose[k] >> PAGE_SHIFT) / 64] = 0;
+    unmark_pages(as->loose_map, as->loose, as->nloose);
     as->nloose = 0;
 }
 
