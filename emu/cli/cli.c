@@ -7,7 +7,7 @@
 #include "cli/options.h"
 
 #define DEFAULT_CPU "pentium4"
-#define DEFAULT_MAX_INSNS 10000000000ull
+#define DEFAULT_MAX_INSNS 100000000000ull /* docs/usage.md, --max-insns */
 #define DEFAULT_EPOCH 1040103547u /* 2002-12-17 05:39:07 UTC: the patch's date */
 #define DEFAULT_PROGRAMS_DIR "build/guest/programs"
 

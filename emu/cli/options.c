@@ -428,7 +428,7 @@ const struct option_spec cli_options[] = {
       "override one cost class, for every model or one (repeatable; emu --list-costs); the "
       "calibrated ring crossings are solved again unless it names one", NULL, NULL },
     { "--max-insns", 0, "N", false, RUN_COMPARE, set_max_insns,
-      "instruction budget (default 10000000000)", NULL, NULL },
+      "instruction budget (default 100000000000)", NULL, NULL },
     { "--env", 0, "NAME=VALUE", false, RUN_COMPARE, set_env,
       "add to the guest environment (repeatable)", NULL, NULL },
     { "--argv0", 0, "NAME", false, RUN_COMPARE, set_argv0,
