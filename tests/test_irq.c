@@ -216,6 +216,38 @@ START_TEST(after_sti_the_interrupt_waits_one_instruction)
 }
 END_TEST
 
+/* An interrupt held while IF was clear is taken before the first
+ * instruction after the popf that sets IF (popf has no shadow), far from
+ * the timer's next deadline. The block after the popf runs twice, IF set
+ * and nothing held the first time: the second time the block hook knows
+ * it, and still takes the interrupt at its start. */
+START_TEST(an_interrupt_held_by_if_is_taken_right_after_popf_sets_it)
+{
+    const uint8_t code[] = {
+        0xbb, 0x02, 0x00, 0x00, 0x00,           /* mov ebx, 2 */
+        0xbe, 0x01, 0x00, 0x00, 0x00,           /* mov esi, 1 */
+        0xfa, 0x89, 0xf1,                       /* 1: cli; mov ecx, esi */
+        0x49, 0x75, 0xfd,                       /* 2: dec ecx; jnz 2b */
+        0x68, 0x02, 0x02, 0x00, 0x00, 0x9d,     /* push 0x202; popf */
+        0x40, 0x40, 0x40,                       /* inc eax (3 times) */
+        0xbe, 0x30, 0x75, 0x00, 0x00,           /* mov esi, 30000 */
+        0x4b, 0x75, 0xe9,                       /* dec ebx; jnz 1b */
+        0xf4,                                   /* hlt */
+    };
+    enum { AFTER_POPF = 22 };
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    timer_from_now(60000);   /* the next deadline about 50 ms later */
+    /* inside the second pass's loop, with IF clear */
+    b.m.irq.deadline = b.m.cycles + 2000 * b.m.cpu.cost[CLASS_ALU];
+    reg_write(&b.m, UC_X86_REG_EAX, 0);
+    bare_run(&b, BARE_UCODE, false);
+    ck_assert_uint_eq(b.m.irq.delivered, 1);
+    ck_assert_uint_eq(return_eip(), BARE_UCODE + AFTER_POPF);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX), 3);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EBX), 1);
+}
+END_TEST
+
 /* A block that clears IF before the deadline: the cut finds the CPU
  * will not take the interrupt, and the rest of the block runs, charged
  * once. */
@@ -278,6 +310,7 @@ Suite *irq_suite(void)
     tcase_add_test(tc, only_the_pit_and_pic_ports_are_theirs);
     tcase_add_test(tc, the_timer_interrupts_at_the_instruction_its_deadline_passed);
     tcase_add_test(tc, after_sti_the_interrupt_waits_one_instruction);
+    tcase_add_test(tc, an_interrupt_held_by_if_is_taken_right_after_popf_sets_it);
     tcase_add_test(tc, a_block_that_clears_if_before_the_deadline_runs_on);
     tcase_add_test(tc, the_budget_stops_at_its_instruction_inside_a_block);
     suite_add_tcase(s, tc);

@@ -318,12 +318,47 @@ START_TEST(a_rep_that_overwrites_its_own_code_is_noticed)
 }
 END_TEST
 
+/*
+ * mov $2,%ebx; 1: call B; movl $NEW,B; dec %ebx; jnz 1b; hlt;
+ * B: inc %eax (4 times); ret. The program rewrites B's first four bytes
+ * to imul %eax,%eax; nop between its two calls: the same size of block
+ * at the same address, whose translation the engine drops and makes
+ * again. The block hook's cache still holds the old block there, and
+ * the bytes it compares are what tells it the block is another: the
+ * second call is charged as the imul and the nop it runs.
+ */
+START_TEST(a_block_rewritten_to_its_own_size_is_charged_as_rewritten)
+{
+    struct bare b;
+    enum { B = 24 };
+    uint8_t code[] = { 0xbb, 0x02, 0x00, 0x00, 0x00,                 /* mov $2, %ebx */
+                       0xe8, B - 10, 0x00, 0x00, 0x00,               /* 1: call B */
+                       0xc7, 0x05, 0, 0, 0, 0, 0x0f, 0xaf, 0xc0, 0x90, /* movl $NEW, B */
+                       0x4b, 0x75, 0xee,                             /* dec %ebx; jnz 1b */
+                       0xf4,                                         /* hlt: #GP at CPL 3 */
+                       0x40, 0x40, 0x40, 0x40, 0xc3 };               /* B: inc x4; ret */
+    uint32_t at = BARE_UCODE + B;
+    memcpy(code + 12, &at, 4);
+    bare_init(&b, "pentium4");
+    bare_write(&b, BARE_UCODE, code, sizeof code);
+    reg_write(&b.m, UC_X86_REG_EAX, 3);
+    bare_run(&b, BARE_UCODE, true);
+
+    ck_assert_int_eq(bare_halted_vector(&b), X86_VEC_GP);
+    ck_assert_uint_eq(bare_reg(&b, UC_X86_REG_EAX), 7 * 7);
+    ck_assert_uint_eq(b.m.class_count[CLASS_IMUL], 1);
+    ck_assert_uint_eq(b.m.cycles, dot(&b.m));
+    bare_destroy(&b);
+}
+END_TEST
+
 Suite *loop_suite(void)
 {
     Suite *s = suite_create("run");
     TCase *tc = tcase_create("loop");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, instruction_budget_stops_a_loop);
+    tcase_add_test(tc, a_block_rewritten_to_its_own_size_is_charged_as_rewritten);
     tcase_add_test(tc, the_budget_runs_exactly_that_many_instructions);
     tcase_add_test(tc, only_special_instructions_get_code_hooks);
     tcase_add_test(tc, the_kernels_device_ports_get_no_code_hook);

@@ -427,10 +427,12 @@ static bool code_full(struct machine *m, uint32_t addr)
     return true;
 }
 
-/* The UC_HOOK_BLOCK callback. */
-static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+/* The block hook's whole way: any block, any state of the machine. hit is
+ * the cache's block at addr of this size, if any (its bytes not compared). */
+static __attribute__((noinline)) void on_block_full(uc_engine *uc, uint64_t address,
+                                                    uint32_t size, struct machine *m,
+                                                    const struct block *hit)
 {
-    struct machine *m = user;
     uint32_t addr = (uint32_t)address;
 
     if (m->rare) {
@@ -444,7 +446,6 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     m->drop_step_trap = false;
     if (m->iret_patch.active)
         engine_iret_restore(&m->mem, &m->iret_patch);
-    const struct block *hit = block_at_slot(&m->blocks, addr, size);
     const uint8_t *code = size ? code_ptr(m, hit, addr, size) : NULL;
     const struct block *b = rep_again(m, addr, code, size, hit);
     bool again = b != NULL;
@@ -507,6 +508,57 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         m->cut.block = b;
         m->cut.index = extent;
     }
+}
+
+/*
+ * Whether the block hook's whole way would do no more for plain block b
+ * (decode.h) than on_block's short way: nothing rare, no iret patch, one
+ * CPU, no debugger (its block and instruction holds are set together),
+ * the bytes as decoded, the budget and the engine's code check not
+ * reached, no interrupt requested and the timer not due before the
+ * block's end. Each test stands for one the whole way makes, whose answer
+ * is then known. (A plain block is never a rep's own: rep_again and the
+ * rep's charges have nothing to do.)
+ */
+static inline bool plain_run(const struct machine *m, const struct block *b, uint32_t size)
+{
+    return b->plain && !m->rare && !m->iret_patch.active && !m->smp && !m->hold.block &&
+           !m->irq.irr &&
+           m->cycles + b->cost < m->irq.deadline && m->insns < m->code.check_at &&
+           m->insns + b->ninsns <= m->opts->max_insns && b->host_gen == m->mem.gen &&
+           block_same_bytes(b->bytes, b->host, size);
+}
+
+/* The UC_HOOK_BLOCK callback: most blocks take the short way, the whole
+ * way's steps that are left when plain_run holds, in its order. */
+static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
+{
+    struct machine *m = user;
+    uint32_t addr = (uint32_t)address;
+    const struct block *b = block_at_slot(&m->blocks, addr, size);
+    if (!b || !plain_run(m, b, size)) {
+        on_block_full(uc, address, size, m, b);
+        return;
+    }
+    m->drop_step_trap = false;
+    if (m->cur_block && m->cur_block->addr == addr)
+        m->cur_block = NULL;
+    bool in_user = addr < KERNEL_BASE;
+    if (in_user)
+        as_note_code_fast(m->as, addr, size);
+    bool restart = b->ninsns == 1 && abandoned_block(m, addr, b);
+    m->cur_block = b;
+    m->cur_limit = b->ninsns;
+    m->insn_told = restart;
+    m->block_start_cycles = m->cycles;
+    charge_block(m, b, in_user);
+    m->insns += b->ninsns;
+    if (in_user)
+        m->user_insns += b->ninsns;
+    if (addr != m->rep_addr)
+        m->rep_live = false;
+    m->sti_shadow = false;
+    machine_notify_block(m, b);
 }
 
 static int add_hooks(struct machine *m);
