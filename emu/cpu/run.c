@@ -557,7 +557,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
         m->user_insns += b->ninsns;
     if (addr != m->rep_addr)
         m->rep_live = false;
-    m->sti_shadow = false;
+    m->sti_shadow = b->ends_sti;
     machine_notify_block(m, b);
 }
 
