@@ -427,6 +427,37 @@ static bool code_full(struct machine *m, uint32_t addr)
     return true;
 }
 
+/*
+ * Block b runs from addr, charged at its entry: the current block (a
+ * store's restart, when restart, was told in its first block), its counts,
+ * the end of a rep that ran before it, the sti shadow, the observers.
+ * Inline: the block hook's short and whole ways both end here.
+ */
+static inline __attribute__((always_inline)) void start_block(struct machine *m,
+                                                              const struct block *b,
+                                                              uint32_t addr, bool in_user,
+                                                              bool restart)
+{
+    m->cur_block = b;
+    m->cur_limit = b->ninsns;
+    m->insn_told = restart;
+    m->block_start_cycles = m->cycles;
+    charge_block(m, b, in_user);
+    m->insns += b->ninsns;
+    if (in_user)
+        m->user_insns += b->ninsns;
+    /* A rep op ends its block; each further run of it is a block that
+     * starts at it. Anything else in between ends that rep. (The rest of
+     * a block a debugger stopped inside is a block too, which changes
+     * nothing here: it starts at the stop, before the rep ran again.) */
+    if (addr != m->rep_addr)
+        m->rep_live = false;
+    /* sti delays interrupts until after the next instruction (the engine
+     * ends a block at sti, so that one starts the next block). */
+    m->sti_shadow = b->ends_sti;
+    machine_notify_block(m, b);
+}
+
 /* The block hook's whole way: any block, any state of the machine. hit is
  * the cache's block at addr of this size, if any (its bytes not compared). */
 static __attribute__((noinline)) void on_block_full(uc_engine *uc, uint64_t address,
@@ -479,25 +510,7 @@ static __attribute__((noinline)) void on_block_full(uc_engine *uc, uint64_t addr
         as_note_code_fast(m->as, addr, size);
     if (m->smp)
         smp_note_code(m, addr, size);
-    bool restart = !again && abandoned_block(m, addr, b);
-    m->cur_block = b;
-    m->cur_limit = b->ninsns;
-    m->insn_told = restart;     /* the store was told in its first block */
-    m->block_start_cycles = m->cycles;
-    charge_block(m, b, in_user);
-    m->insns += b->ninsns;
-    if (in_user)
-        m->user_insns += b->ninsns;
-    /* A rep op ends its block; each further run of it is a block that
-     * starts at it. Anything else in between ends that rep. (The rest of
-     * a block a debugger stopped inside is a block too, which changes
-     * nothing here: it starts at the stop, before the rep ran again.) */
-    if (addr != m->rep_addr)
-        m->rep_live = false;
-    /* sti delays interrupts until after the next instruction (the engine
-     * ends a block at sti, so that one starts the next block). */
-    m->sti_shadow = b->ends_sti;
-    machine_notify_block(m, b);
+    start_block(m, b, addr, in_user, !again && abandoned_block(m, addr, b));
     if (again)
         charge_rep_again(m, &b->insns[0]);
     else if (rep_early(m, &b->insns[b->ninsns - 1]) && b->rep.from == 0)
@@ -546,19 +559,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     bool in_user = addr < KERNEL_BASE;
     if (in_user)
         as_note_code_fast(m->as, addr, size);
-    bool restart = b->ninsns == 1 && abandoned_block(m, addr, b);
-    m->cur_block = b;
-    m->cur_limit = b->ninsns;
-    m->insn_told = restart;
-    m->block_start_cycles = m->cycles;
-    charge_block(m, b, in_user);
-    m->insns += b->ninsns;
-    if (in_user)
-        m->user_insns += b->ninsns;
-    if (addr != m->rep_addr)
-        m->rep_live = false;
-    m->sti_shadow = b->ends_sti;
-    machine_notify_block(m, b);
+    start_block(m, b, addr, in_user, b->ninsns == 1 && abandoned_block(m, addr, b));
 }
 
 static int add_hooks(struct machine *m);
