@@ -5,6 +5,7 @@
  * the turns are the same on every run; one CPU is the one-CPU machine.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "support.h"
@@ -357,6 +358,31 @@ START_TEST(the_same_workload_gives_the_same_cycles_on_every_run)
 }
 END_TEST
 
+/*
+ * A process reads a shared word until its child, on another CPU, sets it,
+ * with no system call between its reads (proc spin). The CPUs take turns
+ * of SMP_QUANTUM_INSNS instructions, ended at the first block boundary
+ * past the count even inside a loop the block hook knows well, so the
+ * child's CPU runs within a turn or two of the parent's: each look is a
+ * load and a branch at least, so fewer looks than a turn's instructions.
+ * (On one CPU only the timer's tick runs the child: tens of millions.)
+ */
+START_TEST(a_loop_waiting_for_another_cpu_ends_within_its_turns)
+{
+    const char *ns[] = { "2", "4" };
+    for (int i = 0; i < 2; i++) {
+        struct emu_result r;
+        emu(&r, "run", "--smp", ns[i], program("proc"), "spin", NULL);
+        ck_assert_msg(r.status == 0, "--smp %s: %d %s", ns[i], r.status, r.err);
+        unsigned long looks = 0;
+        ck_assert_msg(sscanf(r.out, "looked %lu times", &looks) == 1, "%s", r.out);
+        ck_assert_msg(looks > 0 && looks < SMP_QUANTUM_INSNS, "--smp %s: %lu looks", ns[i],
+                      looks);
+        emu_result_free(&r);
+    }
+}
+END_TEST
+
 START_TEST(an_ipi_from_ring_3_is_sigsegv_and_not_sent)
 {
     struct emu_result r;
@@ -434,6 +460,7 @@ int main(void)
     tcase_add_test(runs, code_written_on_cpu_1_runs_new_on_cpu_0);
     tcase_add_test(runs, a_fork_heavy_workload_completes_with_every_cpu_used);
     tcase_add_test(runs, the_same_workload_gives_the_same_cycles_on_every_run);
+    tcase_add_test(runs, a_loop_waiting_for_another_cpu_ends_within_its_turns);
     tcase_add_test(runs, an_ipi_from_ring_3_is_sigsegv_and_not_sent);
     tcase_add_test(runs, busybox_gives_native_output_on_1_2_and_4_cpus);
     tcase_add_test(runs, cpu_1s_local_timer_is_the_tick_of_the_task_on_it);

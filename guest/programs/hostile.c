@@ -91,14 +91,17 @@ __asm__(
     "1:	popl %ebp\n"
     "	ret\n"
 
-    /* iret to the next instruction with VM set in the EFLAGS image */
+    /* iret to the next instruction with VM set in the EFLAGS image; the
+     * image as memory holds it after the iret, into iret_vm_image */
     "	.globl f_iret_vm\n"
     "f_iret_vm:\n"
     "	pushl $0x20202\n"               /* VM | IF | the fixed bit */
     "	pushl $" STR(__USER_CS) "\n"
     "	pushl $1f\n"
     "	iret\n"
-    "1:	pushfl\n"
+    "1:	movl -4(%esp), %edx\n"
+    "	movl %edx, iret_vm_image\n"
+    "	pushfl\n"
     "	popl %eax\n"
     "	ret\n"
 
@@ -200,6 +203,7 @@ __asm__(
 long f_tf_sysenter(void);
 long f_tf_vsyscall(void);
 uint32_t f_iret_vm(void);
+uint32_t iret_vm_image;
 long f_far_jump(const void *farptr);
 void f_iret_nt(void);
 void f_wrap_rmw(void);
@@ -374,8 +378,11 @@ int main(int argc, char **argv)
         return 1;
     }
     if (!strcmp(name, "iret-vm")) {
-        uint32_t f = f_iret_vm();
-        printf("iret-vm: ran on, VM %s\n", f & X86_EFLAGS_VM ? "set" : "clear");
+        /* twice: the second iret returns to code that has run before */
+        uint32_t f = f_iret_vm(), image = iret_vm_image;
+        f |= f_iret_vm();
+        printf("iret-vm: ran on, VM %s, the image in memory %08x then %08x\n",
+               f & X86_EFLAGS_VM ? "set" : "clear", image, iret_vm_image);
         return f & X86_EFLAGS_VM ? 1 : 0;
     }
     if (name[0] == 't' && name[1] == 'l' && name[2] == 's' && name[3] == '-')

@@ -16,6 +16,8 @@
  *   shared        MAP_SHARED memory is shared across fork; MAP_PRIVATE is not
  *   exec-errors P...  execve each path and print the errno
  *   clone-thread  clone with CLONE_VM but no CLONE_VFORK: EINVAL
+ *   spin          the parent reads a MAP_SHARED word until its child sets
+ *                 it, with no system call: prints how often it looked
  */
 #include "mini/mini.h"
 #include "linux_abi.h"
@@ -359,6 +361,27 @@ static int case_clone_thread(void)
     return 0;
 }
 
+/* Only another CPU (--smp) or the timer's tick runs the child while the
+ * parent looks. */
+static int case_spin(void)
+{
+    volatile int *flag = (volatile int *)syscall6(SYS_mmap2, 0, 4096, PROT_READ | PROT_WRITE,
+                                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    flag[0] = 0;
+    long pid = sys_fork();
+    if (pid == 0) {
+        flag[0] = 1;
+        exit_(0);
+    }
+    unsigned long looks = 0;
+    while (!flag[0])
+        looks++;
+    int status;
+    wait_for(pid, &status);
+    printf("looked %lu times\n", looks);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -393,6 +416,8 @@ int main(int argc, char **argv)
         return case_exec_errors(argc - 2, argv + 2);
     if (!strcmp(c, "clone-thread"))
         return case_clone_thread();
+    if (!strcmp(c, "spin"))
+        return case_spin();
     printf("proc: unknown case %s\n", c);
     return 2;
 }
