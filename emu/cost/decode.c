@@ -519,8 +519,6 @@ struct block *block_decode(struct block_cache *bc, uint32_t addr,
         b->specials |= insns[i].flags & (SPECIALS | PAGING_INSNS);
     }
     b->ends_sti = code[insns[n - 1].addr - addr] == 0xfb;
-    b->plain = !b->specials &&
-               !(insns[n - 1].flags & (INSN_REP_EARLY | INSN_REP_COUNT));
     if (mark_rep_entry(bc, b) || tally_block(b)) {
         block_free(b);
         return NULL;

@@ -64,8 +64,9 @@ struct block {
     uint64_t cost;       /* centicycles, sum of insn costs */
     uint16_t specials;   /* OR of the insns' SPECIALS and PAGING_INSNS */
     bool ends_sti;       /* the last insn's first byte is sti's, 0xfb */
-    bool plain;          /* no specials and no rep: the block hook's short
-                            way (run.c, on_block) */
+    bool plain;          /* no code hook, paging change or rep on this
+                            machine: the block hook's short way (run.c,
+                            keep_code_ptr, on_block) */
     uint32_t ntally;     /* the classes of the insns charged at entry */
     struct class_tally *tally;
     uint32_t runs;       /* runs not yet folded into the counts (block_ran) */

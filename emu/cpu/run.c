@@ -319,11 +319,30 @@ static inline const uint8_t *code_ptr(struct machine *m, const struct block *hit
     return guest_code_ptr(&m->mem, addr, size);
 }
 
+/* No instruction of b needs a code hook on this machine (needs_hook: a
+ * sysexit where SEP works, the kernel's iret and device ports need none),
+ * none touches the paging state, and it has no rep (needs_hook's answer
+ * for the rest does not depend on a debugger then): the block hook's
+ * short way may take it (on_block). */
+static bool plain_block(const struct machine *m, const struct block *b)
+{
+    if (b->specials & (PAGING_INSNS | SPECIAL_REP))
+        return false;
+    for (uint32_t i = 0; i < b->ninsns; i++)
+        if (needs_hook(m, b, &b->insns[i]))
+            return false;
+    return true;
+}
+
+/* The code's host pointer kept with the block, and whether the block is
+ * plain: each block the cache gives comes here once at least, before the
+ * short way can take it (which asks for the same generation). */
 static void keep_code_ptr(struct machine *m, const struct block *cb, const uint8_t *code)
 {
     struct block *b = (struct block *)cb;   /* the cache's own */
     b->host = code;
     b->host_gen = m->mem.gen;
+    b->plain = plain_block(m, b);
 }
 
 /*
