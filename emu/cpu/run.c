@@ -154,7 +154,7 @@ static int64_t restart_of(struct machine *m, uint32_t addr, uint32_t ninsns)
     return k;
 }
 
-static bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
+static inline bool abandoned_block(struct machine *m, uint32_t addr, const struct block *b)
 {
     /* a restart is one instruction inside the current block: most blocks,
      * no call */
@@ -578,7 +578,7 @@ static void on_block(uc_engine *uc, uint64_t address, uint32_t size, void *user)
     bool in_user = addr < KERNEL_BASE;
     if (in_user)
         as_note_code_fast(m->as, addr, size);
-    start_block(m, b, addr, in_user, b->ninsns == 1 && abandoned_block(m, addr, b));
+    start_block(m, b, addr, in_user, abandoned_block(m, addr, b));
 }
 
 static int add_hooks(struct machine *m);
