@@ -58,6 +58,12 @@ harness() {
 loop() { echo "for i in \$(seq $1); do $2; done"; }
 # sample NAME CMD...: one timing of CMD, added to NAME's samples
 sample() { local n=$1; shift; cpu_time "$@" >> "$work/$n.s"; }
+# stat: median [min-max] of the numbers on stdin, with printf format F
+stat() {
+    sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf f " [" f "-" f "]", m, v[1], v[NR] }'
+}
 # sample_median NAME CMD...: the median of HELLO_RUNS timings of CMD, as
 # one sample. A start-up is a run of tens of ms whose CPU time alone moves
 # by a factor of up to 1.7 between runs on a shared host (27-50 ms for the
@@ -66,8 +72,7 @@ sample_median() {
     local n=$1 i; shift
     rm -f "$work/runs"
     for i in $(seq "$HELLO_RUNS"); do cpu_time "$@" >> "$work/runs"; done
-    sort -g "$work/runs" | awk '{ v[NR] = $1 } END {
-        printf "%.4f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }' >> "$work/$n.s"
+    stat "%.4f" < "$work/runs" | cut -d' ' -f1 >> "$work/$n.s"
 }
 # insns EMU-ARGS...: the instructions emu's report counts for a run
 insns() {
@@ -217,12 +222,6 @@ per() {
     else
         awk -v k="$2" '{ printf "%.9g\n", $1 * k }' "$f.s"
     fi
-}
-# stat: median [min-max] of the numbers on stdin, with printf format F
-stat() {
-    sort -g | awk -v f="$1" '{ v[NR] = $1 } END {
-        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        printf f " [" f "-" f "]", m, v[1], v[NR] }'
 }
 # ratio A B: per-repetition A/B of two per-figures (files), as stat
 ratio() { paste "$1" "$2" | awk '{ printf "%.9g\n", $1 / $2 }' | stat "%.2f"; }
